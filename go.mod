@@ -1,0 +1,8 @@
+module github.com/zkit-dev/zkit
+
+go 1.25
+
+require (
+	github.com/go-zookeeper/zk v1.0.4 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+)

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The whole zkit test suite, with real Apache ZooKeeper required.
+#
+# On a fresh Debian machine, run as root: it installs what the tests need
+# (ZooKeeper 3.8, Curator and kazoo for the interop tests) when missing, then
+# runs gofmt, go vet and go test -race over both modules.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+[ -d /usr/share/zookeeper ] || need+=(zookeeper)
+[ -f /usr/share/java/curator-recipes.jar ] || need+=(libcurator-recipes-java)
+/usr/bin/python3 -c 'import kazoo' 2>/dev/null || need+=(python3-kazoo)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "test.sh: missing Debian packages: ${need[*]}; run as root or install them" >&2
+    exit 1
+  fi
+  echo "test.sh: installing ${need[*]}" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+echo "== gofmt"
+bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
+
+echo "== go vet"
+go vet ./...
+if [ -f zktest/container/go.mod ]; then (cd zktest/container && go vet ./...); fi
+
+echo "== go test -race (real ZooKeeper required)"
+export ZKIT_REQUIRE_ZOOKEEPER=1
+go test -race -count=1 -timeout 30m ./...
+if [ -f zktest/container/go.mod ]; then (cd zktest/container && go test -count=1 ./...); fi
