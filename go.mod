@@ -5,4 +5,5 @@ go 1.25
 require (
 	github.com/go-zookeeper/zk v1.0.4 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )

@@ -1,0 +1,240 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Client is a connection to a ZooKeeper ensemble and its current session.
+// It is safe for concurrent use. Close it when done: that ends the session
+// and deletes its ephemeral nodes.
+type Client struct {
+	conn *zk.Conn
+	cfg  config
+	log  *slog.Logger
+	hub  *hub
+
+	lastZxid  atomic.Int64
+	handshake atomic.Pointer[handshake] // from the latest connect response
+
+	mu        sync.Mutex
+	sess      *Session // current session; nil before the first
+	suspended bool
+	lossTimer *time.Timer
+	closed    bool
+	ready     chan struct{} // closed when the first session is established
+
+	life       context.Context // ends when the client is closed
+	endLife    context.CancelFunc
+	background sync.WaitGroup // cleanup goroutines
+}
+
+// Connect connects to servers ("host:port" each) and returns once a session
+// is established, or with ctx's error. The client keeps reconnecting in the
+// background for as long as it lives.
+func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, error) {
+	if len(servers) == 0 {
+		return nil, &InputError{Op: "connect", Reason: "no servers given"}
+	}
+	for _, s := range servers {
+		if s == "" {
+			return nil, &InputError{Op: "connect", Reason: "empty server address"}
+		}
+	}
+	c := &Client{cfg: defaultConfig(), hub: newHub(), ready: make(chan struct{})}
+	for _, o := range opts {
+		o(&c.cfg)
+	}
+	if c.cfg.sessionTimeout <= 0 {
+		return nil, &InputError{Op: "connect", Reason: fmt.Sprintf("session timeout %v must be positive", c.cfg.sessionTimeout)}
+	}
+	c.log = c.cfg.logger
+	c.life, c.endLife = context.WithCancel(context.Background())
+	conn, _, err := zk.Connect(servers, c.cfg.sessionTimeout,
+		zk.WithDialer(c.dial),
+		zk.WithEventCallback(c.onEvent),
+		zk.WithLogger(slogPrintf{c.log}),
+		zk.WithLogInfo(c.log.Enabled(context.Background(), slog.LevelDebug)),
+		zk.WithMaxBufferSize(c.cfg.maxDataSize+64*1024),
+		zk.WithMaxConnBufferSize(c.cfg.maxDataSize+64*1024),
+	)
+	if err != nil {
+		return nil, err
+	}
+	c.conn = conn
+	select {
+	case <-c.ready:
+	case <-ctx.Done():
+		c.Close()
+		return nil, fmt.Errorf("zkit: connect %v: %w", servers, ctx.Err())
+	}
+	for _, a := range c.cfg.auth {
+		if _, err := do(ctx, func() (struct{}, error) { return struct{}{}, conn.AddAuth(a.scheme, a.auth) }); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("zkit: auth %s: %w", a.scheme, err)
+		}
+	}
+	return c, nil
+}
+
+// Session returns the current session. It is never nil on a connected
+// client; after Close it is the last session, already lost.
+func (c *Client) Session() *Session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sess
+}
+
+// Subscribe returns a subscription to every state change and watch event
+// from now on.
+func (c *Client) Subscribe() *Subscription { return c.hub.subscribe() }
+
+// Context ends when the client is closed.
+func (c *Client) Context() context.Context { return c.life }
+
+// Close ends the session (the server deletes its ephemeral nodes), stops
+// reconnecting, and ends every subscription after a final StateClosed event.
+// It waits for background cleanups started by this client to stop.
+func (c *Client) Close() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	c.mu.Unlock()
+	c.endLife()
+	c.background.Wait()
+	c.conn.Close()
+	c.mu.Lock()
+	if c.lossTimer != nil {
+		c.lossTimer.Stop()
+	}
+	sess := c.sess
+	if sess != nil {
+		sess.lose(ErrClosed)
+	}
+	c.mu.Unlock()
+	c.hub.publish(Event{State: StateClosed, Session: sess}, true)
+}
+
+// Go runs fn in the background for as long as the client lives: fn's
+// context ends when the client is closed, and Close waits for fn to return.
+// Recipes use it for cleanups that must outlive the call that started them.
+func (c *Client) Go(fn func(ctx context.Context)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.background.Add(1)
+	go func() {
+		defer c.background.Done()
+		fn(c.life)
+	}()
+}
+
+// onEvent receives every event of the wire client, in order, on its own
+// goroutines. It must not block and must not call the wire client.
+func (c *Client) onEvent(ev zk.Event) {
+	if ev.Type != zk.EventSession {
+		c.mu.Lock()
+		sess := c.sess
+		c.mu.Unlock()
+		c.hub.publish(Event{Type: EventType(ev.Type), Path: ev.Path, Session: sess}, false)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	switch ev.State {
+	case zk.StateHasSession:
+		h := c.handshake.Load()
+		if h == nil {
+			return
+		}
+		if c.sess != nil && c.sess.Alive() && c.sess.id == h.sessionID {
+			if c.suspended {
+				c.suspended = false
+				c.lossTimer.Stop()
+				c.log.Info("zkit: reconnected", "session", fmt.Sprintf("0x%x", h.sessionID), "server", ev.Server)
+				c.hub.publish(Event{State: StateReconnected, Session: c.sess}, false)
+			}
+			return
+		}
+		if c.sess != nil && c.sess.Alive() {
+			c.loseLocked(fmt.Errorf("%w: server gave a new session", ErrSessionLost))
+		}
+		c.suspended = false
+		c.sess = newSession(h.sessionID, h.passwd, h.timeout)
+		c.log.Info("zkit: session established", "session", fmt.Sprintf("0x%x", h.sessionID), "timeout", h.timeout, "server", ev.Server)
+		c.hub.publish(Event{State: StateConnected, Session: c.sess}, false)
+		select {
+		case <-c.ready:
+		default:
+			close(c.ready)
+		}
+	case zk.StateDisconnected:
+		if c.sess == nil || !c.sess.Alive() || c.suspended {
+			return
+		}
+		c.suspended = true
+		sess := c.sess
+		c.log.Warn("zkit: disconnected; session suspended", "session", fmt.Sprintf("0x%x", sess.id))
+		c.hub.publish(Event{State: StateSuspended, Session: sess}, false)
+		c.lossTimer = time.AfterFunc(sess.timeout, func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.sess == sess && c.suspended && sess.Alive() && !c.closed {
+				c.loseLocked(fmt.Errorf("%w: disconnected for longer than the %v session timeout", ErrSessionLost, sess.timeout))
+			}
+		})
+	case zk.StateExpired:
+		if c.sess != nil && c.sess.Alive() {
+			c.loseLocked(fmt.Errorf("%w: %w", ErrSessionLost, zk.ErrSessionExpired))
+		}
+	case zk.StateAuthFailed:
+		c.hub.publish(Event{State: StateAuthFailed, Session: c.sess}, false)
+	}
+}
+
+func (c *Client) loseLocked(cause error) {
+	if c.lossTimer != nil {
+		c.lossTimer.Stop()
+	}
+	c.suspended = false
+	c.log.Warn("zkit: session lost", "session", fmt.Sprintf("0x%x", c.sess.id), "cause", cause)
+	c.sess.lose(cause)
+	c.hub.publish(Event{State: StateLost, Session: c.sess}, false)
+}
+
+// current returns the live session, or an error saying there is none.
+func (c *Client) current() (*Session, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, ErrClosed
+	}
+	if c.sess == nil || !c.sess.Alive() {
+		return nil, ErrSessionLost
+	}
+	return c.sess, nil
+}
+
+// slogPrintf adapts go-zookeeper's Printf logger to slog.
+type slogPrintf struct{ l *slog.Logger }
+
+func (s slogPrintf) Printf(format string, args ...any) {
+	s.l.Debug("zk: " + fmt.Sprintf(format, args...))
+}
+
+var _ = errors.New

@@ -1,0 +1,126 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Errors returned by the server, re-exported so that callers can test them
+// with errors.Is without importing the wire client.
+var (
+	ErrNoNode                  = zk.ErrNoNode
+	ErrNodeExists              = zk.ErrNodeExists
+	ErrBadVersion              = zk.ErrBadVersion
+	ErrNotEmpty                = zk.ErrNotEmpty
+	ErrNoAuth                  = zk.ErrNoAuth
+	ErrInvalidACL              = zk.ErrInvalidACL
+	ErrNoChildrenForEphemerals = zk.ErrNoChildrenForEphemerals
+	ErrBadArguments            = zk.ErrBadArguments
+	ErrAuthFailed              = zk.ErrAuthFailed
+	ErrSessionExpired          = zk.ErrSessionExpired
+	ErrConnectionClosed        = zk.ErrConnectionClosed
+	ErrNoServer                = zk.ErrNoServer
+)
+
+var (
+	// ErrInvalidInput is matched (errors.Is) by every *InputError.
+	ErrInvalidInput = errors.New("zkit: invalid input")
+	// ErrSessionLost means the session a call or a held thing belonged to is
+	// gone: expired on the server, or disconnected for longer than the session
+	// timeout. Ephemeral nodes created under it are gone or going.
+	ErrSessionLost = errors.New("zkit: session lost")
+	// ErrClosed means the client was closed.
+	ErrClosed = errors.New("zkit: client closed")
+	// ErrOutcomeUnknown is matched by every *OutcomeUnknownError.
+	ErrOutcomeUnknown = errors.New("zkit: outcome unknown")
+)
+
+// InputError reports input that was rejected before anything was sent.
+type InputError struct {
+	Op     string // "create", "set", ...
+	Path   string
+	Reason string
+}
+
+func (e *InputError) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("zkit: %s: %s", e.Op, e.Reason)
+	}
+	return fmt.Sprintf("zkit: %s %q: %s", e.Op, e.Path, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrInvalidInput) true.
+func (e *InputError) Is(target error) bool { return target == ErrInvalidInput }
+
+// OutcomeUnknownError reports a write that was sent but whose reply never
+// came: the connection was lost or the context ended while waiting. The write
+// may or may not have been applied. Do not retry it blindly; read the state
+// back (after Sync) to find out.
+type OutcomeUnknownError struct {
+	Op   string
+	Path string
+	Err  error // what ended the wait: ErrConnectionClosed, context.Canceled, ...
+}
+
+func (e *OutcomeUnknownError) Error() string {
+	return fmt.Sprintf("zkit: %s %q: outcome unknown: %v", e.Op, e.Path, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrOutcomeUnknown) true.
+func (e *OutcomeUnknownError) Is(target error) bool { return target == ErrOutcomeUnknown }
+
+// IsOutcomeUnknown reports whether err says that a write may or may not have
+// been applied.
+func IsOutcomeUnknown(err error) bool { return errors.Is(err, ErrOutcomeUnknown) }
+
+// IsSessionLost reports whether err means the session is gone (expired, lost,
+// or the client closed). Nothing held under that session may be trusted.
+func IsSessionLost(err error) bool {
+	return errors.Is(err, ErrSessionLost) || errors.Is(err, zk.ErrSessionExpired) ||
+		errors.Is(err, ErrClosed) || errors.Is(err, zk.ErrClosing)
+}
+
+// IsRetryable reports whether the same call may simply be made again: the
+// request was not applied (it never reached a server, or it was a read) and
+// the session may still be alive. Outcome-unknown writes are not retryable.
+func IsRetryable(err error) bool {
+	if err == nil || IsOutcomeUnknown(err) || IsSessionLost(err) {
+		return false
+	}
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
+		errors.Is(err, errNotConnected)
+}
+
+// errNotConnected is returned for requests refused locally because the
+// client has no connection right now.
+var errNotConnected = errors.New("zkit: not connected")
+
+// classify turns the wire client's error for one call into zkit's error.
+// write says whether the call changes state: a write cut off after it may
+// have been sent has an unknown outcome.
+func classify(op, path string, write bool, err error) error {
+	if err == nil {
+		return nil
+	}
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		if write {
+			return &OutcomeUnknownError{Op: op, Path: path, Err: err}
+		}
+		return err
+	case err == zk.ErrConnectionClosed:
+		if write {
+			return &OutcomeUnknownError{Op: op, Path: path, Err: err}
+		}
+		return fmt.Errorf("zkit: %s %q: %w", op, path, err)
+	case err == zk.ErrClosing:
+		return fmt.Errorf("zkit: %s %q: %w", op, path, ErrClosed)
+	}
+	return err
+}

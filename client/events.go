@@ -1,0 +1,182 @@
+package client
+
+import (
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// State is a change in the client's connection or session.
+type State int
+
+// The states a subscriber sees, in the order they can happen.
+const (
+	StateNone        State = iota // a watch event, not a state change
+	StateConnected                // a new session is established
+	StateSuspended                // disconnected; the session may still live
+	StateReconnected              // connected again to the same session
+	StateLost                     // the session is gone
+	StateClosed                   // the client was closed; the last event
+	StateAuthFailed               // the server refused the credentials
+)
+
+var stateNames = [...]string{"None", "Connected", "Suspended", "Reconnected", "Lost", "Closed", "AuthFailed"}
+
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "State(?)"
+}
+
+// EventType is the kind of a watch event.
+type EventType int
+
+// Watch event types, as ZooKeeper defines them.
+const (
+	EventNone                EventType = 0
+	EventNodeCreated         EventType = EventType(zk.EventNodeCreated)
+	EventNodeDeleted         EventType = EventType(zk.EventNodeDeleted)
+	EventNodeDataChanged     EventType = EventType(zk.EventNodeDataChanged)
+	EventNodeChildrenChanged EventType = EventType(zk.EventNodeChildrenChanged)
+	// EventNotWatching: the watch was dropped without firing (session lost
+	// or client closed); WatchEvent.Err says why.
+	EventNotWatching EventType = EventType(zk.EventNotWatching)
+)
+
+func (t EventType) String() string {
+	switch t {
+	case EventNone:
+		return "None"
+	case EventNotWatching:
+		return "NotWatching"
+	}
+	return zk.EventType(t).String()
+}
+
+// Event is what subscribers receive: a state change (State != StateNone) or
+// a watch event (Type and Path set).
+type Event struct {
+	State   State
+	Type    EventType
+	Path    string
+	Session *Session // the session the event concerns (nil before the first)
+}
+
+// WatchEvent is delivered once on the channel a watching call returns.
+type WatchEvent struct {
+	Type EventType
+	Path string
+	Err  error // set with EventNotWatching
+}
+
+// Subscription receives every event of a client, in order, none dropped: a
+// slow reader only makes its own queue grow. Close it when done.
+type Subscription struct {
+	hub    *hub
+	out    chan Event
+	mu     sync.Mutex
+	queue  []Event
+	wake   chan struct{}
+	done   chan struct{} // Close called
+	ending bool          // client closed: drain then close out
+	once   sync.Once
+}
+
+// Events returns the channel of events. It is closed after the StateClosed
+// event, or when the subscription is closed.
+func (s *Subscription) Events() <-chan Event { return s.out }
+
+// Close stops the subscription; queued events are discarded.
+func (s *Subscription) Close() {
+	s.once.Do(func() {
+		close(s.done)
+		s.hub.remove(s)
+	})
+}
+
+func (s *Subscription) push(ev Event, last bool) {
+	s.mu.Lock()
+	s.queue = append(s.queue, ev)
+	if last {
+		s.ending = true
+	}
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Subscription) run() {
+	defer close(s.out)
+	for {
+		s.mu.Lock()
+		if len(s.queue) == 0 {
+			ending := s.ending
+			s.mu.Unlock()
+			if ending {
+				return
+			}
+			select {
+			case <-s.wake:
+				continue
+			case <-s.done:
+				return
+			}
+		}
+		ev := s.queue[0]
+		s.queue[0] = Event{}
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		select {
+		case s.out <- ev:
+		case <-s.done:
+			return
+		}
+	}
+}
+
+// hub fans events out to subscribers.
+type hub struct {
+	mu     sync.Mutex
+	subs   map[*Subscription]struct{}
+	closed bool
+}
+
+func newHub() *hub { return &hub{subs: map[*Subscription]struct{}{}} }
+
+func (h *hub) subscribe() *Subscription {
+	s := &Subscription{hub: h, out: make(chan Event), wake: make(chan struct{}, 1), done: make(chan struct{})}
+	h.mu.Lock()
+	if h.closed {
+		s.ending = true
+	} else {
+		h.subs[s] = struct{}{}
+	}
+	h.mu.Unlock()
+	go s.run()
+	return s
+}
+
+func (h *hub) remove(s *Subscription) {
+	h.mu.Lock()
+	delete(h.subs, s)
+	h.mu.Unlock()
+}
+
+// publish queues ev for every subscriber; last marks the final event.
+func (h *hub) publish(ev Event, last bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	for s := range h.subs {
+		s.push(ev, last)
+	}
+	if last {
+		h.closed = true
+		h.subs = nil
+	}
+}

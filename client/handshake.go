@@ -1,0 +1,69 @@
+package client
+
+import (
+	"encoding/binary"
+	"net"
+	"time"
+)
+
+// handshake is what the server said in its connect response. The wire client
+// keeps the session password and negotiated timeout to itself, so the
+// client's dialer reads them off the first frame of each connection.
+type handshake struct {
+	sessionID int64
+	passwd    []byte
+	timeout   time.Duration
+}
+
+func (c *Client) dial(network, address string, timeout time.Duration) (net.Conn, error) {
+	conn, err := c.cfg.dialer(network, address, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return &sniffConn{Conn: conn, c: c}, nil
+}
+
+// sniffConn passes everything through, and parses the first frame the server
+// sends (the connect response).
+type sniffConn struct {
+	net.Conn
+	c    *Client
+	done bool
+	buf  []byte
+}
+
+func (s *sniffConn) Read(p []byte) (int, error) {
+	n, err := s.Conn.Read(p)
+	if !s.done && n > 0 {
+		s.buf = append(s.buf, p[:n]...)
+		s.parse()
+	}
+	return n, err
+}
+
+func (s *sniffConn) parse() {
+	if len(s.buf) < 4 {
+		return
+	}
+	size := int(binary.BigEndian.Uint32(s.buf))
+	if size > 1024 || size < 20 {
+		s.done, s.buf = true, nil // not a connect response we understand
+		return
+	}
+	if len(s.buf) < 4+size {
+		return
+	}
+	b := s.buf[4 : 4+size]
+	s.done, s.buf = true, nil
+	timeoutMs := int32(binary.BigEndian.Uint32(b[4:8]))
+	id := int64(binary.BigEndian.Uint64(b[8:16]))
+	plen := int(int32(binary.BigEndian.Uint32(b[16:20])))
+	if id == 0 || plen < 0 || 20+plen > len(b) {
+		return
+	}
+	s.c.handshake.Store(&handshake{
+		sessionID: id,
+		passwd:    append([]byte(nil), b[20:20+plen]...),
+		timeout:   time.Duration(timeoutMs) * time.Millisecond,
+	})
+}

@@ -1,0 +1,160 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Op is one operation of a Multi. Build it with CreateOp, SetOp, DeleteOp or
+// CheckOp.
+type Op struct {
+	kind    opKind
+	path    string
+	data    []byte
+	version int32
+	mode    CreateMode
+	acl     []ACL
+}
+
+type opKind int
+
+const (
+	opCreate opKind = iota + 1
+	opSet
+	opDelete
+	opCheck
+)
+
+var opNames = map[opKind]string{opCreate: "create", opSet: "set", opDelete: "delete", opCheck: "check"}
+
+// CreateOp creates a node inside a Multi. Container and TTL modes are not
+// allowed in a Multi. With no acl, the client's default ACL is used.
+func CreateOp(path string, data []byte, mode CreateMode, acl ...ACL) Op {
+	return Op{kind: opCreate, path: path, data: data, mode: mode, acl: acl}
+}
+
+// SetOp sets a node's data inside a Multi if its version matches.
+func SetOp(path string, data []byte, version int32) Op {
+	return Op{kind: opSet, path: path, data: data, version: version}
+}
+
+// DeleteOp deletes a node inside a Multi if its version matches.
+func DeleteOp(path string, version int32) Op {
+	return Op{kind: opDelete, path: path, version: version}
+}
+
+// CheckOp makes a Multi fail unless path exists with this version (-1: any
+// version, so it only checks that the node exists).
+func CheckOp(path string, version int32) Op {
+	return Op{kind: opCheck, path: path, version: version}
+}
+
+// Path is the node the op acts on.
+func (o Op) Path() string { return o.path }
+
+// OpResult is the outcome of one op of a Multi.
+type OpResult struct {
+	Path string // the created path, for a create
+	Stat *Stat  // the new Stat, for a set
+	Err  error  // nil, or why this op failed (ErrRolledBack for ops undone because another failed)
+}
+
+// MultiError reports a Multi that was not applied: op Index failed with Err.
+type MultiError struct {
+	Index int
+	Op    string
+	Path  string
+	Err   error
+}
+
+func (e *MultiError) Error() string {
+	return fmt.Sprintf("zkit: multi op %d (%s %q): %v", e.Index, e.Op, e.Path, e.Err)
+}
+
+// Unwrap returns the failing op's error, so errors.Is(err, ErrBadVersion) works.
+func (e *MultiError) Unwrap() error { return e.Err }
+
+func (c *Client) checkOp(i int, o Op) error {
+	name, ok := opNames[o.kind]
+	if !ok {
+		return &InputError{Op: "multi", Reason: fmt.Sprintf("op %d is not built with CreateOp, SetOp, DeleteOp or CheckOp", i)}
+	}
+	if err := c.checkPath(name, o.path, o.kind == opCreate && o.mode.Sequential()); err != nil {
+		return err
+	}
+	switch o.kind {
+	case opCreate:
+		if !o.mode.valid() || o.mode == Container || o.mode.ttl() {
+			return &InputError{Op: "create", Path: o.path, Reason: fmt.Sprintf("mode %v is not allowed in a multi", o.mode)}
+		}
+		return c.checkData(name, o.path, o.data)
+	case opSet:
+		if err := c.checkData(name, o.path, o.data); err != nil {
+			return err
+		}
+	}
+	return checkVersion(name, o.path, o.version)
+}
+
+// Multi applies ops atomically: all of them or none. On failure it returns
+// the per-op results and a *MultiError naming the op that failed. A Multi cut
+// off by connection loss or ctx returns an *OutcomeUnknownError.
+func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
+	if len(ops) == 0 {
+		return nil, nil
+	}
+	reqs := make([]any, len(ops))
+	for i, o := range ops {
+		if err := c.checkOp(i, o); err != nil {
+			return nil, err
+		}
+		switch o.kind {
+		case opCreate:
+			acl := o.acl
+			if len(acl) == 0 {
+				acl = c.cfg.defaultACL
+			}
+			reqs[i] = &zk.CreateRequest{Path: o.path, Data: o.data, Acl: acl, Flags: int32(o.mode)}
+		case opSet:
+			reqs[i] = &zk.SetDataRequest{Path: o.path, Data: o.data, Version: o.version}
+		case opDelete:
+			reqs[i] = &zk.DeleteRequest{Path: o.path, Version: o.version}
+		case opCheck:
+			reqs[i] = &zk.CheckVersionRequest{Path: o.path, Version: o.version}
+		}
+	}
+	resp, err := do(ctx, func() ([]zk.MultiResponse, error) { return c.conn.Multi(reqs...) })
+	if err != nil && len(resp) != len(ops) {
+		return nil, classify("multi", ops[0].path, true, err)
+	}
+	results := make([]OpResult, len(resp))
+	var first *MultiError
+	for i, r := range resp {
+		opErr := r.Error
+		if opErr != nil && opErr.Error() == wireRolledBack {
+			opErr = ErrRolledBack
+		}
+		results[i] = OpResult{Path: r.String, Stat: r.Stat, Err: opErr}
+		c.observe(r.Stat)
+		if opErr != nil && first == nil && opErr != ErrRolledBack {
+			first = &MultiError{Index: i, Op: opNames[ops[i].kind], Path: ops[i].path, Err: r.Error}
+		}
+	}
+	if first != nil {
+		return results, first
+	}
+	if err != nil {
+		return results, &MultiError{Index: -1, Op: "multi", Err: err}
+	}
+	return results, nil
+}
+
+// ErrRolledBack is the result of an op that was undone because another op
+// of the same Multi failed (ZooKeeper's RuntimeInconsistency, code -2).
+var ErrRolledBack = errors.New("zkit: rolled back: another op of the multi failed")
+
+// wireRolledBack is how the wire client spells code -2: it has no sentinel.
+const wireRolledBack = "unknown error: -2"

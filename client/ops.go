@@ -1,0 +1,337 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// CreateMode says what kind of znode Create makes.
+type CreateMode int32
+
+// Create modes, with ZooKeeper's numbering.
+const (
+	Persistent              CreateMode = zk.FlagPersistent
+	Ephemeral               CreateMode = zk.FlagEphemeral
+	PersistentSequential    CreateMode = zk.FlagSequence
+	EphemeralSequential     CreateMode = zk.FlagEphemeralSequential
+	Container               CreateMode = zk.FlagContainer
+	PersistentTTL           CreateMode = zk.FlagTTL
+	PersistentSequentialTTL CreateMode = zk.FlagPersistentSequentialWithTTL
+)
+
+var modeNames = [...]string{"Persistent", "Ephemeral", "PersistentSequential", "EphemeralSequential",
+	"Container", "PersistentTTL", "PersistentSequentialTTL"}
+
+func (m CreateMode) String() string {
+	if m >= 0 && int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("CreateMode(%d)", int32(m))
+}
+
+// Sequential reports whether the server appends a sequence number.
+func (m CreateMode) Sequential() bool {
+	return m == PersistentSequential || m == EphemeralSequential || m == PersistentSequentialTTL
+}
+
+// IsEphemeral reports whether the node dies with the session.
+func (m CreateMode) IsEphemeral() bool { return m == Ephemeral || m == EphemeralSequential }
+
+func (m CreateMode) ttl() bool { return m == PersistentTTL || m == PersistentSequentialTTL }
+
+func (m CreateMode) valid() bool { return m >= Persistent && m <= PersistentSequentialTTL }
+
+// MaxTTL is the longest TTL ZooKeeper accepts (2^40-1 ms).
+const MaxTTL = time.Duration(1<<40-1) * time.Millisecond
+
+// CreateOption adjusts one Create.
+type CreateOption func(*createOpts)
+
+type createOpts struct {
+	acl []ACL
+	ttl time.Duration
+}
+
+// WithACL sets the new node's ACL (default: the client's default ACL).
+func WithACL(acl ...ACL) CreateOption { return func(o *createOpts) { o.acl = acl } }
+
+// WithTTL sets the time-to-live of a PersistentTTL or PersistentSequentialTTL
+// node: the server deletes it once it has had no children and no change for
+// that long. The server must run with extendedTypesEnabled=true.
+func WithTTL(d time.Duration) CreateOption { return func(o *createOpts) { o.ttl = d } }
+
+func (c *Client) createOptions(path string, data []byte, mode CreateMode, opts []CreateOption) (createOpts, error) {
+	o := createOpts{acl: c.cfg.defaultACL}
+	for _, f := range opts {
+		f(&o)
+	}
+	if !mode.valid() {
+		return o, &InputError{Op: "create", Path: path, Reason: fmt.Sprintf("invalid create mode %d", int32(mode))}
+	}
+	if err := c.checkPath("create", path, mode.Sequential()); err != nil {
+		return o, err
+	}
+	if err := c.checkData("create", path, data); err != nil {
+		return o, err
+	}
+	if mode.ttl() && (o.ttl <= 0 || o.ttl > MaxTTL) {
+		return o, &InputError{Op: "create", Path: path, Reason: fmt.Sprintf("%v needs a TTL in (0, %v], got %v", mode, MaxTTL, o.ttl)}
+	}
+	if !mode.ttl() && o.ttl != 0 {
+		return o, &InputError{Op: "create", Path: path, Reason: fmt.Sprintf("TTL given for %v node", mode)}
+	}
+	if len(o.acl) == 0 {
+		return o, &InputError{Op: "create", Path: path, Reason: "empty ACL"}
+	}
+	return o, nil
+}
+
+// Create makes a znode and returns its path (with the sequence number, for
+// sequential modes). A write cut off by connection loss or by ctx returns an
+// *OutcomeUnknownError: the node may exist. For ephemeral-sequential nodes
+// that matter, use CreateProtected.
+func (c *Client) Create(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (string, error) {
+	o, err := c.createOptions(path, data, mode, opts)
+	if err != nil {
+		return "", err
+	}
+	p, err := do(ctx, func() (string, error) {
+		switch {
+		case mode == Container:
+			return c.conn.CreateContainer(path, data, int32(mode), o.acl)
+		case mode.ttl():
+			return c.conn.CreateTTL(path, data, int32(mode), o.acl, o.ttl)
+		}
+		return c.conn.Create(path, data, int32(mode), o.acl)
+	})
+	return p, classify("create", path, true, err)
+}
+
+// Get returns a znode's data and Stat.
+func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
+	if err := c.checkPath("get", path, false); err != nil {
+		return nil, nil, err
+	}
+	r, err := do(ctx, func() (pair[[]byte], error) {
+		d, st, err := c.conn.Get(path)
+		return pair[[]byte]{d, st}, err
+	})
+	c.observe(r.stat)
+	return r.v, r.stat, classify("get", path, false, err)
+}
+
+// GetW is Get plus a one-shot watch that fires when the node's data changes
+// or the node is deleted.
+func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan WatchEvent, error) {
+	if err := c.checkPath("get", path, false); err != nil {
+		return nil, nil, nil, err
+	}
+	r, err := do(ctx, func() (watched[[]byte], error) {
+		d, st, ch, err := c.conn.GetW(path)
+		return watched[[]byte]{d, st, ch}, err
+	})
+	c.observe(r.stat)
+	if err != nil {
+		return nil, nil, nil, classify("get", path, false, err)
+	}
+	return r.v, r.stat, forward(r.ch), nil
+}
+
+// Set replaces a znode's data if its version matches (-1 matches any).
+func (c *Client) Set(ctx context.Context, path string, data []byte, version int32) (*Stat, error) {
+	if err := c.checkPath("set", path, false); err != nil {
+		return nil, err
+	}
+	if err := c.checkData("set", path, data); err != nil {
+		return nil, err
+	}
+	if err := checkVersion("set", path, version); err != nil {
+		return nil, err
+	}
+	st, err := do(ctx, func() (*Stat, error) { return c.conn.Set(path, data, version) })
+	c.observe(st)
+	return st, classify("set", path, true, err)
+}
+
+// Delete removes a znode if its version matches (-1 matches any).
+func (c *Client) Delete(ctx context.Context, path string, version int32) error {
+	if err := c.checkPath("delete", path, false); err != nil {
+		return err
+	}
+	if path == "/" {
+		return &InputError{Op: "delete", Path: path, Reason: "the root cannot be deleted"}
+	}
+	if err := checkVersion("delete", path, version); err != nil {
+		return err
+	}
+	_, err := do(ctx, func() (struct{}, error) { return struct{}{}, c.conn.Delete(path, version) })
+	return classify("delete", path, true, err)
+}
+
+// Exists reports whether a znode exists, with its Stat when it does.
+func (c *Client) Exists(ctx context.Context, path string) (bool, *Stat, error) {
+	if err := c.checkPath("exists", path, false); err != nil {
+		return false, nil, err
+	}
+	r, err := do(ctx, func() (pair[bool], error) {
+		ok, st, err := c.conn.Exists(path)
+		return pair[bool]{ok, st}, err
+	})
+	if r.v {
+		c.observe(r.stat)
+	}
+	return r.v, r.stat, classify("exists", path, false, err)
+}
+
+// ExistsW is Exists plus a one-shot watch that fires when the node is
+// created, changed or deleted.
+func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan WatchEvent, error) {
+	if err := c.checkPath("exists", path, false); err != nil {
+		return false, nil, nil, err
+	}
+	r, err := do(ctx, func() (watched[bool], error) {
+		ok, st, ch, err := c.conn.ExistsW(path)
+		return watched[bool]{ok, st, ch}, err
+	})
+	if err != nil {
+		return false, nil, nil, classify("exists", path, false, err)
+	}
+	if r.v {
+		c.observe(r.stat)
+	}
+	return r.v, r.stat, forward(r.ch), nil
+}
+
+// Children returns the names of a znode's children (in no particular order)
+// and the znode's Stat.
+func (c *Client) Children(ctx context.Context, path string) ([]string, *Stat, error) {
+	if err := c.checkPath("children", path, false); err != nil {
+		return nil, nil, err
+	}
+	r, err := do(ctx, func() (pair[[]string], error) {
+		ch, st, err := c.conn.Children(path)
+		return pair[[]string]{ch, st}, err
+	})
+	c.observe(r.stat)
+	return r.v, r.stat, classify("children", path, false, err)
+}
+
+// ChildrenW is Children plus a one-shot watch that fires when a child is
+// created or deleted, or the node is deleted.
+func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, <-chan WatchEvent, error) {
+	if err := c.checkPath("children", path, false); err != nil {
+		return nil, nil, nil, err
+	}
+	r, err := do(ctx, func() (watched[[]string], error) {
+		ch, st, w, err := c.conn.ChildrenW(path)
+		return watched[[]string]{ch, st, w}, err
+	})
+	c.observe(r.stat)
+	if err != nil {
+		return nil, nil, nil, classify("children", path, false, err)
+	}
+	return r.v, r.stat, forward(r.ch), nil
+}
+
+// Sync makes the connected server catch up with the leader, so that reads
+// after it see every write committed before it.
+func (c *Client) Sync(ctx context.Context, path string) error {
+	if err := c.checkPath("sync", path, false); err != nil {
+		return err
+	}
+	_, err := do(ctx, func() (string, error) { return c.conn.Sync(path) })
+	return classify("sync", path, false, err)
+}
+
+// GetACL returns a znode's ACL and Stat.
+func (c *Client) GetACL(ctx context.Context, path string) ([]ACL, *Stat, error) {
+	if err := c.checkPath("getACL", path, false); err != nil {
+		return nil, nil, err
+	}
+	r, err := do(ctx, func() (pair[[]ACL], error) {
+		acl, st, err := c.conn.GetACL(path)
+		return pair[[]ACL]{acl, st}, err
+	})
+	c.observe(r.stat)
+	return r.v, r.stat, classify("getACL", path, false, err)
+}
+
+// SetACL replaces a znode's ACL if its ACL version (Stat.Aversion) matches
+// (-1 matches any).
+func (c *Client) SetACL(ctx context.Context, path string, acl []ACL, version int32) (*Stat, error) {
+	if err := c.checkPath("setACL", path, false); err != nil {
+		return nil, err
+	}
+	if err := checkVersion("setACL", path, version); err != nil {
+		return nil, err
+	}
+	if len(acl) == 0 {
+		return nil, &InputError{Op: "setACL", Path: path, Reason: "empty ACL"}
+	}
+	st, err := do(ctx, func() (*Stat, error) { return c.conn.SetACL(path, acl, version) })
+	c.observe(st)
+	return st, classify("setACL", path, true, err)
+}
+
+// AddAuth adds credentials to the session (re-sent on every reconnect).
+func (c *Client) AddAuth(ctx context.Context, scheme string, auth []byte) error {
+	if scheme == "" {
+		return &InputError{Op: "addAuth", Reason: "empty scheme"}
+	}
+	_, err := do(ctx, func() (struct{}, error) { return struct{}{}, c.conn.AddAuth(scheme, auth) })
+	return classify("addAuth", "", false, err)
+}
+
+type pair[T any] struct {
+	v    T
+	stat *Stat
+}
+
+type watched[T any] struct {
+	v    T
+	stat *Stat
+	ch   <-chan zk.Event
+}
+
+// forward turns the wire client's one-shot watch channel into zkit's.
+func forward(in <-chan zk.Event) <-chan WatchEvent {
+	out := make(chan WatchEvent, 1)
+	go func() {
+		ev, ok := <-in
+		if !ok {
+			ev = zk.Event{Type: zk.EventNotWatching, Err: ErrClosed}
+		}
+		we := WatchEvent{Type: EventType(ev.Type), Path: ev.Path, Err: ev.Err}
+		if we.Type == EventNotWatching && we.Err == nil {
+			we.Err = ErrSessionLost
+		}
+		out <- we
+		close(out)
+	}()
+	return out
+}
+
+// EnsurePath creates path and any missing ancestors as empty persistent
+// nodes. Nodes that already exist are left as they are.
+func (c *Client) EnsurePath(ctx context.Context, path string) error {
+	if err := c.checkPath("ensurePath", path, false); err != nil {
+		return err
+	}
+	if ok, _, err := c.Exists(ctx, path); err != nil || ok {
+		return err
+	}
+	for i := 1; i <= len(path); i++ {
+		if i < len(path) && path[i] != '/' {
+			continue
+		}
+		_, err := c.Create(ctx, path[:i], nil, Persistent)
+		if err != nil && !errors.Is(err, ErrNodeExists) {
+			return err
+		}
+	}
+	return nil
+}

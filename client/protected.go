@@ -1,0 +1,198 @@
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ProtectedPrefix starts every protected node name, as in Curator.
+const ProtectedPrefix = "_c_"
+
+// protectedIDLen is the length of "_c_" + a canonical UUID + "-".
+const protectedIDLen = len(ProtectedPrefix) + 36 + 1
+
+// NewProtectedID returns a fresh protection id: a random (version 4) UUID in
+// canonical form.
+func NewProtectedID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// ProtectedName returns the node name Curator's protection mode gives to name
+// under protection id: "_c_<id>-<name>".
+func ProtectedName(id, name string) string { return ProtectedPrefix + id + "-" + name }
+
+// ParseProtected splits a node name made by ProtectedName into its
+// protection id and the rest. ok is false for other names.
+func ParseProtected(node string) (id, rest string, ok bool) {
+	if len(node) < protectedIDLen || !strings.HasPrefix(node, ProtectedPrefix) || node[protectedIDLen-1] != '-' {
+		return "", "", false
+	}
+	return node[len(ProtectedPrefix) : protectedIDLen-1], node[protectedIDLen:], true
+}
+
+// CreateProtected creates path with its last component renamed to
+// ProtectedName(id, name), using a fresh id, and returns the created path.
+//
+// A create whose reply is lost (connection loss, a cut-off context) may have
+// been applied. Instead of creating a second node, CreateProtected then syncs,
+// lists the parent and adopts the node carrying its id, but only when the
+// node's ephemeralOwner is the current session (for ephemeral modes). It
+// retries while ctx and the session last. When it gives up, it deletes in the
+// background (while the client lives) whatever node it may have left.
+//
+// For ephemeral modes the session matters: if the session that would own the
+// node is lost, CreateProtected fails with an error matching ErrSessionLost.
+func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (string, error) {
+	if _, err := c.createOptions(path, data, mode, opts); err != nil {
+		return "", err
+	}
+	parent, name := SplitPath(path)
+	if parent == "" {
+		return "", &InputError{Op: "create", Path: path, Reason: "protected node needs a parent"}
+	}
+	id := NewProtectedID()
+	full := JoinPath(parent, ProtectedName(id, name))
+	sess, err := c.current()
+	if err != nil {
+		return "", err
+	}
+	backoff := 10 * time.Millisecond
+	for {
+		p, err := c.Create(ctx, full, data, mode, opts...)
+		if err == nil {
+			return p, nil
+		}
+		if !IsOutcomeUnknown(err) && !IsRetryable(err) {
+			if IsSessionLost(err) && !mode.IsEphemeral() {
+				c.cleanupProtected(parent, id, nil)
+			}
+			return "", err
+		}
+		if mode.IsEphemeral() && !sess.Alive() {
+			return "", fmt.Errorf("zkit: create %q: %w", path, sess.Err())
+		}
+		if ctx.Err() == nil {
+			found, ferr := c.findProtected(ctx, parent, id, sess, mode)
+			if found != "" {
+				return found, nil
+			}
+			if ferr == nil || IsRetryable(ferr) {
+				select {
+				case <-time.After(backoff):
+					backoff = min(2*backoff, time.Second)
+					continue
+				case <-ctx.Done():
+				case <-sess.Done():
+				}
+			}
+		}
+		c.cleanupProtected(parent, id, sess)
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("zkit: create %q: %w", path, ctx.Err())
+		}
+		return "", err
+	}
+}
+
+// findProtected looks for the node carrying protection id under parent,
+// after a sync so that the listing includes any create already applied.
+func (c *Client) findProtected(ctx context.Context, parent, id string, sess *Session, mode CreateMode) (string, error) {
+	if err := c.Sync(ctx, parent); err != nil {
+		return "", err
+	}
+	children, _, err := c.Children(ctx, parent)
+	if err != nil {
+		return "", err
+	}
+	for _, ch := range children {
+		if cid, _, ok := ParseProtected(ch); !ok || cid != id {
+			continue
+		}
+		p := JoinPath(parent, ch)
+		ok, st, err := c.Exists(ctx, p)
+		if err != nil {
+			return "", err
+		}
+		if ok && (!mode.IsEphemeral() || st.EphemeralOwner == sess.ID()) {
+			return p, nil
+		}
+	}
+	return "", nil
+}
+
+// cleanupProtected deletes, in the background and for as long as the client
+// lives, every node under parent carrying protection id. For ephemeral nodes
+// (sess != nil) it stops once that session is lost: the server removes them.
+func (c *Client) cleanupProtected(parent, id string, sess *Session) {
+	c.Go(func(life context.Context) {
+		backoff := 50 * time.Millisecond
+		for {
+			if sess != nil && !sess.Alive() {
+				return
+			}
+			ctx, cancel := context.WithTimeout(life, 10*time.Second)
+			err := c.deleteProtected(ctx, parent, id)
+			cancel()
+			if err == nil || life.Err() != nil {
+				return
+			}
+			c.log.Debug("zkit: protected cleanup will retry", "parent", parent, "err", err)
+			select {
+			case <-time.After(backoff):
+				backoff = min(2*backoff, 5*time.Second)
+			case <-life.Done():
+				return
+			}
+		}
+	})
+}
+
+func (c *Client) deleteProtected(ctx context.Context, parent, id string) error {
+	if err := c.Sync(ctx, parent); err != nil {
+		return err
+	}
+	children, _, err := c.Children(ctx, parent)
+	if errors.Is(err, ErrNoNode) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, ch := range children {
+		if cid, _, ok := ParseProtected(ch); ok && cid == id {
+			if err := c.Delete(ctx, JoinPath(parent, ch), -1); err != nil && !errors.Is(err, ErrNoNode) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// SplitPath splits "/a/b/c" into "/a/b" and "c". The parent of a top-level
+// node is "/"; the root has no parent ("").
+func SplitPath(path string) (parent, name string) {
+	i := strings.LastIndexByte(path, '/')
+	switch {
+	case i < 0 || path == "/":
+		return "", path
+	case i == 0:
+		return "/", path[1:]
+	}
+	return path[:i], path[i+1:]
+}
+
+// JoinPath joins a parent path and a child name.
+func JoinPath(parent, name string) string {
+	if parent == "/" {
+		return "/" + name
+	}
+	return parent + "/" + name
+}

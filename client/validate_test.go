@@ -1,0 +1,84 @@
+package client
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestValidatePath(t *testing.T) {
+	good := []string{"/", "/a", "/a/b", "/a-b_c.d", "/a/.b", "/a/b..", "/zk\u00e9"}
+	for _, p := range good {
+		assert.Empty(t, ValidatePath(p, false), p)
+	}
+	bad := map[string]string{
+		"":         "empty",
+		"a":        "start with /",
+		"/a/":      "end with /",
+		"/a//b":    "empty node name",
+		"/a/./b":   "relative",
+		"/a/..":    "relative",
+		"/a\x00b":  "invalid character",
+		"/a\x1fb":  "invalid character",
+		"/a\u0085": "invalid character",
+		"/a\ufff5": "invalid character",
+		"/a\xff":   "UTF-8",
+	}
+	for p, want := range bad {
+		got := ValidatePath(p, false)
+		assert.Contains(t, got, want, "%q", p)
+	}
+	// Sequential creates may end with "/": the server appends the number.
+	assert.Empty(t, ValidatePath("/a/", true))
+	assert.Empty(t, ValidatePath("/a/lock-", true))
+	assert.NotEmpty(t, ValidatePath("/", true))
+}
+
+func TestInputErrorIsTyped(t *testing.T) {
+	c := &Client{cfg: defaultConfig()}
+	err := c.checkData("set", "/x", make([]byte, DefaultMaxDataSize+1))
+	var ie *InputError
+	require.ErrorAs(t, err, &ie)
+	assert.True(t, errors.Is(err, ErrInvalidInput))
+	assert.Contains(t, err.Error(), "over the 1048576-byte limit")
+	assert.NoError(t, c.checkData("set", "/x", make([]byte, DefaultMaxDataSize)))
+	assert.ErrorIs(t, checkVersion("delete", "/x", -2), ErrInvalidInput)
+	assert.NoError(t, checkVersion("delete", "/x", -1))
+}
+
+func TestProtectedNames(t *testing.T) {
+	id := NewProtectedID()
+	require.Len(t, id, 36)
+	assert.Equal(t, byte('4'), id[14], "version 4 uuid: %s", id)
+	assert.Contains(t, "89ab", string(id[19]), "RFC 4122 variant: %s", id)
+	assert.Equal(t, 4, strings.Count(id, "-"))
+	assert.NotEqual(t, id, NewProtectedID())
+
+	name := ProtectedName(id, "lock-") + "0000000007"
+	gotID, rest, ok := ParseProtected(name)
+	require.True(t, ok)
+	assert.Equal(t, id, gotID)
+	assert.Equal(t, "lock-0000000007", rest)
+
+	for _, n := range []string{"lock-0000000001", "_c_short-lock", "", "_c_" + strings.Repeat("x", 36) + "lock"} {
+		_, _, ok := ParseProtected(n)
+		assert.False(t, ok, n)
+	}
+}
+
+func TestSplitJoinPath(t *testing.T) {
+	cases := []struct{ path, parent, name string }{
+		{"/a", "/", "a"}, {"/a/b/c", "/a/b", "c"}, {"/", "", "/"},
+	}
+	for _, c := range cases {
+		p, n := SplitPath(c.path)
+		assert.Equal(t, c.parent, p, c.path)
+		assert.Equal(t, c.name, n, c.path)
+		if p != "" {
+			assert.Equal(t, c.path, JoinPath(p, n))
+		}
+	}
+}
