@@ -1,0 +1,47 @@
+// Package zktest is zkit's test harness for code that talks to ZooKeeper:
+// servers to run tests against, and the faults that ZooKeeper code must
+// survive, each one call away.
+//
+// # Servers
+//
+// The package bundles an in-process reference server (see its own
+// documentation in this package) for fast tests, and starts real Apache
+// ZooKeeper from a local install for tests that must hold against the real
+// thing:
+//
+//   - StartZooKeeper starts a standalone server for one test, StartEnsemble an
+//     n-node ensemble; both return once clients can open sessions and are
+//     stopped in t.Cleanup. Kill, Restart and Leader drive failovers.
+//   - SharedZooKeeper returns one standalone server per test binary, started
+//     on first use (a JVM takes seconds to start). Tests share it and keep
+//     apart with UniquePath.
+//
+// Main stops the shared servers when the test binary ends:
+//
+//	func TestMain(m *testing.M) { os.Exit(zktest.Main(m)) }
+//
+// Real servers need a JRE and ZooKeeper: ZOOKEEPER_HOME, or Debian's
+// package ("apt-get install zookeeper"). Without them the tests that need
+// them are skipped, or fail when ZKIT_REQUIRE_ZOOKEEPER=1. Every server
+// listens on 127.0.0.1 only, on free ports, with its data in a temporary
+// directory, and is stopped by the PID zktest started.
+//
+// The testcontainers backend (Docker) lives in the separate module
+// github.com/zkit-dev/zkit/zktest/container, so that importing zktest does
+// not pull in a Docker client.
+//
+// # Faults
+//
+//   - NewProxy puts a TCP proxy between client and server: Blackhole and Heal
+//     a partition, ResetAll connections, SetLatency, and CutAfterNextRequest
+//     for a write that is applied but whose reply is lost.
+//   - ExpireSession expires a session for real, on the server, without
+//     waiting for its timeout: ephemerals go, watchers fire, and the client
+//     learns of it when it reconnects.
+//
+// # Timing
+//
+// Timeouts in zktest, and in tests built on it, go through Scale, so that one
+// setting (ZKIT_TIME_SCALE=3) stretches them all on a slow machine. Wait on
+// conditions with deadlines; do not sleep and hope.
+package zktest

@@ -1,0 +1,40 @@
+package zktest
+
+import (
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// TimeScaleEnv is the environment variable that Scale reads: a positive
+// decimal factor (for example "2" or "0.5") applied to every test timing.
+const TimeScaleEnv = "ZKIT_TIME_SCALE"
+
+var timeScale = sync.OnceValue(func() float64 {
+	s := os.Getenv(TimeScaleEnv)
+	if s == "" {
+		return 1
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 || f != f || f > 1e6 {
+		slog.Warn("zktest: ignoring invalid time scale", "env", TimeScaleEnv, "value", s)
+		return 1
+	}
+	return f
+})
+
+// Scale multiplies d by the factor in ZKIT_TIME_SCALE (default 1), so that a
+// slow or loaded machine can stretch every timeout and deadline of a test run
+// with one setting. All timings in zktest go through it, and tests built on
+// zktest should do the same for theirs. The factor is read once per process;
+// an unparsable or non-positive value is ignored (with a warning) and 1 is
+// used.
+func Scale(d time.Duration) time.Duration {
+	f := timeScale()
+	if f == 1 {
+		return d
+	}
+	return time.Duration(float64(d) * f)
+}

@@ -1,0 +1,751 @@
+package zktest
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// ErrNoLeader is returned by Leader when no running node reports itself as
+// leader (or standalone).
+var ErrNoLeader = errors.New("zktest: no ZooKeeper leader")
+
+// ZooKeeper is a running standalone server or ensemble of real Apache
+// ZooKeeper, started by StartZooKeeper, StartEnsemble or SharedZooKeeper.
+//
+// Every node listens on 127.0.0.1 only, on free ports, with its own data
+// directory. zktest starts each node as its own process (a new session, so
+// that signals from the terminal do not reach it) and stops it by PID; on
+// Linux the JVM is also killed if the test binary dies.
+//
+// The servers run with tickTime=200, minSessionTimeout=400 and
+// maxSessionTimeout=60000, so tests can use short session timeouts, and with
+// forceSync=no (data survives a killed JVM, not a power cut). Options
+// override any zoo.cfg setting.
+//
+// The methods are safe for concurrent use. Methods that cannot return an
+// error (Kill, Restart) fail the test that started the servers; on the shared
+// server they panic.
+type ZooKeeper struct {
+	tb     testing.TB // nil for the shared server
+	inst   *Install
+	cfg    config
+	dir    string
+	shared bool
+
+	mu      sync.Mutex
+	nodes   []*node
+	stopped bool
+}
+
+type node struct {
+	index                            int
+	clientPort, quorumPort, elecPort int
+	dir                              string // zoo.cfg, data/, server.log
+	proc                             *process
+}
+
+type process struct {
+	cmd  *exec.Cmd
+	log  *os.File
+	done chan struct{} // closed once the process has been reaped
+	err  error         // the Wait error, valid after done
+}
+
+func (p *process) running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Option configures StartZooKeeper, StartEnsemble and SharedZooKeeper.
+type Option func(*config)
+
+type config struct {
+	install      *Install
+	settings     map[string]string
+	heap         string
+	jvmArgs      []string
+	startTimeout time.Duration
+}
+
+func newConfig(opts []Option) config {
+	c := config{heap: "256m", startTimeout: 60 * time.Second, settings: map[string]string{}}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// WithInstall runs the given install instead of the one FindZooKeeper finds.
+func WithInstall(inst *Install) Option { return func(c *config) { c.install = inst } }
+
+// WithConfig sets a zoo.cfg setting on every node, replacing zktest's default
+// for key if it has one (for example WithConfig("tickTime", "2000")). The
+// listen addresses, ports, dataDir and server.N lines are zktest's to choose.
+func WithConfig(key, value string) Option {
+	return func(c *config) { c.settings[key] = value }
+}
+
+// WithHeap sets the JVM's maximum heap (-Xmx), "256m" by default.
+func WithHeap(size string) Option { return func(c *config) { c.heap = size } }
+
+// WithJVMArgs adds arguments to the java command line, before the main class.
+func WithJVMArgs(args ...string) Option {
+	return func(c *config) { c.jvmArgs = append(c.jvmArgs, args...) }
+}
+
+// WithStartTimeout bounds how long starting (or restarting) waits for the
+// servers to serve; the default is 60 s. It is passed through Scale.
+func WithStartTimeout(d time.Duration) Option { return func(c *config) { c.startTimeout = d } }
+
+// StartZooKeeper starts a standalone ZooKeeper server for the test and
+// returns once it serves clients (a session can be opened). It is stopped in
+// t.Cleanup; its data lives in t.TempDir. Without a ZooKeeper install the
+// test is skipped (failed with ZKIT_REQUIRE_ZOOKEEPER=1).
+//
+// A JVM takes a second or two to start; tests that need no faults of their
+// own should use SharedZooKeeper.
+func StartZooKeeper(t testing.TB, opts ...Option) *ZooKeeper {
+	t.Helper()
+	return startT(t, 1, opts)
+}
+
+// StartEnsemble starts an ensemble of n ZooKeeper servers (a standalone
+// server if n is 1) and returns once every node serves clients and a leader
+// has been elected. Node i is Servers()[i]. Cleanup and skipping work as in
+// StartZooKeeper.
+//
+// Each node is a JVM: a 3-node ensemble on a small machine takes several
+// seconds to start, so start one per test binary where you can.
+func StartEnsemble(t testing.TB, n int, opts ...Option) *ZooKeeper {
+	t.Helper()
+	if n < 1 {
+		t.Fatalf("zktest: StartEnsemble: need at least 1 node, got %d", n)
+	}
+	return startT(t, n, opts)
+}
+
+func startT(t testing.TB, n int, opts []Option) *ZooKeeper {
+	t.Helper()
+	cfg := newConfig(opts)
+	inst := cfg.install
+	if inst == nil {
+		inst = InstallOrSkip(t)
+	}
+	z, err := start(inst, t.TempDir(), n, cfg)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	z.tb = t
+	t.Cleanup(func() {
+		if t.Failed() {
+			z.logTails(t)
+		}
+		z.Stop()
+	})
+	return z
+}
+
+// start launches n nodes in dir and waits for them; on failure it stops
+// whatever it started.
+func start(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error) {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		var z *ZooKeeper
+		z, err = startOnce(inst, filepath.Join(dir, fmt.Sprintf("zk%d", attempt)), n, cfg)
+		if err == nil {
+			return z, nil
+		}
+		if !errors.Is(err, errPortTaken) {
+			break
+		}
+		// Another process took one of the free ports between our check
+		// and the JVM's bind: try again with fresh ones.
+	}
+	return nil, err
+}
+
+var errPortTaken = errors.New("port already in use")
+
+func startOnce(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error) {
+	ports, err := freePorts(3 * n)
+	if err != nil {
+		return nil, err
+	}
+	z := &ZooKeeper{inst: inst, cfg: cfg, dir: dir}
+	for i := 0; i < n; i++ {
+		nd := &node{index: i, clientPort: ports[3*i], quorumPort: ports[3*i+1], elecPort: ports[3*i+2],
+			dir: filepath.Join(dir, fmt.Sprintf("node%d", i))}
+		z.nodes = append(z.nodes, nd)
+	}
+	for _, nd := range z.nodes {
+		if err := z.writeConfig(nd); err != nil {
+			return nil, err
+		}
+	}
+	for _, nd := range z.nodes {
+		if err := z.launch(nd); err != nil {
+			z.Stop()
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Scale(cfg.startTimeout))
+	defer cancel()
+	if err := z.waitReady(ctx); err != nil {
+		taken := false
+		for _, nd := range z.nodes {
+			if strings.Contains(tail(filepath.Join(nd.dir, "server.log"), 200), "Address already in use") {
+				taken = true
+			}
+		}
+		z.Stop()
+		if taken {
+			return nil, fmt.Errorf("%w: %v", errPortTaken, err)
+		}
+		return nil, err
+	}
+	return z, nil
+}
+
+// freePorts returns n distinct ports that were free on 127.0.0.1.
+func freePorts(n int) ([]int, error) {
+	ls := make([]net.Listener, 0, n)
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("zktest: finding a free port: %w", err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// defaultSettings are zktest's zoo.cfg defaults, in file order.
+var defaultSettings = [][2]string{
+	{"tickTime", "200"},
+	{"initLimit", "50"},
+	{"syncLimit", "25"},
+	{"minSessionTimeout", "400"},
+	{"maxSessionTimeout", "60000"},
+	{"maxClientCnxns", "0"},
+	{"admin.enableServer", "false"},
+	{"4lw.commands.whitelist", "*"},
+	{"forceSync", "no"},
+}
+
+// reservedSettings are chosen by zktest and cannot be overridden.
+var reservedSettings = map[string]bool{
+	"dataDir": true, "dataLogDir": true, "clientPort": true, "clientPortAddress": true,
+	"quorumListenOnAllIPs": true, "secureClientPort": true, "secureClientPortAddress": true,
+}
+
+func (z *ZooKeeper) writeConfig(nd *node) error {
+	data := filepath.Join(nd.dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		return fmt.Errorf("zktest: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString("# written by zktest\n")
+	seen := map[string]bool{}
+	for _, kv := range defaultSettings {
+		v := kv[1]
+		if o, ok := z.cfg.settings[kv[0]]; ok {
+			v = o
+		}
+		seen[kv[0]] = true
+		fmt.Fprintf(&b, "%s=%s\n", kv[0], v)
+	}
+	var extra []string
+	for k := range z.cfg.settings {
+		if !seen[k] && !reservedSettings[k] && !strings.HasPrefix(k, "server.") {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		fmt.Fprintf(&b, "%s=%s\n", k, z.cfg.settings[k])
+	}
+	fmt.Fprintf(&b, "dataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n", data, nd.clientPort)
+	if len(z.nodes) > 1 {
+		b.WriteString("quorumListenOnAllIPs=false\n")
+		for _, o := range z.nodes {
+			fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d\n", o.index+1, o.quorumPort, o.elecPort)
+		}
+		if err := os.WriteFile(filepath.Join(data, "myid"), []byte(strconv.Itoa(nd.index+1)+"\n"), 0o644); err != nil {
+			return fmt.Errorf("zktest: %w", err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(nd.dir, "zoo.cfg"), []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("zktest: %w", err)
+	}
+	return z.writeLogConfig(nd)
+}
+
+func (z *ZooKeeper) writeLogConfig(nd *node) error {
+	var name, text string
+	switch z.inst.logging {
+	case logLogback:
+		name = "logback.xml"
+		text = `<configuration>
+  <appender name="CONSOLE" class="ch.qos.logback.core.ConsoleAppender">
+    <encoder><pattern>%d{HH:mm:ss.SSS} [%thread] %-5level %logger{36} - %msg%n</pattern></encoder>
+  </appender>
+  <root level="WARN"><appender-ref ref="CONSOLE"/></root>
+</configuration>
+`
+	case logLog4j:
+		name = "log4j.properties"
+		text = `log4j.rootLogger=WARN, CONSOLE
+log4j.appender.CONSOLE=org.apache.log4j.ConsoleAppender
+log4j.appender.CONSOLE.layout=org.apache.log4j.PatternLayout
+log4j.appender.CONSOLE.layout.ConversionPattern=%d{HH:mm:ss,SSS} [%t] %-5p %c{1} - %m%n
+`
+	default:
+		return nil
+	}
+	if err := os.WriteFile(filepath.Join(nd.dir, name), []byte(text), 0o644); err != nil {
+		return fmt.Errorf("zktest: %w", err)
+	}
+	return nil
+}
+
+func (z *ZooKeeper) javaArgs(nd *node) []string {
+	args := []string{
+		"-Xmx" + z.cfg.heap,
+		"-XX:+UseSerialGC",
+		"-XX:-UsePerfData",
+		"-Djava.awt.headless=true",
+		"-Djava.net.preferIPv4Stack=true",
+		"-Dzookeeper.log.dir=" + nd.dir,
+		"-Dzookeeper.jmx.log4j.disable=true",
+	}
+	switch z.inst.logging {
+	case logSimple:
+		args = append(args,
+			"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+			"-Dorg.slf4j.simpleLogger.showDateTime=true",
+			"-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS")
+	case logLogback:
+		args = append(args, "-Dlogback.configurationFile="+filepath.Join(nd.dir, "logback.xml"))
+	case logLog4j:
+		args = append(args, "-Dlog4j.configuration=file:"+filepath.Join(nd.dir, "log4j.properties"))
+	}
+	args = append(args, z.cfg.jvmArgs...)
+	return append(args, "-cp", z.inst.Classpath,
+		"org.apache.zookeeper.server.quorum.QuorumPeerMain", filepath.Join(nd.dir, "zoo.cfg"))
+}
+
+// launch starts nd's JVM; output goes to server.log in the node directory.
+func (z *ZooKeeper) launch(nd *node) error {
+	logf, err := os.OpenFile(filepath.Join(nd.dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("zktest: %w", err)
+	}
+	fmt.Fprintf(logf, "=== zktest: starting node %d at %s\n", nd.index, time.Now().Format(time.RFC3339Nano))
+	cmd := exec.Command(z.inst.Java, z.javaArgs(nd)...)
+	cmd.Dir = nd.dir
+	cmd.Stdout = logf
+	cmd.Stderr = logf
+	cmd.SysProcAttr = sysProcAttr()
+	if err := startProcess(cmd); err != nil {
+		logf.Close()
+		return fmt.Errorf("zktest: starting %s: %w", z.inst.Java, err)
+	}
+	p := &process{cmd: cmd, log: logf, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		logf.Close()
+		close(p.done)
+	}()
+	slog.Debug("zktest: started ZooKeeper", "node", nd.index, "pid", cmd.Process.Pid, "port", nd.clientPort, "dir", nd.dir)
+	z.mu.Lock()
+	nd.proc = p
+	z.mu.Unlock()
+	return nil
+}
+
+// waitReady waits until every running node serves and, for an ensemble, a
+// leader is known.
+func (z *ZooKeeper) waitReady(ctx context.Context) error {
+	z.mu.Lock()
+	nodes := append([]*node(nil), z.nodes...)
+	z.mu.Unlock()
+	for _, nd := range nodes {
+		if err := z.waitServing(ctx, nd); err != nil {
+			return err
+		}
+	}
+	if len(nodes) == 1 {
+		return nil
+	}
+	for {
+		if _, err := z.Leader(); err == nil {
+			return nil
+		}
+		if err := sleepCtx(ctx, 50*time.Millisecond); err != nil {
+			return fmt.Errorf("zktest: ensemble at %s elected no leader: %w", z.ConnectString(), err)
+		}
+	}
+}
+
+func (z *ZooKeeper) waitServing(ctx context.Context, nd *node) error {
+	addr := nd.addr()
+	z.mu.Lock()
+	p := nd.proc
+	z.mu.Unlock()
+	var lastErr error
+	for {
+		if p == nil || !p.running() {
+			status := "not started"
+			if p != nil {
+				status = fmt.Sprintf("exited (%v)", p.err)
+			}
+			return fmt.Errorf("zktest: ZooKeeper node %d (%s) %s before serving; %s:\n%s",
+				nd.index, addr, status, filepath.Join(nd.dir, "server.log"), tail(filepath.Join(nd.dir, "server.log"), 30))
+		}
+		pctx, cancel := context.WithTimeout(ctx, Scale(2*time.Second))
+		lastErr = Probe(pctx, addr)
+		cancel()
+		if lastErr == nil {
+			return nil
+		}
+		if err := sleepCtx(ctx, 50*time.Millisecond); err != nil {
+			return fmt.Errorf("zktest: ZooKeeper node %d (%s) not serving (%v; last probe: %v); %s:\n%s",
+				nd.index, addr, err, lastErr, filepath.Join(nd.dir, "server.log"), tail(filepath.Join(nd.dir, "server.log"), 30))
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (nd *node) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(nd.clientPort)) }
+
+// Servers returns the client address ("127.0.0.1:port") of every node, in
+// node order, whether or not the node is running.
+func (z *ZooKeeper) Servers() []string {
+	s := make([]string, len(z.nodes))
+	for i, nd := range z.nodes {
+		s[i] = nd.addr()
+	}
+	return s
+}
+
+// ConnectString returns Servers joined with commas, the form most ZooKeeper
+// clients take.
+func (z *ZooKeeper) ConnectString() string { return strings.Join(z.Servers(), ",") }
+
+// LogFile returns the path of node i's server log (the JVM's output; the
+// server logs at WARN level).
+func (z *ZooKeeper) LogFile(i int) string {
+	return filepath.Join(z.node(i).dir, "server.log")
+}
+
+// PID returns the process id of node i, or 0 if it is not running.
+func (z *ZooKeeper) PID(i int) int {
+	nd := z.node(i)
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if nd.proc == nil || !nd.proc.running() {
+		return 0
+	}
+	return nd.proc.cmd.Process.Pid
+}
+
+func (z *ZooKeeper) node(i int) *node {
+	if i < 0 || i >= len(z.nodes) {
+		panic(fmt.Sprintf("zktest: node index %d out of range [0,%d)", i, len(z.nodes)))
+	}
+	return z.nodes[i]
+}
+
+func (z *ZooKeeper) fatalf(format string, args ...any) {
+	if z.tb != nil {
+		z.tb.Helper()
+		z.tb.Fatalf(format, args...)
+	}
+	panic(fmt.Sprintf(format, args...))
+}
+
+// Kill sends SIGKILL to node i's process (by PID) and waits until it has
+// exited: a crash, with no goodbye to clients or peers. Killing a node that is
+// not running does nothing.
+func (z *ZooKeeper) Kill(i int) {
+	nd := z.node(i)
+	z.mu.Lock()
+	p := nd.proc
+	z.mu.Unlock()
+	if p == nil {
+		return
+	}
+	if err := killWait(p, syscall.SIGKILL, Scale(30*time.Second)); err != nil {
+		z.fatalf("zktest: Kill(%d): %v", i, err)
+	}
+}
+
+// Restart starts node i again on the same port with the same data, and waits
+// until it serves clients again (for an ensemble member: until it has
+// rejoined the quorum). A running node is stopped first (SIGTERM).
+func (z *ZooKeeper) Restart(i int) {
+	if err := z.restart(i); err != nil {
+		z.fatalf("zktest: Restart(%d): %v", i, err)
+	}
+}
+
+func (z *ZooKeeper) restart(i int) error {
+	nd := z.node(i)
+	z.mu.Lock()
+	if z.stopped {
+		z.mu.Unlock()
+		return errors.New("the servers have been stopped")
+	}
+	p := nd.proc
+	z.mu.Unlock()
+	if p != nil && p.running() {
+		stopProc(p)
+	}
+	if err := z.launch(nd); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Scale(z.cfg.startTimeout))
+	defer cancel()
+	return z.waitServing(ctx, nd)
+}
+
+// Leader returns the index of the node that is the leader (for a standalone
+// server, 0), asking every running node with the "srvr" four-letter word. It
+// returns an error wrapping ErrNoLeader while there is none, for example
+// during an election.
+func (z *ZooKeeper) Leader() (int, error) {
+	var errs []error
+	for i, addr := range z.Servers() {
+		if z.PID(i) == 0 {
+			continue
+		}
+		mode, err := z.Mode(i)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if mode == "leader" || mode == "standalone" {
+			return i, nil
+		}
+		errs = append(errs, fmt.Errorf("%s: %s", addr, mode))
+	}
+	return -1, fmt.Errorf("%w (%v)", ErrNoLeader, errors.Join(errs...))
+}
+
+// Mode returns node i's "Mode:" from the srvr four-letter word: "leader",
+// "follower", "observer" or "standalone". A node that is not serving (for
+// example during an election) gives an error.
+func (z *ZooKeeper) Mode(i int) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), Scale(2*time.Second))
+	defer cancel()
+	out, err := FourLetterWord(ctx, z.node(i).addr(), "srvr")
+	if err != nil {
+		return "", err
+	}
+	return parseMode(out)
+}
+
+// parseMode finds the "Mode: x" line of srvr output. (go-zookeeper's FLWSrvr
+// cannot parse Debian's version line, so zktest reads only what it needs.)
+func parseMode(srvr string) (string, error) {
+	sc := bufio.NewScanner(strings.NewReader(srvr))
+	for sc.Scan() {
+		if m, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "Mode:"); ok {
+			return strings.TrimSpace(m), nil
+		}
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(srvr), "\n")
+	return "", fmt.Errorf("zktest: no Mode in srvr output %q", first)
+}
+
+// FourLetterWord sends a four-letter-word command ("srvr", "mntr", "ruok",
+// ...) to the server at addr and returns its whole answer. The servers zktest
+// starts allow every command.
+func FourLetterWord(ctx context.Context, addr, cmd string) (string, error) {
+	s, err := dialRaw(ctx, addr)
+	if err != nil {
+		return "", err
+	}
+	defer s.close()
+	if _, err := io.WriteString(s.conn, cmd); err != nil {
+		return "", ctxErr(ctx, err)
+	}
+	out, err := io.ReadAll(s.conn)
+	if err != nil {
+		return string(out), ctxErr(ctx, fmt.Errorf("zktest: %s to %s: %w", cmd, addr, err))
+	}
+	return string(out), nil
+}
+
+// Stop stops every node (SIGTERM, then SIGKILL if a node has not exited
+// within a few seconds) and waits for them to exit. It is registered with
+// t.Cleanup by the Start functions and may be called more than once. On the
+// shared server Stop does nothing: Main stops it when the test binary ends.
+func (z *ZooKeeper) Stop() {
+	if z.shared {
+		return
+	}
+	z.stop()
+}
+
+func (z *ZooKeeper) stop() {
+	z.mu.Lock()
+	z.stopped = true
+	var procs []*process
+	for _, nd := range z.nodes {
+		if nd.proc != nil {
+			procs = append(procs, nd.proc)
+		}
+	}
+	z.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Go(func() { stopProc(p) })
+	}
+	wg.Wait()
+}
+
+// stopProc stops p by PID: SIGTERM, then SIGKILL.
+func stopProc(p *process) {
+	if err := killWait(p, syscall.SIGTERM, Scale(5*time.Second)); err == nil {
+		return
+	}
+	if err := killWait(p, syscall.SIGKILL, Scale(30*time.Second)); err != nil {
+		slog.Warn("zktest: ZooKeeper process did not exit", "pid", p.cmd.Process.Pid, "err", err)
+	}
+}
+
+// killWait signals p (unless it has exited) and waits up to d for it to exit.
+func killWait(p *process, sig os.Signal, d time.Duration) error {
+	if !p.running() {
+		return nil
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("signal %v to pid %d: %w", sig, p.cmd.Process.Pid, err)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return nil
+	case <-t.C:
+		return fmt.Errorf("pid %d still running %v after %v", p.cmd.Process.Pid, d, sig)
+	}
+}
+
+// logTails writes the end of every node's log to the test log.
+func (z *ZooKeeper) logTails(t testing.TB) {
+	for i, nd := range z.nodes {
+		t.Logf("zktest: last lines of node %d's log %s:\n%s", i, filepath.Join(nd.dir, "server.log"), tail(filepath.Join(nd.dir, "server.log"), 30))
+	}
+}
+
+// tail returns the last n lines of a file.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("(%v)", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// The shared standalone server of this test binary.
+var shared struct {
+	mu  sync.Mutex
+	zk  *ZooKeeper
+	err error
+}
+
+// SharedZooKeeper returns this test binary's shared standalone ZooKeeper
+// server, starting it on the first call. Starting a JVM takes a second or
+// two, so tests that need a server but no faults of their own should share
+// one and keep out of each other's way with UniquePath.
+//
+// The shared server is stopped by Main (use it in TestMain) when the test
+// binary ends; on Linux it also dies with the test binary. Stop on it does
+// nothing. A test that Kills it takes it from every other test; if it is found
+// dead on a later call it is restarted with its data. Options apply only to
+// the call that starts it. Without a ZooKeeper install the test is skipped
+// (failed with ZKIT_REQUIRE_ZOOKEEPER=1).
+func SharedZooKeeper(t testing.TB, opts ...Option) *ZooKeeper {
+	t.Helper()
+	cfg := newConfig(opts)
+	inst := cfg.install
+	if inst == nil {
+		inst = InstallOrSkip(t)
+	}
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.err != nil {
+		t.Fatalf("zktest: the shared ZooKeeper failed to start: %v", shared.err)
+	}
+	if z := shared.zk; z != nil {
+		if z.PID(0) == 0 {
+			slog.Warn("zktest: shared ZooKeeper is not running; restarting it", "addr", z.Servers()[0])
+			if err := z.restart(0); err != nil {
+				t.Fatalf("zktest: restarting the shared ZooKeeper: %v", err)
+			}
+		}
+		return z
+	}
+	dir, err := os.MkdirTemp("", "zktest-shared-")
+	if err != nil {
+		t.Fatalf("zktest: %v", err)
+	}
+	z, err := start(inst, dir, 1, cfg)
+	if err != nil {
+		os.RemoveAll(dir)
+		shared.err = err
+		t.Fatalf("%v", err)
+	}
+	z.shared = true
+	shared.zk = z
+	atMainExit(func() {
+		shared.mu.Lock()
+		defer shared.mu.Unlock()
+		z.stop()
+		os.RemoveAll(dir)
+		shared.zk = nil
+	})
+	return z
+}
