@@ -203,6 +203,9 @@ func installFromJarDir(dir string) (*Install, error) {
 		if e.IsDir() || !strings.HasSuffix(name, ".jar") {
 			continue
 		}
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || !fi.Mode().IsRegular() {
+			continue // a dangling symlink, or not a file
+		}
 		b := jarBase(name)
 		// Prefer the unversioned name (Debian's real file; the versioned
 		// one is a symlink to it), else the first in directory order.

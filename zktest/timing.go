@@ -14,16 +14,25 @@ const TimeScaleEnv = "ZKIT_TIME_SCALE"
 
 var timeScale = sync.OnceValue(func() float64 {
 	s := os.Getenv(TimeScaleEnv)
-	if s == "" {
-		return 1
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f <= 0 || f != f || f > 1e6 {
+	f, ok := parseScale(s)
+	if !ok {
 		slog.Warn("zktest: ignoring invalid time scale", "env", TimeScaleEnv, "value", s)
-		return 1
 	}
 	return f
 })
+
+// parseScale parses a time scale; "" is 1, and so (with ok false) is
+// anything that is not a positive finite number.
+func parseScale(s string) (f float64, ok bool) {
+	if s == "" {
+		return 1, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(f > 0) || f > 1e6 {
+		return 1, false
+	}
+	return f, true
+}
 
 // Scale multiplies d by the factor in ZKIT_TIME_SCALE (default 1), so that a
 // slow or loaded machine can stretch every timeout and deadline of a test run
