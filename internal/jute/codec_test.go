@@ -1,0 +1,119 @@
+package jute
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"reflect"
+	"testing"
+)
+
+func TestEncodingMatchesJute(t *testing.T) {
+	cases := []struct {
+		name string
+		rec  any
+		hex  string
+	}{
+		{"header", &RequestHeader{Xid: 1, Type: OpCreate}, "0000000100000001"},
+		{"reply", &ReplyHeader{Xid: -1, Zxid: -1, Err: 0}, "ffffffffffffffffffffffff00000000"},
+		{"create", &CreateRequest{Path: "/a", Data: []byte("x"), ACL: []ACL{{Perms: PermAll, ID: Id{"world", "anyone"}}}, Flags: 3},
+			"000000022f61" + "0000000178" + "00000001" + "0000001f" + "00000005776f726c64" + "00000006616e796f6e65" + "00000003"},
+		{"nil buffer", &GetDataResponse{}, "ffffffff" + "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"},
+		{"null vector", &GetChildrenResponse{}, "ffffffff"},
+		{"bool", &ExistsRequest{Path: "/", Watch: true}, "000000012f01"},
+		{"connect", &ConnectRequest{TimeOut: 10000, Passwd: make([]byte, 16), HasReadOnly: true},
+			"00000000" + "0000000000000000" + "00002710" + "0000000000000000" + "00000010" + "00000000000000000000000000000000" + "00"},
+	}
+	for _, c := range cases {
+		got := hex.EncodeToString(Encode(c.rec))
+		if got != c.hex {
+			t.Errorf("%s: got %s, want %s", c.name, got, c.hex)
+		}
+	}
+}
+
+func TestRoundTripEveryOp(t *testing.T) {
+	stat := Stat{Czxid: 1, Mzxid: 2, Ctime: 3, Mtime: 4, Version: 5, Cversion: -6, Aversion: 7, EphemeralOwner: 8, DataLength: 9, NumChildren: 10, Pzxid: 11}
+	acl := []ACL{{Perms: 31, ID: Id{"digest", "u:x"}}}
+	samples := map[int32][2]any{
+		OpCreate:       {&CreateRequest{"/p", []byte{}, acl, 1}, &CreateResponse{"/p"}},
+		OpCreate2:      {&CreateRequest{"/p", nil, acl, 2}, &Create2Response{"/p0000000001", stat}},
+		OpCreateTTL:    {&CreateTTLRequest{"/p", []byte("d"), acl, 5, 100}, &Create2Response{"/p", stat}},
+		OpDelete:       {&DeleteRequest{"/p", -1}, &Empty{}},
+		OpExists:       {&ExistsRequest{"/p", true}, &ExistsResponse{stat}},
+		OpGetData:      {&GetDataRequest{"/p", false}, &GetDataResponse{[]byte("abc"), stat}},
+		OpSetData:      {&SetDataRequest{"/p", []byte("z"), 3}, &SetDataResponse{stat}},
+		OpGetACL:       {&GetACLRequest{"/p"}, &GetACLResponse{acl, stat}},
+		OpSetACL:       {&SetACLRequest{"/p", acl, 0}, &SetACLResponse{stat}},
+		OpGetChildren:  {&GetChildrenRequest{"/p", true}, &GetChildrenResponse{[]string{"a", "b"}}},
+		OpGetChildren2: {&GetChildren2Request{"/p", false}, &GetChildren2Response{[]string{}, stat}},
+		OpSync:         {&SyncRequest{"/p"}, &SyncResponse{"/p"}},
+		OpCheck:        {&CheckVersionRequest{"/p", 4}, &SetDataResponse{stat}},
+		OpSetWatches:   {&SetWatches{9, []string{"/a"}, []string{}, []string{"/b", "/c"}}, &Empty{}},
+		OpAuth:         {&AuthPacket{0, "digest", []byte("u:p")}, &Empty{}},
+		OpMulti: {&MultiRequest{Ops: []MultiOp{
+			{OpCreate, &CreateRequest{"/m", nil, acl, 0}},
+			{OpCreateTTL, &CreateTTLRequest{"/t", nil, acl, 5, 10}},
+			{OpDelete, &DeleteRequest{"/m", 0}},
+			{OpSetData, &SetDataRequest{"/m", []byte("x"), -1}},
+			{OpCheck, &CheckVersionRequest{"/m", 1}},
+		}}, &MultiResponse{Results: []MultiResult{
+			{Type: OpCreate, Body: &CreateResponse{"/m"}},
+			{Type: OpCreate2, Body: &Create2Response{"/t", stat}},
+			{Type: OpDelete},
+			{Type: OpSetData, Body: &SetDataResponse{stat}},
+			{Type: OpCheck},
+			{Type: OpError, Err: -2},
+		}}},
+	}
+	for op, pair := range samples {
+		for i, rec := range pair {
+			var fresh any
+			if i == 0 {
+				fresh, _ = NewRequest(op)
+			} else {
+				fresh, _ = NewResponse(op)
+			}
+			if err := Decode(Encode(rec), fresh); err != nil {
+				t.Errorf("%s[%d]: %v", OpName(op), i, err)
+				continue
+			}
+			if !reflect.DeepEqual(rec, fresh) {
+				t.Errorf("%s[%d]: round trip\n got %#v\nwant %#v", OpName(op), i, fresh, rec)
+			}
+		}
+	}
+}
+
+func TestMalformedNeverPanics(t *testing.T) {
+	good := Encode(&MultiRequest{Ops: []MultiOp{{OpCreate, &CreateRequest{"/m", []byte("abc"), nil, 0}}}})
+	for op := range opRecords {
+		for cut := 0; cut < len(good); cut++ {
+			rec, _ := NewRequest(op)
+			_ = Decode(good[:cut], rec)
+		}
+	}
+	// Unreasonable lengths are errors, not allocations.
+	var r GetChildrenResponse
+	err := Decode([]byte{0x7f, 0xff, 0xff, 0xff}, &r)
+	if !errors.Is(err, ErrMalformed) {
+		t.Fatalf("got %v", err)
+	}
+	var s SyncRequest
+	if err := Decode([]byte{0xff, 0xff, 0xff, 0xfe}, &s); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("negative length: got %v", err)
+	}
+	if err := Decode([]byte{0, 0, 0, 5, 'a'}, &s); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("short string: got %v", err)
+	}
+}
+
+func TestFrame(t *testing.T) {
+	b := Frame(&RequestHeader{Xid: 7, Type: OpPing})
+	if !bytes.Equal(b, []byte{0, 0, 0, 8, 0, 0, 0, 7, 0, 0, 0, 11}) {
+		t.Fatalf("%x", b)
+	}
+	if Error(-101).Error() != "NoNode (-101)" || OpName(14) != "multi" || OpName(999) != "op999" {
+		t.Fatal(Error(-101).Error(), OpName(14))
+	}
+}

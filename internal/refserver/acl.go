@@ -1,0 +1,197 @@
+package refserver
+
+import (
+	"crypto/sha1"
+	"encoding/base64"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/zkit-dev/zkit/internal/jute"
+)
+
+// The authentication schemes a default ZooKeeper 3.8 registers: "ip" and
+// "digest" (plus "world:anyone" and the "auth" pseudo-scheme in ACLs, and
+// "super" when a super digest is configured).
+
+// digestOf returns ZooKeeper's digest identity for "user:password":
+// "user:" + base64(sha1("user:password")).
+func digestOf(idPassword string) string {
+	user, _, _ := strings.Cut(idPassword, ":")
+	sum := sha1.Sum([]byte(idPassword))
+	return user + ":" + base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// javaSplitCount counts the parts of Java's s.split(sep): trailing empty
+// strings are removed.
+func javaSplitCount(s, sep string) int {
+	parts := strings.Split(s, sep)
+	for len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	if s == "" {
+		return 1 // Java: "".split(":") is [""]
+	}
+	return len(parts)
+}
+
+// validID reports whether a provider accepts the id of an ACL entry.
+func validID(scheme, id string) bool {
+	switch scheme {
+	case "digest":
+		return javaSplitCount(id, ":") == 2
+	case "ip":
+		_, _, ok := parseIPACL(id)
+		return ok
+	}
+	return false
+}
+
+// parseIPACL parses "addr" or "addr/bits" as IPAuthenticationProvider does.
+func parseIPACL(expr string) (net.IP, int, bool) {
+	addr, bitsStr, hasBits := strings.Cut(expr, "/")
+	ip := net.ParseIP(addr)
+	if ip == nil {
+		return nil, 0, false
+	}
+	if v4 := ip.To4(); v4 != nil && !strings.Contains(addr, ":") {
+		ip = v4
+	}
+	bits := len(ip) * 8
+	if hasBits {
+		b, err := strconv.Atoi(bitsStr)
+		if err != nil || b < 0 || b > len(ip)*8 {
+			return nil, 0, false
+		}
+		bits = b
+	}
+	return ip, bits, true
+}
+
+// ipMatches reports whether the client address id matches the ACL expression.
+func ipMatches(id, expr string) bool {
+	aclIP, bits, ok := parseIPACL(expr)
+	if !ok {
+		return false
+	}
+	ip := net.ParseIP(id)
+	if ip == nil {
+		return false
+	}
+	if len(aclIP) == 4 {
+		ip = ip.To4()
+		if ip == nil {
+			return false
+		}
+	} else {
+		ip = ip.To16()
+	}
+	mask := net.CIDRMask(bits, len(aclIP)*8)
+	return ip.Mask(mask).Equal(aclIP.Mask(mask))
+}
+
+// fixupACL validates acl and expands "auth" entries to the connection's
+// authenticated identities, as PrepRequestProcessor.fixupACL does.
+func fixupACL(acl []jute.ACL, auth []jute.Id) ([]jute.ACL, jute.Error) {
+	var uniq []jute.ACL
+	for _, a := range acl {
+		dup := false
+		for _, u := range uniq {
+			if u == a {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			uniq = append(uniq, a)
+		}
+	}
+	if len(uniq) == 0 {
+		return nil, jute.ErrInvalidACL
+	}
+	out := make([]jute.ACL, 0, len(uniq))
+	for _, a := range uniq {
+		switch {
+		case a.ID.Scheme == "world" && a.ID.ID == "anyone":
+			out = append(out, a)
+		case a.ID.Scheme == "auth":
+			found := false
+			for _, id := range auth {
+				if id.Scheme == "digest" { // the only authenticated provider
+					found = true
+					out = append(out, jute.ACL{Perms: a.Perms, ID: id})
+				}
+			}
+			if !found {
+				return nil, jute.ErrInvalidACL
+			}
+		default:
+			if !validID(a.ID.Scheme, a.ID.ID) {
+				return nil, jute.ErrInvalidACL
+			}
+			out = append(out, a)
+		}
+	}
+	return out, jute.ErrOK
+}
+
+// checkACL reports whether the identities grant any of the perm bits on a
+// node with the given ACL (ZooKeeperServer.checkACL).
+func checkACL(acl []jute.ACL, perm int32, auth []jute.Id) bool {
+	if len(acl) == 0 {
+		return true
+	}
+	for _, id := range auth {
+		if id.Scheme == "super" {
+			return true
+		}
+	}
+	for _, a := range acl {
+		if a.Perms&perm == 0 {
+			continue
+		}
+		if a.ID.Scheme == "world" && a.ID.ID == "anyone" {
+			return true
+		}
+		for _, id := range auth {
+			if id.Scheme != a.ID.Scheme {
+				continue
+			}
+			switch id.Scheme {
+			case "digest":
+				if id.ID == a.ID.ID {
+					return true
+				}
+			case "ip":
+				if ipMatches(id.ID, a.ID.ID) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// maskDigests hides the hash of digest ids, as getACL does for callers
+// without ADMIN permission.
+func maskDigests(acl []jute.ACL) []jute.ACL {
+	out := make([]jute.ACL, len(acl))
+	for i, a := range acl {
+		if a.ID.Scheme == "digest" {
+			if user, _, ok := strings.Cut(a.ID.ID, ":"); ok {
+				a.ID.ID = user + ":x"
+			}
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// userName is what whoAmI reports for an identity.
+func userName(id jute.Id) string {
+	if id.Scheme == "digest" {
+		user, _, _ := strings.Cut(id.ID, ":")
+		return user
+	}
+	return id.ID
+}

@@ -1,0 +1,65 @@
+package refserver
+
+import (
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/zkit-dev/zkit/internal/jute"
+)
+
+// Config holds the server's settings. The zero value of every field means
+// ZooKeeper's default.
+type Config struct {
+	// TickTime is ZooKeeper's tickTime (default 2s): the unit of session
+	// timeouts and of session expiry buckets.
+	TickTime time.Duration
+	// MinSessionTimeout and MaxSessionTimeout bound negotiated session
+	// timeouts (defaults 2 and 20 ticks).
+	MinSessionTimeout time.Duration
+	MaxSessionTimeout time.Duration
+	// MaxBuffer is jute.maxbuffer: the largest frame accepted (default
+	// 0xfffff bytes). A larger frame closes the connection.
+	MaxBuffer int
+	// DisableExtendedTypes makes createTTL fail with Unimplemented, as a
+	// ZooKeeper started without zookeeper.extendedTypesEnabled=true does.
+	// TTL nodes are enabled by default.
+	DisableExtendedTypes bool
+	// ContainerCheckInterval is how often empty containers and expired TTL
+	// nodes are reaped, measured on the server's clock (default 60s, as
+	// znode.container.checkIntervalMs). FastForward also runs a pass.
+	ContainerCheckInterval time.Duration
+	// SuperDigest, if set ("super:<base64 sha1>", as
+	// zookeeper.DigestAuthenticationProvider.superDigest), gives clients
+	// that authenticate with the matching digest every permission.
+	SuperDigest string
+	// Logger receives the server's logs (default: discarded).
+	Logger *slog.Logger
+	// Now, if set, replaces time.Now as the base of the server's clock.
+	Now func() time.Time
+}
+
+func (c Config) withDefaults() Config {
+	if c.TickTime <= 0 {
+		c.TickTime = 2 * time.Second
+	}
+	if c.MinSessionTimeout <= 0 {
+		c.MinSessionTimeout = 2 * c.TickTime
+	}
+	if c.MaxSessionTimeout <= 0 {
+		c.MaxSessionTimeout = 20 * c.TickTime
+	}
+	if c.MaxBuffer <= 0 {
+		c.MaxBuffer = jute.DefaultMaxBuffer
+	}
+	if c.ContainerCheckInterval <= 0 {
+		c.ContainerCheckInterval = time.Minute
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}

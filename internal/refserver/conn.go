@@ -1,0 +1,435 @@
+package refserver
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/zkit-dev/zkit/internal/jute"
+)
+
+// sessionlessTimeout is how long a connection may stay without a session
+// (ZooKeeper's zookeeper.nio.sessionlessCnxnTimeout default).
+const sessionlessTimeout = 10 * time.Second
+
+// conn is one client connection. A reader goroutine (serve) reads frames and
+// processes them one at a time under the server lock; everything it sends
+// (replies, and watch events other connections' requests trigger) goes
+// through an unbounded queue that a writer goroutine drains, so the server
+// lock is never held across a network write.
+type conn struct {
+	id       uint64
+	s        *Server
+	nc       net.Conn
+	remoteIP string
+	start    time.Time
+
+	// Guarded by s.mu.
+	session *session
+	auth    []jute.Id
+	lastXid int32
+	lastOp  string
+
+	qmu   sync.Mutex
+	queue []outPacket
+	wake  chan struct{}
+
+	done      chan struct{}
+	closeOnce sync.Once
+
+	received atomic.Int64
+	sent     atomic.Int64
+}
+
+type outPacket struct {
+	b     []byte
+	at    time.Time // not before
+	close bool      // close the connection once written
+}
+
+func newConn(s *Server, nc net.Conn, id uint64) *conn {
+	ip := ""
+	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		ip = a.IP.String()
+	}
+	c := &conn{
+		id: id, s: s, nc: nc, remoteIP: ip, start: time.Now(),
+		wake: make(chan struct{}, 1), done: make(chan struct{}),
+	}
+	if ip != "" {
+		c.auth = []jute.Id{{Scheme: "ip", ID: ip}}
+	}
+	return c
+}
+
+// abort closes the connection at once; queued output is dropped. Safe to
+// call with s.mu held and more than once.
+func (c *conn) abort() {
+	c.closeOnce.Do(func() {
+		close(c.done)
+		c.nc.Close()
+	})
+}
+
+func (c *conn) closed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// enqueue queues a frame for the writer. Safe to call with s.mu held.
+func (c *conn) enqueue(b []byte, closeAfter bool) {
+	at := time.Time{}
+	if d := time.Duration(c.s.latency.Load()); d > 0 {
+		at = time.Now().Add(d)
+	}
+	c.qmu.Lock()
+	c.queue = append(c.queue, outPacket{b: b, at: at, close: closeAfter})
+	c.qmu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// writeLoop drains the queue, batching frames into one write.
+func (c *conn) writeLoop() {
+	defer c.s.wg.Done()
+	var buf []byte
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-c.wake:
+		}
+		c.qmu.Lock()
+		batch := c.queue
+		c.queue = nil
+		c.qmu.Unlock()
+		if !c.s.waitUnpaused(c.done) {
+			return
+		}
+		for len(batch) > 0 {
+			if wait := time.Until(batch[0].at); wait > 0 {
+				t := time.NewTimer(wait)
+				select {
+				case <-c.done:
+					t.Stop()
+					return
+				case <-t.C:
+				}
+			}
+			buf = buf[:0]
+			now := time.Now()
+			n, closeAfter := 0, false
+			for n < len(batch) && !batch[n].at.After(now) {
+				buf = append(buf, batch[n].b...)
+				closeAfter = batch[n].close
+				n++
+				if closeAfter {
+					break
+				}
+			}
+			batch = batch[n:]
+			c.nc.SetWriteDeadline(time.Now().Add(30 * time.Second))
+			if _, err := c.nc.Write(buf); err != nil {
+				c.abort()
+				return
+			}
+			c.sent.Add(int64(n))
+			c.s.m.packetsSent.Add(int64(n))
+			if closeAfter {
+				// ZooKeeper shuts the socket down after the last frame.
+				if tc, ok := c.nc.(*net.TCPConn); ok {
+					tc.CloseWrite()
+				}
+				c.abort()
+				return
+			}
+		}
+		if cap(buf) > 1<<20 {
+			buf = nil
+		}
+	}
+}
+
+var errFrame = errors.New("refserver: bad frame")
+
+// readFrame reads one length-prefixed frame; lenBuf already holds the
+// length when first is true.
+func (c *conn) readFrame(first []byte) ([]byte, error) {
+	var l [4]byte
+	if first != nil {
+		copy(l[:], first)
+	} else if _, err := io.ReadFull(c.nc, l[:]); err != nil {
+		return nil, err
+	}
+	n := int32(binary.BigEndian.Uint32(l[:]))
+	if n < 0 || int(n) > c.s.cfg.MaxBuffer {
+		return nil, errFrame
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(c.nc, b); err != nil {
+		return nil, err
+	}
+	c.received.Add(1)
+	c.s.m.packetsReceived.Add(1)
+	return b, nil
+}
+
+// serve runs the connection until it closes.
+func (c *conn) serve() {
+	defer c.s.wg.Done()
+	defer c.shutdown()
+	c.s.wg.Add(1)
+	go c.writeLoop()
+
+	c.nc.SetReadDeadline(time.Now().Add(sessionlessTimeout))
+	var first [4]byte
+	if _, err := io.ReadFull(c.nc, first[:]); err != nil {
+		return
+	}
+	if cmd := string(first[:]); isFourLetterWord(cmd) {
+		c.s.m.packetsReceived.Add(1)
+		if !c.s.waitUnpaused(c.done) {
+			return
+		}
+		c.enqueue([]byte(c.s.fourLetter(cmd)), true)
+		<-c.done
+		return
+	}
+	b, err := c.readFrame(first[:])
+	if err != nil {
+		return
+	}
+	if !c.s.waitUnpaused(c.done) || !c.s.connect(c, b) {
+		return
+	}
+	c.nc.SetReadDeadline(time.Time{})
+	for {
+		b, err := c.readFrame(nil)
+		if err != nil {
+			return
+		}
+		if !c.s.waitUnpaused(c.done) || !c.s.request(c, b) {
+			return
+		}
+	}
+}
+
+// shutdown closes the connection and forgets it.
+func (c *conn) shutdown() {
+	c.abort()
+	c.s.mu.Lock()
+	c.s.detach(c)
+	c.s.mu.Unlock()
+}
+
+// connect handles the ConnectRequest; it reports whether to keep reading.
+func (s *Server) connect(c *conn, b []byte) bool {
+	var req jute.ConnectRequest
+	if jute.Decode(b, &req) != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.closed() {
+		return false
+	}
+	if req.LastZxidSeen > s.zxid {
+		// The client has seen a newer state than ours: refuse it by
+		// closing the connection, so that it tries another server.
+		s.cfg.Logger.Info("refusing client ahead of server", "clientZxid", req.LastZxidSeen, "zxid", s.zxid)
+		return false
+	}
+	timeout := s.negotiateTimeout(req.TimeOut)
+	rsp := &jute.ConnectResponse{HasReadOnly: req.HasReadOnly}
+	var ss *session
+	if req.SessionID == 0 {
+		ss = s.createSession(timeout)
+	} else {
+		old := s.sessions[req.SessionID]
+		if old != nil && old.conn != nil {
+			// ZooKeeper drops the session's other connection first,
+			// whatever the password.
+			old.conn.abort()
+			s.detach(old.conn)
+		}
+		if old != nil && !old.closing && bytes.Equal(old.passwd, req.Passwd) {
+			ss = old
+			ss.timeout = timeout
+			s.touch(ss, s.clock.now())
+		}
+	}
+	if ss == nil {
+		rsp.Passwd = make([]byte, 16)
+		c.enqueue(jute.Frame(rsp), true)
+		return false
+	}
+	ss.conn = c
+	c.session = ss
+	rsp.TimeOut = int32(timeout / time.Millisecond)
+	rsp.SessionID = ss.id
+	rsp.Passwd = ss.passwd
+	c.enqueue(jute.Frame(rsp), false)
+	return true
+}
+
+// request handles one frame after the connect; it reports whether to keep
+// reading.
+func (s *Server) request(c *conn, b []byte) bool {
+	var hdr jute.RequestHeader
+	d := jute.NewDecoder(b, 0)
+	if jute.Unmarshal(d, &hdr) != nil {
+		return false // ZooKeeper closes the connection on a short header
+	}
+	body := d.Rest()
+	start := time.Now()
+	if hdr.Type == jute.OpAuth {
+		return s.auth(c, hdr, body)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.closed() || c.session == nil {
+		return false
+	}
+	s.touch(c.session, s.clock.now())
+	drop := false
+	if s.dropMatch != nil && validOp(hdr.Type) {
+		if s.dropMatch(jute.OpName(hdr.Type), requestPath(hdr.Type, body)) {
+			s.dropMatch = nil
+			drop = true
+		}
+	}
+	r := s.handle(c, hdr, body)
+	c.lastXid, c.lastOp = hdr.Xid, jute.OpName(hdr.Type)
+	s.m.observe(time.Since(start))
+	if drop {
+		s.cfg.Logger.Info("dropping reply after commit", "op", jute.OpName(hdr.Type), "session", hexID(sessionID(c)))
+		c.abort()
+		s.detach(c)
+		return false
+	}
+	if r.none {
+		return true
+	}
+	h := &jute.ReplyHeader{Xid: r.xid, Zxid: r.zxid, Err: int32(r.err)}
+	if hdr.Type == jute.OpPing {
+		h.Xid = jute.XidPing
+	}
+	var frame []byte
+	if r.err == jute.ErrOK && r.body != nil {
+		frame = jute.Frame(h, r.body)
+	} else {
+		frame = jute.Frame(h)
+	}
+	c.enqueue(frame, r.close)
+	if r.close {
+		s.detach(c)
+		return false
+	}
+	return true
+}
+
+// auth handles an auth packet (ZooKeeperServer.processPacket): digest and
+// ip succeed, any other scheme fails with AuthFailed and the connection is
+// closed.
+func (s *Server) auth(c *conn, hdr jute.RequestHeader, body []byte) bool {
+	var ap jute.AuthPacket
+	if jute.Decode(body, &ap) != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.closed() {
+		return false
+	}
+	var ids []jute.Id
+	switch ap.Scheme {
+	case "digest":
+		id := digestOf(string(ap.Auth))
+		if s.cfg.SuperDigest != "" && id == s.cfg.SuperDigest {
+			ids = append(ids, jute.Id{Scheme: "super", ID: ""})
+		}
+		ids = append(ids, jute.Id{Scheme: "digest", ID: id})
+	case "ip":
+		ids = append(ids, jute.Id{Scheme: "ip", ID: c.remoteIP})
+	}
+	if ids == nil {
+		s.m.authFailed++
+		c.enqueue(jute.Frame(&jute.ReplyHeader{Xid: hdr.Xid, Err: int32(jute.ErrAuthFailed)}), true)
+		s.detach(c)
+		return false
+	}
+	for _, id := range ids {
+		dup := false
+		for _, have := range c.auth {
+			if have == id {
+				dup = true
+			}
+		}
+		if !dup {
+			c.auth = append(c.auth, id)
+		}
+	}
+	c.enqueue(jute.Frame(&jute.ReplyHeader{Xid: hdr.Xid}), false)
+	return true
+}
+
+// detach forgets a closed (or closing) connection: its watches go, and its
+// session no longer points at it. Caller holds s.mu; idempotent.
+func (s *Server) detach(c *conn) {
+	if _, ok := s.conns[c]; !ok {
+		return
+	}
+	delete(s.conns, c)
+	s.dataWatches.removeConn(c)
+	s.childWatches.removeConn(c)
+	if c.session != nil && c.session.conn == c {
+		c.session.conn = nil
+	}
+	c.session = nil
+}
+
+// sendEvent queues a watcher event for c. Caller holds s.mu.
+func (s *Server) sendEvent(c *conn, typ int32, path string) {
+	if c.closed() {
+		return
+	}
+	s.m.watchEvents++
+	c.enqueue(jute.Frame(&jute.ReplyHeader{Xid: jute.XidNotification, Zxid: -1},
+		&jute.WatcherEvent{Type: typ, State: jute.StateSyncConnected, Path: path}), false)
+}
+
+// requestPath extracts the path a request is about (for fault matching).
+func requestPath(op int32, body []byte) string {
+	switch op {
+	case jute.OpMulti, jute.OpMultiRead:
+		var m jute.MultiRequest
+		if jute.Decode(body, &m) == nil && len(m.Ops) > 0 {
+			return m.Ops[0].Path()
+		}
+		return ""
+	case jute.OpPing, jute.OpCloseSession, jute.OpWhoAmI, jute.OpSetWatches, jute.OpSetWatches2, jute.OpReconfig:
+		return ""
+	case jute.OpDeleteContainer:
+		return string(body)
+	}
+	p, _ := jute.NewDecoder(body, 0).NullableString()
+	return p
+}
+
+func sessionID(c *conn) int64 {
+	if c.session == nil {
+		return 0
+	}
+	return c.session.id
+}
