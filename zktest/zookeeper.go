@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -728,7 +729,8 @@ func SharedZooKeeper(t testing.TB, opts ...Option) *ZooKeeper {
 		}
 		return z
 	}
-	dir, err := os.MkdirTemp("", "zktest-shared-")
+	removeStaleSharedDirs()
+	dir, err := os.MkdirTemp("", fmt.Sprintf("zktest-shared-%d-", os.Getpid()))
 	if err != nil {
 		t.Fatalf("zktest: %v", err)
 	}
@@ -748,4 +750,31 @@ func SharedZooKeeper(t testing.TB, opts ...Option) *ZooKeeper {
 		shared.zk = nil
 	})
 	return z
+}
+
+// removeStaleSharedDirs deletes the data directories of shared servers whose
+// test binary died without running Main (its server died with it).
+func removeStaleSharedDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "zktest-shared-*-*"))
+	for _, d := range dirs {
+		pidStr, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), "zktest-shared-"), "-")
+		pid, err := strconv.Atoi(pidStr)
+		if err != nil || pid == os.Getpid() || processAlive(pid) {
+			continue
+		}
+		slog.Debug("zktest: removing a dead test binary's shared ZooKeeper data", "dir", d)
+		os.RemoveAll(d)
+	}
+}
+
+func processAlive(pid int) bool {
+	if runtime.GOOS == "windows" {
+		return true // no signal 0 there: never guess
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

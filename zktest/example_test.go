@@ -1,0 +1,146 @@
+package zktest_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// Most tests share one real server per test binary and keep apart with
+// UniquePath. Pair it with a TestMain that calls zktest.Main.
+func ExampleSharedZooKeeper() {
+	testSomething := func(t *testing.T) {
+		zk := zktest.SharedZooKeeper(t) // skipped if ZooKeeper is not installed
+		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(30*time.Second))
+		defer cancel()
+		c, err := client.Connect(ctx, zk.Servers())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		base := zktest.UniquePath(t) // "/zktest/TestSomething-1"
+		if err := c.EnsurePath(ctx, base); err != nil {
+			t.Fatal(err)
+		}
+		// ... the test, under base ...
+	}
+	_ = testSomething
+}
+
+// A server of its own, for a test that crashes and restarts it.
+func ExampleStartZooKeeper() {
+	testRestart := func(t *testing.T) {
+		zk := zktest.StartZooKeeper(t) // stopped in t.Cleanup
+		ctx := context.Background()
+		c, err := client.Connect(ctx, zk.Servers(), client.WithSessionTimeout(zktest.Scale(10*time.Second)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := c.Create(ctx, "/kept", []byte("v1"), client.Persistent); err != nil {
+			t.Fatal(err)
+		}
+		zk.Kill(0)    // SIGKILL: a crash
+		zk.Restart(0) // same port, same data; returns once it serves
+		if data, _, err := c.Get(ctx, "/kept"); err != nil || string(data) != "v1" {
+			t.Fatalf("after restart: %q, %v", data, err)
+		}
+	}
+	_ = testRestart
+}
+
+// Failover: kill the leader of a 3-node ensemble and wait for the next one.
+func ExampleStartEnsemble() {
+	testFailover := func(t *testing.T) {
+		zk := zktest.StartEnsemble(t, 3)
+		leader, err := zk.Leader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		zk.Kill(leader)
+		deadline := time.Now().Add(zktest.Scale(30 * time.Second))
+		for {
+			if next, err := zk.Leader(); err == nil && next != leader {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no new leader")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		zk.Restart(leader) // rejoins as a follower, with its data
+	}
+	_ = testFailover
+}
+
+// A write whose reply is lost: the create is applied, the client sees the
+// connection drop and must find out for itself.
+func ExampleNewProxy() {
+	testLostReply := func(t *testing.T) {
+		zk := zktest.SharedZooKeeper(t)
+		proxy := zktest.NewProxy(t, zk.Servers()[0]) // closed in t.Cleanup
+		ctx := context.Background()
+		c, err := client.Connect(ctx, []string{proxy.Addr()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		base := zktest.UniquePath(t)
+		if err := c.EnsurePath(ctx, base); err != nil {
+			t.Fatal(err)
+		}
+
+		proxy.CutAfterNextRequest()
+		_, err = c.Create(ctx, base+"/n", nil, client.Persistent)
+		if !client.IsOutcomeUnknown(err) {
+			t.Fatalf("create through a cut connection: %v", err)
+		}
+
+		// A partition: the client is suspended; after Heal it reconnects.
+		proxy.Blackhole()
+		// ... wait for the client to notice ...
+		proxy.Heal()
+	}
+	_ = testLostReply
+}
+
+// Expire a client's session on the server, at once: its ephemerals are
+// deleted and it learns of the loss when it reconnects.
+func ExampleExpireSession() {
+	testSessionLoss := func(t *testing.T) {
+		zk := zktest.SharedZooKeeper(t)
+		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(30*time.Second))
+		defer cancel()
+		c, err := client.Connect(ctx, zk.Servers())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		sess := c.Session()
+		if err := zktest.ExpireSession(ctx, zk.Servers()[0], sess.ID(), sess.Password()); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-sess.Done(): // the client has noticed
+		case <-ctx.Done():
+			t.Fatal("session loss not noticed")
+		}
+		// Expiring it again: it is gone.
+		err = zktest.ExpireSession(ctx, zk.Servers()[0], sess.ID(), sess.Password())
+		if !errors.Is(err, zktest.ErrSessionNotFound) {
+			t.Fatal(err)
+		}
+	}
+	_ = testSessionLoss
+}
+
+func ExampleScale() {
+	// With ZKIT_TIME_SCALE=3 this is 15 s.
+	ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(5*time.Second))
+	defer cancel()
+	_ = ctx
+}
