@@ -1,0 +1,25 @@
+package container_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/zktest"
+	"github.com/zkit-dev/zkit/zktest/container"
+)
+
+func ExampleRunEnsemble() {
+	testWithDocker := func(t *testing.T) {
+		zk := container.RunEnsemble(t, 3) // skipped without Docker; terminated in t.Cleanup
+		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(10*time.Second))
+		defer cancel()
+		for _, addr := range zk.Servers() {
+			if err := zktest.Probe(ctx, addr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// connect your client to zk.Servers() ...
+	}
+	_ = testWithDocker
+}
