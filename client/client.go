@@ -62,8 +62,8 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		zk.WithEventCallback(c.onEvent),
 		zk.WithLogger(slogPrintf{c.log}),
 		zk.WithLogInfo(c.log.Enabled(context.Background(), slog.LevelDebug)),
-		zk.WithMaxBufferSize(c.cfg.maxDataSize+64*1024),
-		zk.WithMaxConnBufferSize(c.cfg.maxDataSize+64*1024),
+		zk.WithMaxBufferSize(c.cfg.maxBuffer+64*1024),
+		zk.WithMaxConnBufferSize(c.cfg.maxBuffer+64*1024),
 	)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,7 @@ type config struct {
 	logger         *slog.Logger
 	auth           []authCred
 	dialer         Dialer
-	maxDataSize    int
+	maxBuffer      int
 	defaultACL     []ACL
 }
 
@@ -37,7 +37,7 @@ func defaultConfig() config {
 		sessionTimeout: DefaultSessionTimeout,
 		logger:         slog.New(slog.DiscardHandler),
 		dialer:         net.DialTimeout,
-		maxDataSize:    DefaultMaxDataSize,
+		maxBuffer:      DefaultMaxBuffer,
 		defaultACL:     OpenACL,
 	}
 }
@@ -78,11 +78,11 @@ func WithDialer(d Dialer) Option {
 	}
 }
 
-// WithMaxDataSize sets the largest payload the client will send (default
-// DefaultMaxDataSize, the server's default limit). Larger data is refused
+// WithMaxBuffer sets the server's request size limit, its jute.maxbuffer
+// (default DefaultMaxBuffer). A request whose data would exceed it is refused
 // with an *InputError before anything is sent.
-func WithMaxDataSize(n int) Option {
-	return func(c *config) { c.maxDataSize = n }
+func WithMaxBuffer(n int) Option {
+	return func(c *config) { c.maxBuffer = n }
 }
 
 // WithDefaultACL sets the ACL used by creates that name none (default

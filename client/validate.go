@@ -5,10 +5,19 @@ import (
 	"unicode/utf8"
 )
 
-// DefaultMaxDataSize is the largest znode payload sent by default: the
-// server's default jute.maxbuffer of 1 MB. Change it with WithMaxDataSize
-// when the ensemble is configured otherwise.
-const DefaultMaxDataSize = 1 << 20
+// DefaultMaxBuffer is ZooKeeper's default jute.maxbuffer (1 MB - 1): the
+// server drops the connection of a client that sends a larger request. The
+// client refuses such requests itself, before sending; change the limit with
+// WithMaxBuffer when the ensemble is configured otherwise.
+const DefaultMaxBuffer = 0xfffff
+
+// requestOverhead bounds what a request adds to its path and data: headers,
+// lengths, flags and a small ACL.
+const requestOverhead = 512
+
+// MaxData is the largest payload the client sends for path under the
+// default limit.
+func MaxData(path string) int { return DefaultMaxBuffer - requestOverhead - len(path) }
 
 // ValidatePath checks path as ZooKeeper's PathUtils does: absolute, no empty,
 // "." or ".." component, no trailing slash (unless sequential: the server
@@ -57,7 +66,12 @@ func ValidatePath(path string, sequential bool) string {
 	return ""
 }
 
+// checkPath is the first thing every call does: it refuses calls on a
+// closed client and invalid paths, before anything is sent.
 func (c *Client) checkPath(op, path string, sequential bool) error {
+	if c.life != nil && c.life.Err() != nil {
+		return fmt.Errorf("zkit: %s %q: %w", op, path, ErrClosed)
+	}
 	if reason := ValidatePath(path, sequential); reason != "" {
 		return &InputError{Op: op, Path: path, Reason: reason}
 	}
@@ -65,9 +79,10 @@ func (c *Client) checkPath(op, path string, sequential bool) error {
 }
 
 func (c *Client) checkData(op, path string, data []byte) error {
-	if len(data) > c.cfg.maxDataSize {
-		return &InputError{Op: op, Path: path,
-			Reason: fmt.Sprintf("data is %d bytes, over the %d-byte limit", len(data), c.cfg.maxDataSize)}
+	if len(data)+len(path)+requestOverhead > c.cfg.maxBuffer {
+		return &InputError{Op: op, Path: path, Reason: fmt.Sprintf(
+			"data is %d bytes: the request would exceed the server's %d-byte limit (jute.maxbuffer)",
+			len(data), c.cfg.maxBuffer)}
 	}
 	return nil
 }

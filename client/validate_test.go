@@ -39,12 +39,12 @@ func TestValidatePath(t *testing.T) {
 
 func TestInputErrorIsTyped(t *testing.T) {
 	c := &Client{cfg: defaultConfig()}
-	err := c.checkData("set", "/x", make([]byte, DefaultMaxDataSize+1))
+	err := c.checkData("set", "/x", make([]byte, MaxData("/x")+1))
 	var ie *InputError
 	require.ErrorAs(t, err, &ie)
 	assert.True(t, errors.Is(err, ErrInvalidInput))
-	assert.Contains(t, err.Error(), "over the 1048576-byte limit")
-	assert.NoError(t, c.checkData("set", "/x", make([]byte, DefaultMaxDataSize)))
+	assert.Contains(t, err.Error(), "1048575-byte limit (jute.maxbuffer)")
+	assert.NoError(t, c.checkData("set", "/x", make([]byte, MaxData("/x"))))
 	assert.ErrorIs(t, checkVersion("delete", "/x", -2), ErrInvalidInput)
 	assert.NoError(t, checkVersion("delete", "/x", -1))
 }

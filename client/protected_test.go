@@ -1,0 +1,110 @@
+package client_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// A protected create whose reply is cut leaves exactly one node, owned by
+// the session, and returns its path.
+func TestCreateProtectedLostReply(t *testing.T) {
+	zkSrv := zktest.SharedZooKeeper(t)
+	proxy := zktest.NewProxy(t, zkSrv.Servers()[0])
+	c := connect(t, []string{proxy.Addr()})
+	ctx := testCtx(t)
+	base := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, base))
+
+	proxy.CutAfterNextRequest()
+	p, err := c.CreateProtected(ctx, base+"/lock-", []byte("me"), client.EphemeralSequential)
+	require.NoError(t, err)
+
+	children, _, err := c.Children(ctx, base)
+	require.NoError(t, err)
+	require.Len(t, children, 1, "exactly one node: %v", children)
+	assert.Equal(t, base+"/"+children[0], p)
+	id, rest, ok := client.ParseProtected(children[0])
+	require.True(t, ok, children[0])
+	assert.Len(t, id, 36)
+	assert.True(t, strings.HasPrefix(rest, "lock-"), rest)
+	_, st, err := c.Exists(ctx, p)
+	require.NoError(t, err)
+	assert.Equal(t, c.Session().ID(), st.EphemeralOwner)
+}
+
+// The same cut against go-zookeeper's own CreateProtectedEphemeralSequential
+// shows why zkit has its own: its names are not in Curator's format (a
+// Curator peer does not see them as protected), and its search after the
+// lost reply slices every "_c_" name blindly, so a short foreign "_c_" node
+// listed before its own makes it panic, stranding the node it created.
+func TestGoZookeeperProtectedCreateFallsShort(t *testing.T) {
+	zkSrv := zktest.SharedZooKeeper(t)
+	proxy := zktest.NewProxy(t, zkSrv.Servers()[0])
+	ctx := testCtx(t)
+	base := zktest.UniquePath(t)
+	admin := connect(t, zkSrv.Servers())
+	require.NoError(t, admin.EnsurePath(ctx, base))
+	foreign := map[string]bool{}
+	for _, n := range []string{"_c_a", "_c_b", "_c_c", "_c_d", "_c_e", "_c_f", "_c_g", "_c_h"} {
+		_, err := admin.Create(ctx, base+"/"+n, nil, client.Persistent) // another tool's nodes
+		require.NoError(t, err)
+		foreign[n] = true
+	}
+
+	conn, _, err := zk.Connect([]string{proxy.Addr()}, zktest.Scale(10*time.Second), zk.WithLogInfo(false), zk.WithLogger(quiet{}))
+	require.NoError(t, err)
+	defer conn.Close()
+	_, _, err = conn.Exists("/") // waits for the session
+	require.NoError(t, err)
+
+	proxy.CutAfterNextRequest()
+	var got string
+	panicked := func() (p any) {
+		defer func() { p = recover() }()
+		got, _ = conn.CreateProtectedEphemeralSequential(base+"/lock-", nil, zk.WorldACL(zk.PermAll))
+		return nil
+	}()
+
+	// The server lists children in the same order for the same set, so this
+	// is the order go-zookeeper searched in.
+	children, _, err := admin.Children(ctx, base)
+	require.NoError(t, err)
+	created, foreignFirst := "", false
+	for _, ch := range children {
+		if foreign[ch] {
+			foreignFirst = foreignFirst || created == ""
+			continue
+		}
+		require.Empty(t, created, "one node only: %v", children)
+		created = ch
+	}
+	require.NotEmpty(t, created, "the create was applied: %v", children)
+	_, _, ok := client.ParseProtected(created)
+	assert.False(t, ok, "go-zookeeper's name %q is not in Curator's protected format", created)
+	if foreignFirst {
+		assert.NotNil(t, panicked, "a short _c_ node listed first makes go-zookeeper's search panic")
+		t.Logf("go-zookeeper panicked (%v) and stranded %s", panicked, created)
+	} else {
+		assert.Nil(t, panicked)
+		assert.Equal(t, base+"/"+created, got)
+	}
+
+	// zkit's CreateProtected in the same directory, with the same cut: fine.
+	c := connect(t, []string{proxy.Addr()})
+	proxy.CutAfterNextRequest()
+	p, err := c.CreateProtected(ctx, base+"/lock-", nil, client.EphemeralSequential)
+	require.NoError(t, err)
+	_, _, ok = client.ParseProtected(strings.TrimPrefix(p, base+"/"))
+	assert.True(t, ok)
+}
+
+type quiet struct{}
+
+func (quiet) Printf(string, ...any) {}
