@@ -41,6 +41,7 @@ type conn struct {
 
 	done      chan struct{}
 	closeOnce sync.Once
+	draining  atomic.Bool // a frame queued with close-after is pending
 
 	received atomic.Int64
 	sent     atomic.Int64
@@ -90,6 +91,9 @@ func (c *conn) enqueue(b []byte, closeAfter bool) {
 	at := time.Time{}
 	if d := time.Duration(c.s.latency.Load()); d > 0 {
 		at = time.Now().Add(d)
+	}
+	if closeAfter {
+		c.draining.Store(true)
 	}
 	c.qmu.Lock()
 	c.queue = append(c.queue, outPacket{b: b, at: at, close: closeAfter})
@@ -203,7 +207,6 @@ func (c *conn) serve() {
 			return
 		}
 		c.enqueue([]byte(c.s.fourLetter(cmd)), true)
-		<-c.done
 		return
 	}
 	b, err := c.readFrame(first[:])
@@ -225,8 +228,19 @@ func (c *conn) serve() {
 	}
 }
 
-// shutdown closes the connection and forgets it.
+// shutdown closes the connection and forgets it. If a last frame is queued
+// to be sent before closing, the writer closes the connection once it is
+// out (or gives up on a stuck client).
 func (c *conn) shutdown() {
+	if c.draining.Load() {
+		t := time.NewTimer(35 * time.Second)
+		select {
+		case <-c.done:
+		case <-c.s.stop:
+		case <-t.C:
+		}
+		t.Stop()
+	}
 	c.abort()
 	c.s.mu.Lock()
 	c.s.detach(c)

@@ -27,6 +27,12 @@ func (s *Server) Resume() {
 	}
 }
 
+func (s *Server) isPaused() bool {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	return s.paused != nil
+}
+
 // waitUnpaused blocks while the server is paused; it reports false if done
 // closed first.
 func (s *Server) waitUnpaused(done <-chan struct{}) bool {
@@ -91,10 +97,23 @@ func (s *Server) ExpireSession(id int64) bool {
 
 // FastForward advances the server's clock by d, then expires the sessions
 // whose time is up and reaps containers and TTL nodes, before returning.
+//
+// Clients that are connected while the server is not paused are taken to
+// have pinged through the skipped time: their sessions live on. Sessions
+// without a connection, and every session while the server is paused (no
+// ping gets through a black hole), age by d and expire once their timeout
+// has passed.
 func (s *Server) FastForward(d time.Duration) {
-	s.clock.advance(d)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.clock.advance(d)
+	if !s.isPaused() {
+		for _, ss := range s.sessions {
+			if ss.conn != nil && !ss.conn.closed() {
+				ss.expiresAt = ss.expiresAt.Add(d)
+			}
+		}
+	}
 	now := s.clock.now()
 	s.expireSessions(now)
 	s.reap(now)
