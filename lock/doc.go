@@ -1,0 +1,21 @@
+// Package lock is a distributed exclusive lock on ZooKeeper: the herd-free
+// lock of the ZooKeeper paper (§2.5), with Curator's InterProcessMutex node
+// layout, so that Go processes using zkit and Java processes using Curator
+// exclude each other on the same path.
+//
+// Each attempt creates a protected ephemeral sequential node
+// "<path>/_c_<uuid>-lock-<seq>" and waits, watching only the node just
+// before its own, until no lower node is left. Nodes are ordered by their
+// sequence number; children of other shapes are ignored.
+//
+// A held lock is a [Lease]. Its Done channel and Context end when the lock
+// may no longer be held: after Unlock, when the session is lost, when the
+// connection stays suspended beyond the tolerance ([WithSuspendTolerance],
+// default 0: as soon as it is suspended), or when someone else deletes the
+// node. Fence what you do while holding it: [Lease.Multi] (or
+// [Lease.Guard]) for writes to ZooKeeper, [Lease.Token] for writes anywhere
+// else.
+//
+// Do not write to lock nodes: a waiter takes a data change on the node it
+// waits for as its release (see package recipes, "The release signal").
+package lock

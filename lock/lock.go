@@ -1,0 +1,98 @@
+package lock
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// Lease is a held lock; see recipes.Lease for Done, Context, Token, Guard,
+// Multi and Unlock.
+type Lease = recipes.Lease
+
+// ErrLocked is returned by TryLock when another attempt holds or waits for
+// the lock ahead of it.
+var ErrLocked = recipes.ErrWouldBlock
+
+// Kind is the mutex node shape: "_c_<uuid>-lock-<seq>", as Curator's
+// InterProcessMutex creates it.
+var Kind = recipes.Kind{Marker: "lock-", Exclusive: true}
+
+// Lock is an exclusive lock on a ZooKeeper path. It is safe for concurrent
+// use, and every call to Lock or TryLock is a separate attempt: two
+// goroutines sharing one Lock exclude each other like two processes do.
+// A Lock is not reentrant.
+type Lock struct {
+	q   *recipes.Queue
+	cfg config
+}
+
+// New returns the lock at path (a directory holding one node per attempt).
+// It does no I/O; the path is checked by Lock and TryLock.
+func New(c *client.Client, path string, opts ...Option) *Lock {
+	cfg := config{}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return &Lock{q: recipes.NewQueue(c, path, cfg.log, Kind), cfg: cfg}
+}
+
+// Path is the lock's directory.
+func (l *Lock) Path() string { return l.q.Dir() }
+
+// Lock waits until the lock is held and returns the lease, or returns an
+// error: ctx's error when ctx ends first, an *client.InputError for an
+// invalid path (nothing is sent), an error matching recipes.ErrLost when
+// the session is lost while waiting.
+//
+// On every error the attempt's node is deleted, at once or, when that is
+// not possible, in the background for as long as the client lives.
+func (l *Lock) Lock(ctx context.Context) (*Lease, error) {
+	return l.q.Acquire(ctx, l.options(false))
+}
+
+// TryLock takes the lock if no other attempt holds it or waits ahead, and
+// returns ErrLocked otherwise. It does not wait for other holders, only for
+// the server's replies (ctx bounds those).
+func (l *Lock) TryLock(ctx context.Context) (*Lease, error) {
+	return l.q.Acquire(ctx, l.options(true))
+}
+
+func (l *Lock) options(try bool) recipes.AcquireOptions {
+	return recipes.AcquireOptions{Kind: Kind, Data: l.cfg.data, Try: try,
+		Lease: recipes.LeaseOptions{SuspendTolerance: l.cfg.tolerance, Logger: l.cfg.log}}
+}
+
+// Option configures a Lock.
+type Option func(*config)
+
+type config struct {
+	tolerance time.Duration
+	data      []byte
+	log       *slog.Logger
+}
+
+// WithSuspendTolerance keeps a lease across a suspended connection for up
+// to d before it counts as lost. The default, 0, ends the lease as soon as
+// the connection is suspended: from then on the session may expire on the
+// server at any moment and another process take the lock. With d > 0 the
+// lease survives short network blips, but may be held for up to d after
+// another process got the lock: fence your writes.
+func WithSuspendTolerance(d time.Duration) Option {
+	return func(c *config) { c.tolerance = max(d, 0) }
+}
+
+// WithData stores data in every lock node this Lock creates (Curator's
+// lockNodeBytes), for example to say who holds it.
+func WithData(data []byte) Option {
+	return func(c *config) { c.data = data }
+}
+
+// WithLogger routes the lock's log lines (lost leases, cleanup retries)
+// to l. By default nothing is logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.log = l }
+}

@@ -1,0 +1,437 @@
+package lock_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/lock"
+	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// fencedResource is what a lock protects: it refuses a token lower than the
+// highest it has seen, and counts overlapping holders.
+type fencedResource struct {
+	mu         sync.Mutex
+	highest    int64
+	inside     int
+	violations []string
+}
+
+func (r *fencedResource) enter(token int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inside++
+	if r.inside > 1 {
+		r.violations = append(r.violations, fmt.Sprintf("%d holders at once", r.inside))
+	}
+	if token <= r.highest {
+		r.violations = append(r.violations, fmt.Sprintf("token %d after %d", token, r.highest))
+	}
+	r.highest = token
+}
+
+func (r *fencedResource) leave() {
+	r.mu.Lock()
+	r.inside--
+	r.mu.Unlock()
+}
+
+func TestMutualExclusion(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		const sessions, perSession, rounds = 8, 4, 5 // 32 contenders
+		ctx := testCtx(t)
+		admin := b.connect(t)
+		dir := lockDir(t, admin)
+		counter := dir + "-counter"
+		if _, err := admin.Create(ctx, counter, make([]byte, 8), client.Persistent); err != nil {
+			t.Fatal(err)
+		}
+		var res fencedResource
+		var wg sync.WaitGroup
+		errs := make(chan error, sessions*perSession)
+		for s := 0; s < sessions; s++ {
+			c := b.connect(t)
+			for g := 0; g < perSession; g++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					l := lock.New(c, dir)
+					for i := 0; i < rounds; i++ {
+						lease, err := l.Lock(ctx)
+						if err != nil {
+							errs <- err
+							return
+						}
+						res.enter(lease.Token())
+						// A fenced write: read the counter, write it back
+						// plus one, guarded by the lease.
+						data, st, err := c.Get(ctx, counter)
+						if err == nil {
+							n := binary.BigEndian.Uint64(data) + 1
+							_, err = lease.Multi(ctx, client.SetOp(counter, binary.BigEndian.AppendUint64(nil, n), st.Version))
+						}
+						res.leave()
+						if uerr := lease.Unlock(ctx); err == nil {
+							err = uerr
+						}
+						if err != nil {
+							errs <- err
+							return
+						}
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		if len(res.violations) > 0 {
+			t.Fatalf("mutual exclusion violated: %v", res.violations)
+		}
+		data, _, err := admin.Get(ctx, counter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := binary.BigEndian.Uint64(data), uint64(sessions*perSession*rounds); got != want {
+			t.Fatalf("guarded counter = %d, want %d", got, want)
+		}
+		waitChildren(t, admin, dir, 0)
+	})
+}
+
+func TestFIFO(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		const waiters = 6
+		ctx := testCtx(t)
+		c := b.connect(t)
+		dir := lockDir(t, c)
+		first, err := lock.New(c, dir).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var order []int
+		var wg sync.WaitGroup
+		for i := 0; i < waiters; i++ {
+			cw := b.connect(t)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				lease, err := lock.New(cw, dir).Lock(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				order = append(order, i)
+				mu.Unlock()
+				lease.Unlock(ctx)
+			}()
+			// The next waiter joins only once this one is in the queue.
+			waitChildren(t, c, dir, i+2)
+		}
+		if err := first.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		for i, w := range order {
+			if w != i {
+				t.Fatalf("acquired in order %v, want 0..%d", order, waiters-1)
+			}
+		}
+	})
+}
+
+// A waiter whose predecessor gives up must go on waiting for the holder.
+func TestAbandonedPredecessor(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		c := b.connect(t)
+		dir := lockDir(t, c)
+		holder, err := lock.New(c, dir).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bctx, cancelB := context.WithCancel(ctx)
+		bDone := make(chan error, 1)
+		go func() {
+			_, err := lock.New(b.connect(t), dir).Lock(bctx)
+			bDone <- err
+		}()
+		waitChildren(t, c, dir, 2)
+		cc := b.connect(t)
+		sub := cc.Subscribe()
+		defer sub.Close()
+		var released atomic.Bool
+		cLease := make(chan *lock.Lease, 1)
+		go func() {
+			l, err := lock.New(cc, dir).Lock(ctx)
+			if err != nil {
+				t.Error(err)
+			} else if !released.Load() {
+				t.Error("C acquired while the holder still held")
+			}
+			cLease <- l
+		}()
+		waitChildren(t, c, dir, 3)
+		bNodes := children(t, c, dir)
+		cancelB()
+		if err := <-bDone; !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled Lock returned %v", err)
+		}
+		// Wait until C has been told that the node it watched is gone, and
+		// give it time to (wrongly) take the lock.
+		waitEvent(t, sub, func(ev client.Event) bool {
+			return ev.Type == client.EventNodeDeleted && contains(bNodes, ev.Path)
+		})
+		time.Sleep(zktest.Scale(100 * time.Millisecond))
+		released.Store(true)
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if l := <-cLease; l != nil {
+			l.Unlock(ctx)
+		}
+	})
+}
+
+func contains(names []string, path string) bool {
+	for _, n := range names {
+		if len(path) > len(n) && path[len(path)-len(n)-1:] == "/"+n {
+			return true
+		}
+	}
+	return false
+}
+
+func TestSessionExpiry(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		ca := b.connect(t)
+		dir := lockDir(t, ca)
+		// Tolerant of suspension, so that the cause is the expiry itself,
+		// not the disconnection that comes with it.
+		held, err := lock.New(ca, dir, lock.WithSuspendTolerance(time.Hour)).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := make(chan *lock.Lease, 1)
+		go func() {
+			l, err := lock.New(b.connect(t), dir).Lock(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			next <- l
+		}()
+		waitChildren(t, ca, dir, 2)
+		b.expire(t, held.Session())
+		within(t, held.Done(), "the expired holder's Done")
+		if err := held.Err(); !errors.Is(err, recipes.ErrLost) || !errors.Is(err, client.ErrSessionLost) {
+			t.Fatalf("lease ended with %v, want session lost", err)
+		}
+		l := <-next
+		if l == nil {
+			t.FailNow()
+		}
+		if l.Token() <= held.Token() {
+			t.Fatalf("next token %d not above expired holder's %d", l.Token(), held.Token())
+		}
+		l.Unlock(ctx)
+		if err := held.Unlock(ctx); !errors.Is(err, recipes.ErrLost) {
+			t.Fatalf("Unlock of a lost lease returned %v, want ErrLost", err)
+		}
+	})
+}
+
+func TestLostCreateReply(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		admin := b.connect(t)
+		dir := lockDir(t, admin)
+		if err := admin.EnsurePath(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		c := b.connect(t, b.cutNextCreate(t, dir)...)
+		lease, err := lock.New(c, dir).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := children(t, admin, dir); len(got) != 1 || dir+"/"+got[0] != lease.Node() {
+			t.Fatalf("after a lost create reply: nodes %v, lease %s", got, lease.Node())
+		}
+		if err := lease.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		waitChildren(t, admin, dir, 0)
+	})
+}
+
+func TestCancelWhileWaiting(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		c := b.connect(t)
+		dir := lockDir(t, c)
+		holder, err := lock.New(c, dir).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wctx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() {
+			_, err := lock.New(b.connect(t), dir).Lock(wctx)
+			done <- err
+		}()
+		waitChildren(t, c, dir, 2)
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("Lock returned %v, want context.Canceled", err)
+		}
+		waitChildren(t, c, dir, 1)
+		// A timeout is the same.
+		tctx, cancelT := context.WithTimeout(ctx, zktest.Scale(200*time.Millisecond))
+		defer cancelT()
+		if _, err := lock.New(b.connect(t), dir).Lock(tctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Lock returned %v, want context.DeadlineExceeded", err)
+		}
+		waitChildren(t, c, dir, 1)
+		if err := holder.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestTryLock(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		c := b.connect(t)
+		dir := lockDir(t, c)
+		l := lock.New(c, dir)
+		held, err := l.TryLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lock.New(b.connect(t), dir).TryLock(ctx); !errors.Is(err, lock.ErrLocked) {
+			t.Fatalf("TryLock on a held lock: %v, want ErrLocked", err)
+		}
+		if got := children(t, c, dir); len(got) != 1 {
+			t.Fatalf("a failed TryLock left nodes: %v", got)
+		}
+		held.Unlock(ctx)
+		again, err := l.TryLock(ctx)
+		if err != nil {
+			t.Fatalf("TryLock on a free lock: %v", err)
+		}
+		again.Unlock(ctx)
+	})
+}
+
+func TestInvalidPath(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		c := b.connect(t)
+		base := zktest.UniquePath(t)
+		for _, p := range []string{"", "relative", base + "//x", base + "/x/", base + "/./x", "/zktest/bad\x00name"} {
+			_, err := lock.New(c, p).Lock(ctx)
+			var ie *client.InputError
+			if !errors.As(err, &ie) || !errors.Is(err, client.ErrInvalidInput) {
+				t.Errorf("Lock(%q) = %v, want an *client.InputError", p, err)
+			}
+		}
+		if ok, _, err := c.Exists(ctx, base); err != nil || ok {
+			t.Fatalf("something was created under %s (exists=%v, err=%v)", base, ok, err)
+		}
+		if !c.Session().Alive() {
+			t.Fatal("bad input cost the session")
+		}
+	})
+}
+
+func TestForeignNodesIgnored(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		c := b.connect(t)
+		dir := lockDir(t, c)
+		if err := c.EnsurePath(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"readme", "lock-", "lock-12x", "_c_junk-other-0000000001"} {
+			if _, err := c.Create(ctx, dir+"/"+name, nil, client.Persistent); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lease, err := lock.New(c, dir).TryLock(ctx)
+		if err != nil {
+			t.Fatalf("TryLock with foreign nodes around: %v", err)
+		}
+		lease.Unlock(ctx)
+	})
+}
+
+func TestNodeDeletedEndsLease(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		c := b.connect(t)
+		dir := lockDir(t, c)
+		lease, err := lock.New(c, dir).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.connect(t).Delete(ctx, lease.Node(), -1); err != nil {
+			t.Fatal(err)
+		}
+		within(t, lease.Done(), "Done after the node was deleted")
+		if !errors.Is(lease.Err(), recipes.ErrNodeDeleted) {
+			t.Fatalf("lease ended with %v, want ErrNodeDeleted", lease.Err())
+		}
+		if _, err := lease.Multi(ctx, client.CreateOp(dir+"-x", nil, client.Persistent)); !errors.Is(err, recipes.ErrLost) {
+			t.Fatalf("guarded write after loss: %v, want ErrLost", err)
+		}
+		if ok, _, _ := c.Exists(ctx, dir+"-x"); ok {
+			t.Fatal("guarded write applied after loss")
+		}
+	})
+}
+
+func TestSuspensionEndsLease(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		admin := b.connect(t)
+		dir := lockDir(t, admin)
+		opts, cut, heal := b.blackhole(t)
+		c := b.connect(t, append(opts, client.WithSessionTimeout(zktest.Scale(4*time.Second)))...)
+		tolerant, err := lock.New(c, dir+"-t", lock.WithSuspendTolerance(time.Hour)).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lease, err := lock.New(c, dir).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut()
+		within(t, lease.Done(), "Done after the connection was suspended")
+		if !errors.Is(lease.Err(), recipes.ErrSuspended) {
+			t.Fatalf("lease ended with %v, want ErrSuspended", lease.Err())
+		}
+		if tolerant.Err() != nil {
+			t.Fatalf("the tolerant lease ended too: %v", tolerant.Err())
+		}
+		heal()
+		// The session survives; zkit deletes the lost lease's node, so
+		// that the lock is free again.
+		waitChildren(t, admin, dir, 0)
+		if tolerant.Err() != nil {
+			t.Fatalf("the tolerant lease ended: %v", tolerant.Err())
+		}
+		tolerant.Unlock(ctx)
+	})
+}

@@ -1,0 +1,202 @@
+package recipes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+)
+
+// Lease is a held node: a lock, a read or write lock, a leadership. It is
+// held from the moment it is returned until Done is closed.
+//
+// Done is closed, and Context ends, when the lease may no longer be held:
+//   - Unlock was called (cause ErrReleased);
+//   - the session that owns the node was lost: expired, disconnected for
+//     longer than the session timeout, or the client closed (cause matches
+//     ErrLost and client.ErrSessionLost or client.ErrClosed);
+//   - the connection stayed suspended for longer than the lease's suspend
+//     tolerance (cause ErrSuspended); zkit then deletes the node as soon as
+//     it can, so that the next waiter may go on;
+//   - someone else deleted or wrote to the node (cause ErrNodeDeleted).
+//
+// Between the moment a lease is lost and the moment its owner sees Done,
+// another process may already hold the same lock. Writes that must not
+// happen then go through Multi (or carry Guard), so that ZooKeeper itself
+// refuses them once the node is gone; writes to other systems carry Token
+// and are refused there when a higher token has been seen.
+type Lease struct {
+	c      *client.Client
+	sess   *client.Session
+	path   string
+	token  int64
+	signal bool // may release with the release signal
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	once   sync.Once
+	result error
+}
+
+// LeaseOptions configures how a Lease treats connection trouble.
+type LeaseOptions struct {
+	// SuspendTolerance is how long the connection may stay suspended before
+	// the lease counts as lost. Zero (the default of zkit's locks) ends the
+	// lease as soon as the connection is suspended: the session may expire
+	// on the server at any moment after that, and another process take the
+	// lock. A longer tolerance keeps the lease across short network blips,
+	// at the risk of holding it for up to that long after it was lost.
+	SuspendTolerance time.Duration
+	Logger           *slog.Logger
+}
+
+func newLease(t *Ticket, opts LeaseOptions) *Lease {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	l := &Lease{c: t.q.c, sess: t.sess, path: t.path, token: t.token, signal: !t.exempted,
+		log: logger(opts.Logger), ctx: ctx, cancel: cancel}
+	go l.monitor(t.conn, t.self, opts.SuspendTolerance)
+	return l
+}
+
+// Node is the full path of the lease's node.
+func (l *Lease) Node() string { return l.path }
+
+// Token is the fencing token: the czxid of the lease's node. Tokens of
+// successive holders of the same lock strictly increase (they are ZooKeeper
+// transaction ids), across sessions and across restarts of the ensemble.
+func (l *Lease) Token() int64 { return l.token }
+
+// Session is the session that owns the lease's node.
+func (l *Lease) Session() *client.Session { return l.sess }
+
+// Done is closed when the lease ends; Context tells why.
+func (l *Lease) Done() <-chan struct{} { return l.ctx.Done() }
+
+// Context ends when the lease ends. context.Cause gives the reason:
+// ErrReleased after Unlock, otherwise an error matching ErrLost.
+func (l *Lease) Context() context.Context { return l.ctx }
+
+// Err is nil while the lease is held, then the reason it ended.
+func (l *Lease) Err() error { return context.Cause(l.ctx) }
+
+// Guard returns an op that makes a client.Multi fail unless the lease's node
+// still exists: put it in a Multi with the writes that must only happen
+// while the lease is held.
+func (l *Lease) Guard() client.Op { return client.CheckOp(l.path, -1) }
+
+// Multi applies ops atomically, and only while the lease is held: it
+// prepends Guard and returns the results of ops. When the lease has ended,
+// or the guard fails on the server, nothing is applied and the error
+// matches ErrLost.
+func (l *Lease) Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult, error) {
+	if err := l.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("zkit: %s: %w", l.path, context.Cause(l.ctx))
+	}
+	res, err := l.c.Multi(ctx, append([]client.Op{l.Guard()}, ops...)...)
+	var me *client.MultiError
+	if errors.As(err, &me) && me.Index == 0 {
+		return nil, fmt.Errorf("zkit: %s: %w (%w)", l.path, ErrNodeDeleted, err)
+	}
+	if len(res) > 0 {
+		res = res[1:]
+	}
+	return res, err
+}
+
+// Unlock releases the lease: Done is closed at once, then the node is
+// deleted. It waits for the delete while ctx allows (retrying while the
+// connection is down); if ctx ends first, the delete goes on in the
+// background for as long as the client lives, and Unlock returns ctx's
+// error.
+//
+// Unlock returns nil when the lease was held until Unlock was called. If
+// it had already been lost, Unlock still cleans up and returns the reason
+// (matching ErrLost): the critical section may not have been exclusive.
+// Calling Unlock again returns the same result.
+func (l *Lease) Unlock(ctx context.Context) error {
+	l.once.Do(func() {
+		var lost error
+		if l.ctx.Err() != nil {
+			lost = context.Cause(l.ctx)
+		}
+		l.cancel(ErrReleased)
+		// The release signal is only honest while the node is held: after a
+		// loss by suspension it would still be true (the node did hold), but
+		// a plain delete is the conservative choice.
+		if err := RemoveNode(ctx, l.c, l.sess, l.path, l.signal && lost == nil); err != nil {
+			DeleteInBackground(l.c, l.sess, l.path, l.log)
+			l.result = fmt.Errorf("zkit: unlock %s: %w", l.path, err)
+			return
+		}
+		if lost != nil {
+			l.result = fmt.Errorf("zkit: unlock %s: %w", l.path, lost)
+		}
+	})
+	return l.result
+}
+
+// monitor ends the lease when its session is lost, its node changes, or
+// the connection stays suspended beyond tolerance.
+func (l *Lease) monitor(w *connWatch, self <-chan client.WatchEvent, tolerance time.Duration) {
+	var timer *time.Timer
+	var expired <-chan time.Time
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		suspended, since, changed := w.state()
+		switch {
+		case suspended && timer == nil:
+			left := tolerance - time.Since(since)
+			if left <= 0 {
+				l.lose(ErrSuspended, true)
+				return
+			}
+			timer = time.NewTimer(left)
+			expired = timer.C
+		case !suspended && timer != nil:
+			timer.Stop()
+			timer, expired = nil, nil
+		}
+		select {
+		case <-changed:
+		case <-expired:
+			l.lose(ErrSuspended, true)
+			return
+		case <-l.sess.Done():
+			l.lose(lostSession(l.sess.Err()), false)
+			return
+		case ev := <-self:
+			switch ev.Type {
+			case client.EventNotWatching:
+				l.lose(lostSession(ev.Err), false)
+			default:
+				// Deleted, or written (which tells the next waiter that
+				// this node was released): either way it is not held.
+				l.lose(ErrNodeDeleted, ev.Type != client.EventNodeDeleted)
+			}
+			return
+		case <-l.ctx.Done():
+			return
+		}
+	}
+}
+
+// lose ends the lease with cause, unless it has already ended; with remove
+// set it deletes the node, which may still exist.
+func (l *Lease) lose(cause error, remove bool) {
+	if l.ctx.Err() != nil {
+		return
+	}
+	l.cancel(cause)
+	l.log.Warn("zkit: lease lost", "node", l.path, "cause", cause)
+	if remove {
+		DeleteInBackground(l.c, l.sess, l.path, l.log)
+	}
+}

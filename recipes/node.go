@@ -1,0 +1,96 @@
+package recipes
+
+import (
+	"sort"
+	"strings"
+)
+
+// Kind is one shape of sequence node in a queue directory: names that end
+// with Marker followed by the sequence number the server appended
+// ("lock-0000000042"), optionally behind Curator's protection prefix
+// ("_c_<uuid>-lock-0000000042").
+type Kind struct {
+	// Marker precedes the sequence number: "lock-" for a mutex (Curator's
+	// InterProcessMutex), "__READ__" and "__WRIT__" for a read/write lock
+	// (InterProcessReadWriteLock), "latch-" for LeaderLatch.
+	Marker string
+	// Exclusive nodes wait for every lower node, and every higher node waits
+	// for them. Shared nodes wait only for lower exclusive nodes.
+	Exclusive bool
+}
+
+// Node is one parsed member of a queue directory.
+type Node struct {
+	Name string // the child name, as listed
+	Seq  int64  // the sequence number the server appended
+	Kind Kind
+}
+
+// Blocks reports whether n, when lower in the queue than other, makes other
+// wait: an exclusive node waits for everything lower, and everything higher
+// waits for an exclusive node.
+func (n Node) Blocks(other Node) bool {
+	return n.Seq < other.Seq && (n.Kind.Exclusive || other.Kind.Exclusive)
+}
+
+// ParseNode parses a child name against kinds and reports whether it is a
+// queue member: it must end with one kind's Marker followed by decimal
+// digits only. The last marker in the name wins, so a protection id or a
+// prefix cannot be mistaken for the sequence number.
+func ParseNode(name string, kinds ...Kind) (Node, bool) {
+	best := -1
+	var kind Kind
+	for _, k := range kinds {
+		if k.Marker == "" {
+			continue
+		}
+		if i := strings.LastIndex(name, k.Marker); i > best {
+			best, kind = i, k
+		}
+	}
+	if best < 0 {
+		return Node{}, false
+	}
+	digits := name[best+len(kind.Marker):]
+	seq, ok := parseSeq(digits)
+	if !ok {
+		return Node{}, false
+	}
+	return Node{Name: name, Seq: seq, Kind: kind}, true
+}
+
+// parseSeq parses the server's sequence suffix: decimal digits, at most 19
+// (ZooKeeper writes 10, zero-padded).
+func parseSeq(s string) (int64, bool) {
+	if s == "" || len(s) > 19 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// SortNodes parses children against kinds, drops the names that are not
+// queue members, and returns the members in queue order: by sequence
+// number, then by name.
+func SortNodes(children []string, kinds ...Kind) []Node {
+	nodes := make([]Node, 0, len(children))
+	for _, ch := range children {
+		if n, ok := ParseNode(ch, kinds...); ok {
+			nodes = append(nodes, n)
+		}
+	}
+	sort.Slice(nodes, func(i, j int) bool {
+		if nodes[i].Seq != nodes[j].Seq {
+			return nodes[i].Seq < nodes[j].Seq
+		}
+		return nodes[i].Name < nodes[j].Name
+	})
+	return nodes
+}

@@ -1,0 +1,321 @@
+package recipes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/zkit-dev/zkit/client"
+)
+
+// Queue is a directory of ephemeral sequence nodes that take turns in
+// sequence order: paper §2.5 (locks) and §2.6 (read/write locks), in
+// Curator's node layout. The directory is created (as persistent nodes) when
+// missing.
+type Queue struct {
+	c     *client.Client
+	dir   string
+	kinds []Kind
+	log   *slog.Logger
+}
+
+// NewQueue returns the queue in dir whose members are the nodes of kinds;
+// children of other shapes are ignored. It does no I/O.
+func NewQueue(c *client.Client, dir string, log *slog.Logger, kinds ...Kind) *Queue {
+	return &Queue{c: c, dir: dir, kinds: kinds, log: logger(log)}
+}
+
+// Dir is the queue's directory.
+func (q *Queue) Dir() string { return q.dir }
+
+// AcquireOptions says what to acquire and how.
+type AcquireOptions struct {
+	Kind Kind   // the shape of the node to create
+	Data []byte // its data
+	// Try makes Acquire fail with ErrWouldBlock instead of waiting.
+	Try bool
+	// Exempt, when set, names lower nodes that must not be waited for (a
+	// read/write lock's reader does not wait for its own writer). A lease
+	// acquired past an exempted node releases without the release signal.
+	Exempt func(Node) bool
+	Lease  LeaseOptions
+}
+
+// Acquire joins the queue, waits for its turn and returns the held lease.
+//
+// On every failure (ctx cancelled or timed out, Try and the turn has not
+// come, session lost, an error) the node is deleted: at once if possible,
+// otherwise in the background for as long as the client lives.
+func (q *Queue) Acquire(ctx context.Context, o AcquireOptions) (*Lease, error) {
+	t, err := q.Join(ctx, o.Kind, o.Data, o.Exempt)
+	if err != nil {
+		return nil, err
+	}
+	if o.Try && t.Blocked() {
+		t.Abandon(ctx)
+		return nil, ErrWouldBlock
+	}
+	if err := t.Wait(ctx); err != nil {
+		t.Abandon(ctx)
+		return nil, err
+	}
+	return t.Hold(o.Lease), nil
+}
+
+// Ticket is one participant's node in a queue, from Join until it is held
+// (Hold) or given up (Abandon).
+type Ticket struct {
+	q        *Queue
+	sess     *client.Session
+	conn     *connWatch
+	path     string
+	node     Node
+	token    int64
+	self     <-chan client.WatchEvent // one-shot watch on the ticket's own node
+	exempt   func(Node) bool
+	exempted bool   // an exempted node was skipped
+	known    []Node // lower nodes still to wait for, in queue order
+	backoff  Backoff
+}
+
+// Join creates the participant's node (a protected ephemeral sequential
+// node "<dir>/_c_<uuid>-<marker><seq>") and lists the queue. The create
+// survives a lost reply without leaving a second node (see
+// client.CreateProtected).
+func (q *Queue) Join(ctx context.Context, kind Kind, data []byte, exempt func(Node) bool) (*Ticket, error) {
+	if reason := client.ValidatePath(q.dir, false); reason != "" {
+		return nil, &client.InputError{Op: "join", Path: q.dir, Reason: reason}
+	}
+	if kind.Marker == "" {
+		return nil, &client.InputError{Op: "join", Path: q.dir, Reason: "empty node marker"}
+	}
+	t := &Ticket{q: q, conn: watchConn(q.c), sess: q.c.Session(), exempt: exempt}
+	if t.sess == nil || !t.sess.Alive() {
+		return nil, lostSession(client.ErrSessionLost)
+	}
+	var err error
+	for attempt := 0; ; attempt++ {
+		t.path, err = q.c.CreateProtected(ctx, client.JoinPath(q.dir, kind.Marker), data, client.EphemeralSequential)
+		if !errors.Is(err, client.ErrNoNode) || attempt == 3 {
+			break
+		}
+		if err = q.c.EnsurePath(ctx, q.dir); err != nil {
+			break
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	_, name := client.SplitPath(t.path)
+	var ok bool
+	if t.node, ok = ParseNode(name, kind); !ok {
+		t.Abandon(ctx)
+		return nil, fmt.Errorf("zkit: created %q, which is not a %q node", t.path, kind.Marker)
+	}
+	if err := t.start(ctx); err != nil {
+		t.Abandon(ctx)
+		return nil, err
+	}
+	return t, nil
+}
+
+// start watches the ticket's own node (which also gives its czxid, the
+// fencing token) while listing the queue: two requests, one round trip.
+func (t *Ticket) start(ctx context.Context) error {
+	var (
+		wg    sync.WaitGroup
+		st    *client.Stat
+		wErr  error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var b Backoff
+		for {
+			_, st, t.self, wErr = t.q.c.GetW(ctx, t.path)
+			if !client.IsRetryable(wErr) || b.Wait(ctx) != nil {
+				return
+			}
+		}
+	}()
+	lErr := t.relist(ctx)
+	wg.Wait()
+	if wErr != nil {
+		if errors.Is(wErr, client.ErrNoNode) {
+			return t.gone()
+		}
+		return wErr
+	}
+	if lErr != nil {
+		return lErr
+	}
+	if owner := st.EphemeralOwner; owner != t.sess.ID() {
+		// Created under a newer session than the one this ticket started
+		// with: that one was lost meanwhile.
+		if s := t.q.c.Session(); s != nil && s.ID() == owner {
+			DeleteInBackground(t.q.c, s, t.path, t.q.log)
+		}
+		return lostSession(client.ErrSessionLost)
+	}
+	t.token = st.Czxid
+	return nil
+}
+
+// Node is the ticket's own node name and sequence number.
+func (t *Ticket) Node() Node { return t.node }
+
+// Path is the full path of the ticket's node.
+func (t *Ticket) Path() string { return t.path }
+
+// Blocked reports whether lower nodes remain to wait for, as far as the
+// ticket knows.
+func (t *Ticket) Blocked() bool { return len(t.known) > 0 }
+
+// Wait blocks until the ticket's turn has come: no lower node that blocks
+// it is left. It watches one node at a time, the highest of those, so that a
+// release wakes one waiter, and lists the directory again only when the
+// node it watched went away without the release signal while other lower
+// nodes were known (then one listing replaces a walk of many).
+//
+// It returns ctx's error when ctx ends, and an error matching ErrLost when
+// the session is lost or the ticket's own node is deleted. It does not
+// delete the node on failure: call Abandon.
+func (t *Ticket) Wait(ctx context.Context) error {
+	for len(t.known) > 0 {
+		p := t.known[len(t.known)-1]
+		_, _, ch, err := t.q.c.GetW(ctx, client.JoinPath(t.q.dir, p.Name))
+		switch {
+		case errors.Is(err, client.ErrNoNode):
+			if err := t.vanished(ctx); err != nil {
+				return err
+			}
+			continue
+		case client.IsRetryable(err):
+			if err := t.pause(ctx); err != nil {
+				return err
+			}
+			continue
+		case err != nil:
+			return err
+		}
+		t.backoff.Reset()
+		select {
+		case ev := <-ch:
+			switch ev.Type {
+			case client.EventNodeDataChanged:
+				t.released(p)
+			case client.EventNotWatching:
+				return lostSession(ev.Err)
+			default:
+				if err := t.vanished(ctx); err != nil {
+					return err
+				}
+			}
+		case ev := <-t.self:
+			if ev.Type == client.EventNotWatching {
+				return lostSession(ev.Err)
+			}
+			return t.gone()
+		case <-t.sess.Done():
+			return lostSession(t.sess.Err())
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// released applies the release signal of p: p held, so every node that p
+// waited for is gone too.
+func (t *Ticket) released(p Node) {
+	kept := t.known[:0]
+	for _, n := range t.known {
+		if n.Name != p.Name && !n.Blocks(p) {
+			kept = append(kept, n)
+		}
+	}
+	t.known = kept
+}
+
+// vanished handles the highest known lower node going away without the
+// release signal. If it was the last one, the turn has come: no lower node
+// can appear after the ticket's own. Otherwise one listing tells which of
+// the others are left.
+func (t *Ticket) vanished(ctx context.Context) error {
+	t.known = t.known[:len(t.known)-1]
+	if len(t.known) == 0 {
+		return nil
+	}
+	return t.relist(ctx)
+}
+
+// relist lists the directory and recomputes the lower nodes to wait for.
+func (t *Ticket) relist(ctx context.Context) error {
+	for {
+		children, _, err := t.q.c.Children(ctx, t.q.dir)
+		if client.IsRetryable(err) {
+			if err := t.pause(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		if errors.Is(err, client.ErrNoNode) {
+			return t.gone()
+		}
+		if err != nil {
+			return err
+		}
+		t.backoff.Reset()
+		nodes := SortNodes(children, t.q.kinds...)
+		t.known = t.known[:0]
+		for _, n := range nodes {
+			if n.Name == t.node.Name {
+				return nil
+			}
+			if !n.Blocks(t.node) {
+				continue
+			}
+			if t.exempt != nil && t.exempt(n) {
+				t.exempted = true
+				continue
+			}
+			t.known = append(t.known, n)
+		}
+		return t.gone()
+	}
+}
+
+// pause waits before retrying a request refused while disconnected.
+func (t *Ticket) pause(ctx context.Context) error {
+	select {
+	case <-t.sess.Done():
+		return lostSession(t.sess.Err())
+	default:
+	}
+	return t.backoff.Wait(ctx)
+}
+
+// gone reports that the ticket's own node is missing.
+func (t *Ticket) gone() error {
+	if !t.sess.Alive() {
+		return lostSession(t.sess.Err())
+	}
+	return fmt.Errorf("zkit: %s: %w", t.path, ErrNodeDeleted)
+}
+
+// Abandon gives up the ticket and deletes its node: now while ctx allows,
+// otherwise in the background for as long as the client lives.
+func (t *Ticket) Abandon(ctx context.Context) {
+	removeOrDefer(ctx, t.q.c, t.sess, t.path, t.q.log)
+}
+
+// Hold turns a ticket whose turn has come (Wait returned nil, or Blocked is
+// false) into a held Lease.
+func (t *Ticket) Hold(o LeaseOptions) *Lease {
+	if o.Logger == nil {
+		o.Logger = t.q.log
+	}
+	return newLease(t, o)
+}
