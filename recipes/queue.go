@@ -125,9 +125,9 @@ func (q *Queue) Join(ctx context.Context, kind Kind, data []byte, exempt func(No
 // fencing token) while listing the queue: two requests, one round trip.
 func (t *Ticket) start(ctx context.Context) error {
 	var (
-		wg    sync.WaitGroup
-		st    *client.Stat
-		wErr  error
+		wg   sync.WaitGroup
+		st   *client.Stat
+		wErr error
 	)
 	wg.Add(1)
 	go func() {
