@@ -15,47 +15,48 @@ import (
 // Cancelling a context returns within 100 ms while the server is
 // blackholed; a write cut off that way reports its outcome as unknown.
 func TestCancelWhileBlackholed(t *testing.T) {
-	zk := zktest.SharedZooKeeper(t)
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
-	c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(20*time.Second)))
-	base := zktest.UniquePath(t)
-	require.NoError(t, c.EnsurePath(testCtx(t), base))
-	proxy.Blackhole()
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(20*time.Second)))
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(testCtx(t), base))
+		proxy.Blackhole()
 
-	calls := map[string]func(ctx context.Context) error{
-		"get": func(ctx context.Context) error { _, _, err := c.Get(ctx, base); return err },
-		"create": func(ctx context.Context) error {
-			_, err := c.Create(ctx, base+"/x", nil, client.Persistent)
-			return err
-		},
-		"sync": func(ctx context.Context) error { return c.Sync(ctx, base) },
-		"protected": func(ctx context.Context) error {
-			_, err := c.CreateProtected(ctx, base+"/p-", nil, client.EphemeralSequential)
-			return err
-		},
-	}
-	for name, call := range calls {
-		ctx, cancel := context.WithCancel(context.Background())
-		errc := make(chan error, 1)
-		go func() { errc <- call(ctx) }()
-		time.Sleep(20 * time.Millisecond) // let the call reach the wire client
-		cancel()
-		start := time.Now()
-		select {
-		case err := <-errc:
-			elapsed := time.Since(start)
-			assert.ErrorIs(t, err, context.Canceled, name)
-			assert.Less(t, elapsed, zktest.Scale(100*time.Millisecond), name)
-			if name == "create" {
-				assert.True(t, client.IsOutcomeUnknown(err), "a cut-off write's outcome is unknown: %v", err)
-			}
-		case <-time.After(zktest.Scale(5 * time.Second)):
-			t.Fatalf("%s did not return after cancel", name)
+		calls := map[string]func(ctx context.Context) error{
+			"get": func(ctx context.Context) error { _, _, err := c.Get(ctx, base); return err },
+			"create": func(ctx context.Context) error {
+				_, err := c.Create(ctx, base+"/x", nil, client.Persistent)
+				return err
+			},
+			"sync": func(ctx context.Context) error { return c.Sync(ctx, base) },
+			"protected": func(ctx context.Context) error {
+				_, err := c.CreateProtected(ctx, base+"/p-", nil, client.EphemeralSequential)
+				return err
+			},
 		}
-	}
+		for name, call := range calls {
+			ctx, cancel := context.WithCancel(context.Background())
+			errc := make(chan error, 1)
+			go func() { errc <- call(ctx) }()
+			time.Sleep(20 * time.Millisecond) // let the call reach the wire client
+			cancel()
+			start := time.Now()
+			select {
+			case err := <-errc:
+				elapsed := time.Since(start)
+				assert.ErrorIs(t, err, context.Canceled, name)
+				assert.Less(t, elapsed, zktest.Scale(100*time.Millisecond), name)
+				if name == "create" {
+					assert.True(t, client.IsOutcomeUnknown(err), "a cut-off write's outcome is unknown: %v", err)
+				}
+			case <-time.After(zktest.Scale(5 * time.Second)):
+				t.Fatalf("%s did not return after cancel", name)
+			}
+		}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	_, _, err := c.Get(ctx, base)
-	assert.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		_, _, err := c.Get(ctx, base)
+		assert.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+	})
 }

@@ -14,60 +14,61 @@ import (
 // A burst of 1000 watch events and some state changes reaches a subscriber
 // that does not read until the burst is over, with none lost and in order.
 func TestSlowSubscriberLosesNothing(t *testing.T) {
-	zk := zktest.SharedZooKeeper(t)
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
-	c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(20*time.Second)))
-	writer := connect(t, zk.Servers())
-	ctx := testCtx(t)
-	base := zktest.UniquePath(t)
-	require.NoError(t, writer.EnsurePath(ctx, base))
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(20*time.Second)))
+		writer := connect(t, b.Servers)
+		ctx := testCtx(t)
+		base := zktest.UniquePath(t)
+		require.NoError(t, writer.EnsurePath(ctx, base))
 
-	const n = 1000
-	sub := c.Subscribe()
-	defer sub.Close()
-	watches := make([]<-chan client.WatchEvent, n)
-	for i := range n {
-		ok, _, w, err := c.ExistsW(ctx, fmt.Sprintf("%s/n%04d", base, i))
-		require.NoError(t, err)
-		require.False(t, ok)
-		watches[i] = w
-	}
-	for i := range n {
-		_, err := writer.Create(ctx, fmt.Sprintf("%s/n%04d", base, i), nil, client.Persistent)
-		require.NoError(t, err)
-	}
-	for i, w := range watches { // every one-shot watch fired
-		select {
-		case ev := <-w:
-			require.Equal(t, client.EventNodeCreated, ev.Type)
-			require.Equal(t, fmt.Sprintf("%s/n%04d", base, i), ev.Path)
-		case <-time.After(zktest.Scale(30 * time.Second)):
-			t.Fatalf("watch %d did not fire", i)
+		const n = 1000
+		sub := c.Subscribe()
+		defer sub.Close()
+		watches := make([]<-chan client.WatchEvent, n)
+		for i := range n {
+			ok, _, w, err := c.ExistsW(ctx, fmt.Sprintf("%s/n%04d", base, i))
+			require.NoError(t, err)
+			require.False(t, ok)
+			watches[i] = w
 		}
-	}
-	proxy.ResetAll() // Suspended, then Reconnected
-	eventually(t, 30*time.Second, "reconnect", func() bool {
-		_, _, err := c.Exists(ctx, base)
-		return err == nil
-	})
-
-	// Only now does the subscriber start reading.
-	created := 0
-	var states []client.State
-	deadline := time.After(zktest.Scale(30 * time.Second))
-	for created < n || len(states) < 2 {
-		select {
-		case ev := <-sub.Events():
-			switch {
-			case ev.State != client.StateNone:
-				states = append(states, ev.State)
-			case ev.Type == client.EventNodeCreated:
-				require.Equal(t, fmt.Sprintf("%s/n%04d", base, created), ev.Path, "in order")
-				created++
+		for i := range n {
+			_, err := writer.Create(ctx, fmt.Sprintf("%s/n%04d", base, i), nil, client.Persistent)
+			require.NoError(t, err)
+		}
+		for i, w := range watches { // every one-shot watch fired
+			select {
+			case ev := <-w:
+				require.Equal(t, client.EventNodeCreated, ev.Type)
+				require.Equal(t, fmt.Sprintf("%s/n%04d", base, i), ev.Path)
+			case <-time.After(zktest.Scale(30 * time.Second)):
+				t.Fatalf("watch %d did not fire", i)
 			}
-		case <-deadline:
-			t.Fatalf("got %d of %d watch events and states %v", created, n, states)
 		}
-	}
-	assert.Equal(t, []client.State{client.StateSuspended, client.StateReconnected}, states)
+		proxy.ResetAll() // Suspended, then Reconnected
+		eventually(t, 30*time.Second, "reconnect", func() bool {
+			_, _, err := c.Exists(ctx, base)
+			return err == nil
+		})
+
+		// Only now does the subscriber start reading.
+		created := 0
+		var states []client.State
+		deadline := time.After(zktest.Scale(30 * time.Second))
+		for created < n || len(states) < 2 {
+			select {
+			case ev := <-sub.Events():
+				switch {
+				case ev.State != client.StateNone:
+					states = append(states, ev.State)
+				case ev.Type == client.EventNodeCreated:
+					require.Equal(t, fmt.Sprintf("%s/n%04d", base, created), ev.Path, "in order")
+					created++
+				}
+			case <-deadline:
+				t.Fatalf("got %d of %d watch events and states %v", created, n, states)
+			}
+		}
+		assert.Equal(t, []client.State{client.StateSuspended, client.StateReconnected}, states)
+	})
 }

@@ -12,147 +12,151 @@ import (
 )
 
 func TestOpsAndWatches(t *testing.T) {
-	zk := zktest.SharedZooKeeper(t)
-	c := connect(t, zk.Servers())
-	ctx := testCtx(t)
-	base := zktest.UniquePath(t)
-	require.NoError(t, c.EnsurePath(ctx, base))
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := connect(t, b.Servers)
+		ctx := testCtx(t)
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
 
-	p, err := c.Create(ctx, base+"/a", []byte("1"), client.Persistent)
-	require.NoError(t, err)
-	require.Equal(t, base+"/a", p)
-	_, err = c.Create(ctx, base+"/a", nil, client.Persistent)
-	assert.ErrorIs(t, err, client.ErrNodeExists)
+		p, err := c.Create(ctx, base+"/a", []byte("1"), client.Persistent)
+		require.NoError(t, err)
+		require.Equal(t, base+"/a", p)
+		_, err = c.Create(ctx, base+"/a", nil, client.Persistent)
+		assert.ErrorIs(t, err, client.ErrNodeExists)
 
-	data, st, w, err := c.GetW(ctx, p)
-	require.NoError(t, err)
-	assert.Equal(t, "1", string(data))
-	st2, err := c.Set(ctx, p, []byte("2"), st.Version)
-	require.NoError(t, err)
-	assert.Equal(t, st.Version+1, st2.Version)
-	ev := <-w
-	assert.Equal(t, client.EventNodeDataChanged, ev.Type)
-	assert.Equal(t, p, ev.Path)
-	_, err = c.Set(ctx, p, []byte("3"), st.Version)
-	assert.ErrorIs(t, err, client.ErrBadVersion)
+		data, st, w, err := c.GetW(ctx, p)
+		require.NoError(t, err)
+		assert.Equal(t, "1", string(data))
+		st2, err := c.Set(ctx, p, []byte("2"), st.Version)
+		require.NoError(t, err)
+		assert.Equal(t, st.Version+1, st2.Version)
+		ev := <-w
+		assert.Equal(t, client.EventNodeDataChanged, ev.Type)
+		assert.Equal(t, p, ev.Path)
+		_, err = c.Set(ctx, p, []byte("3"), st.Version)
+		assert.ErrorIs(t, err, client.ErrBadVersion)
 
-	seq, err := c.Create(ctx, base+"/s-", nil, client.PersistentSequential)
-	require.NoError(t, err)
-	assert.Regexp(t, `/s-\d{10}$`, seq)
+		seq, err := c.Create(ctx, base+"/s-", nil, client.PersistentSequential)
+		require.NoError(t, err)
+		assert.Regexp(t, `/s-\d{10}$`, seq)
 
-	kids, _, cw, err := c.ChildrenW(ctx, base)
-	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"a", seq[len(base)+1:]}, kids)
-	require.NoError(t, c.Delete(ctx, seq, -1))
-	assert.Equal(t, client.EventNodeChildrenChanged, (<-cw).Type)
+		kids, _, cw, err := c.ChildrenW(ctx, base)
+		require.NoError(t, err)
+		assert.ElementsMatch(t, []string{"a", seq[len(base)+1:]}, kids)
+		require.NoError(t, c.Delete(ctx, seq, -1))
+		assert.Equal(t, client.EventNodeChildrenChanged, (<-cw).Type)
 
-	ok, _, ew, err := c.ExistsW(ctx, base+"/later")
-	require.NoError(t, err)
-	assert.False(t, ok)
-	_, err = c.Create(ctx, base+"/later", nil, client.Ephemeral)
-	require.NoError(t, err)
-	assert.Equal(t, client.EventNodeCreated, (<-ew).Type)
-	_, err = c.Create(ctx, base+"/later/child", nil, client.Persistent)
-	assert.ErrorIs(t, err, client.ErrNoChildrenForEphemerals)
+		ok, _, ew, err := c.ExistsW(ctx, base+"/later")
+		require.NoError(t, err)
+		assert.False(t, ok)
+		_, err = c.Create(ctx, base+"/later", nil, client.Ephemeral)
+		require.NoError(t, err)
+		assert.Equal(t, client.EventNodeCreated, (<-ew).Type)
+		_, err = c.Create(ctx, base+"/later/child", nil, client.Persistent)
+		assert.ErrorIs(t, err, client.ErrNoChildrenForEphemerals)
 
-	assert.ErrorIs(t, c.Delete(ctx, base+"/missing", -1), client.ErrNoNode)
-	assert.ErrorIs(t, c.Delete(ctx, base, -1), client.ErrNotEmpty)
+		assert.ErrorIs(t, c.Delete(ctx, base+"/missing", -1), client.ErrNoNode)
+		assert.ErrorIs(t, c.Delete(ctx, base, -1), client.ErrNotEmpty)
 
-	// Containers: reaped by the server once they had a child and are empty.
-	_, err = c.Create(ctx, base+"/box", nil, client.Container)
-	require.NoError(t, err)
+		// Containers: reaped by the server once they had a child and are empty.
+		_, err = c.Create(ctx, base+"/box", nil, client.Container)
+		require.NoError(t, err)
 
-	// TTL nodes need extendedTypesEnabled on the server; either way the call
-	// is well-formed and reaches it.
-	_, err = c.Create(ctx, base+"/ttl", nil, client.PersistentTTL, client.WithTTL(time.Minute))
-	if err != nil {
-		assert.NotErrorIs(t, err, client.ErrInvalidInput)
-	}
+		// TTL nodes need extendedTypesEnabled on the server; either way the call
+		// is well-formed and reaches it.
+		_, err = c.Create(ctx, base+"/ttl", nil, client.PersistentTTL, client.WithTTL(time.Minute))
+		if err != nil {
+			assert.NotErrorIs(t, err, client.ErrInvalidInput)
+		}
+	})
 }
 
 func TestMulti(t *testing.T) {
-	zk := zktest.SharedZooKeeper(t)
-	c := connect(t, zk.Servers())
-	ctx := testCtx(t)
-	base := zktest.UniquePath(t)
-	require.NoError(t, c.EnsurePath(ctx, base))
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := connect(t, b.Servers)
+		ctx := testCtx(t)
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
 
-	res, err := c.Multi(ctx,
-		client.CreateOp(base+"/x", []byte("x"), client.Persistent),
-		client.CreateOp(base+"/q-", nil, client.PersistentSequential),
-		client.SetOp(base+"/x", []byte("y"), 0),
-		client.CheckOp(base+"/x", 1),
-	)
-	require.NoError(t, err)
-	require.Len(t, res, 4)
-	assert.Equal(t, base+"/x", res[0].Path)
-	assert.Regexp(t, `/q-\d{10}$`, res[1].Path)
-	require.NotNil(t, res[2].Stat)
-	assert.Equal(t, int32(1), res[2].Stat.Version)
+		res, err := c.Multi(ctx,
+			client.CreateOp(base+"/x", []byte("x"), client.Persistent),
+			client.CreateOp(base+"/q-", nil, client.PersistentSequential),
+			client.SetOp(base+"/x", []byte("y"), 0),
+			client.CheckOp(base+"/x", 1),
+		)
+		require.NoError(t, err)
+		require.Len(t, res, 4)
+		assert.Equal(t, base+"/x", res[0].Path)
+		assert.Regexp(t, `/q-\d{10}$`, res[1].Path)
+		require.NotNil(t, res[2].Stat)
+		assert.Equal(t, int32(1), res[2].Stat.Version)
 
-	// A failing op rolls everything back and is named in the error.
-	res, err = c.Multi(ctx,
-		client.CreateOp(base+"/y", nil, client.Persistent),
-		client.CheckOp(base+"/x", 0), // wrong version
-		client.DeleteOp(base+"/x", -1),
-	)
-	var me *client.MultiError
-	require.ErrorAs(t, err, &me)
-	assert.Equal(t, 1, me.Index)
-	assert.ErrorIs(t, err, client.ErrBadVersion)
-	require.Len(t, res, 3)
-	assert.ErrorIs(t, res[2].Err, client.ErrRolledBack)
-	ok, _, err := c.Exists(ctx, base+"/y")
-	require.NoError(t, err)
-	assert.False(t, ok, "nothing of a failed multi is applied")
+		// A failing op rolls everything back and is named in the error.
+		res, err = c.Multi(ctx,
+			client.CreateOp(base+"/y", nil, client.Persistent),
+			client.CheckOp(base+"/x", 0), // wrong version
+			client.DeleteOp(base+"/x", -1),
+		)
+		var me *client.MultiError
+		require.ErrorAs(t, err, &me)
+		assert.Equal(t, 1, me.Index)
+		assert.ErrorIs(t, err, client.ErrBadVersion)
+		require.Len(t, res, 3)
+		assert.ErrorIs(t, res[2].Err, client.ErrRolledBack)
+		ok, _, err := c.Exists(ctx, base+"/y")
+		require.NoError(t, err)
+		assert.False(t, ok, "nothing of a failed multi is applied")
+	})
 }
 
 // LastZxid follows every Stat; CatchUp gives read-your-writes across
 // clients.
 func TestZxidReadYourWritesAcrossClients(t *testing.T) {
-	zk := zktest.SharedZooKeeper(t)
-	a := connect(t, zk.Servers())
-	b := connect(t, zk.Servers())
-	ctx := testCtx(t)
-	base := zktest.UniquePath(t)
-	require.NoError(t, a.EnsurePath(ctx, base))
-	before := a.LastZxid()
-	for i := range 5 {
-		st, err := a.Set(ctx, base, []byte(fmt.Sprint(i)), -1)
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		a := connect(t, b.Servers)
+		other := connect(t, b.Servers)
+		ctx := testCtx(t)
+		base := zktest.UniquePath(t)
+		require.NoError(t, a.EnsurePath(ctx, base))
+		before := a.LastZxid()
+		for i := range 5 {
+			st, err := a.Set(ctx, base, []byte(fmt.Sprint(i)), -1)
+			require.NoError(t, err)
+			assert.Equal(t, st.Mzxid, a.LastZxid())
+			assert.Greater(t, a.LastZxid(), before)
+			before = a.LastZxid()
+		}
+		require.NoError(t, other.CatchUp(ctx, a.LastZxid()))
+		data, st, err := other.Get(ctx, base)
 		require.NoError(t, err)
-		assert.Equal(t, st.Mzxid, a.LastZxid())
-		assert.Greater(t, a.LastZxid(), before)
-		before = a.LastZxid()
-	}
-	require.NoError(t, b.CatchUp(ctx, a.LastZxid()))
-	data, st, err := b.Get(ctx, base)
-	require.NoError(t, err)
-	assert.Equal(t, "4", string(data))
-	assert.GreaterOrEqual(t, b.LastZxid(), st.Mzxid)
-	require.NoError(t, b.CatchUp(ctx, 0)) // already seen: no round trip needed
+		assert.Equal(t, "4", string(data))
+		assert.GreaterOrEqual(t, other.LastZxid(), st.Mzxid)
+		require.NoError(t, other.CatchUp(ctx, 0)) // already seen: no round trip needed
+	})
 }
 
 func TestDigestAuthAndACL(t *testing.T) {
-	zk := zktest.SharedZooKeeper(t)
-	ctx := testCtx(t)
-	owner := connect(t, zk.Servers(), client.WithDigestAuth("alice", "secret"))
-	other := connect(t, zk.Servers())
-	base := zktest.UniquePath(t)
-	require.NoError(t, owner.EnsurePath(ctx, base))
-	p, err := owner.Create(ctx, base+"/private", []byte("s"), client.Persistent,
-		client.WithACL(client.DigestACL(client.PermAll, "alice", "secret")...))
-	require.NoError(t, err)
-	_, _, err = other.Get(ctx, p)
-	assert.ErrorIs(t, err, client.ErrNoAuth)
-	data, _, err := owner.Get(ctx, p)
-	require.NoError(t, err)
-	assert.Equal(t, "s", string(data))
-	acl, st, err := owner.GetACL(ctx, p)
-	require.NoError(t, err)
-	require.Len(t, acl, 1)
-	assert.Equal(t, "digest", acl[0].Scheme)
-	_, err = owner.SetACL(ctx, p, client.WorldACL(client.PermRead), st.Aversion)
-	require.NoError(t, err)
-	_, _, err = other.Get(ctx, p)
-	assert.NoError(t, err)
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		owner := connect(t, b.Servers, client.WithDigestAuth("alice", "secret"))
+		other := connect(t, b.Servers)
+		base := zktest.UniquePath(t)
+		require.NoError(t, owner.EnsurePath(ctx, base))
+		p, err := owner.Create(ctx, base+"/private", []byte("s"), client.Persistent,
+			client.WithACL(client.DigestACL(client.PermAll, "alice", "secret")...))
+		require.NoError(t, err)
+		_, _, err = other.Get(ctx, p)
+		assert.ErrorIs(t, err, client.ErrNoAuth)
+		data, _, err := owner.Get(ctx, p)
+		require.NoError(t, err)
+		assert.Equal(t, "s", string(data))
+		acl, st, err := owner.GetACL(ctx, p)
+		require.NoError(t, err)
+		require.Len(t, acl, 1)
+		assert.Equal(t, "digest", acl[0].Scheme)
+		_, err = owner.SetACL(ctx, p, client.WorldACL(client.PermRead), st.Aversion)
+		require.NoError(t, err)
+		_, _, err = other.Get(ctx, p)
+		assert.NoError(t, err)
+	})
 }

@@ -15,28 +15,29 @@ import (
 // A protected create whose reply is cut leaves exactly one node, owned by
 // the session, and returns its path.
 func TestCreateProtectedLostReply(t *testing.T) {
-	zkSrv := zktest.SharedZooKeeper(t)
-	proxy := zktest.NewProxy(t, zkSrv.Servers()[0])
-	c := connect(t, []string{proxy.Addr()})
-	ctx := testCtx(t)
-	base := zktest.UniquePath(t)
-	require.NoError(t, c.EnsurePath(ctx, base))
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := connect(t, []string{proxy.Addr()})
+		ctx := testCtx(t)
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
 
-	proxy.CutAfterNextRequest()
-	p, err := c.CreateProtected(ctx, base+"/lock-", []byte("me"), client.EphemeralSequential)
-	require.NoError(t, err)
+		proxy.CutAfterNextRequest()
+		p, err := c.CreateProtected(ctx, base+"/lock-", []byte("me"), client.EphemeralSequential)
+		require.NoError(t, err)
 
-	children, _, err := c.Children(ctx, base)
-	require.NoError(t, err)
-	require.Len(t, children, 1, "exactly one node: %v", children)
-	assert.Equal(t, base+"/"+children[0], p)
-	id, rest, ok := client.ParseProtected(children[0])
-	require.True(t, ok, children[0])
-	assert.Len(t, id, 36)
-	assert.True(t, strings.HasPrefix(rest, "lock-"), rest)
-	_, st, err := c.Exists(ctx, p)
-	require.NoError(t, err)
-	assert.Equal(t, c.Session().ID(), st.EphemeralOwner)
+		children, _, err := c.Children(ctx, base)
+		require.NoError(t, err)
+		require.Len(t, children, 1, "exactly one node: %v", children)
+		assert.Equal(t, base+"/"+children[0], p)
+		id, rest, ok := client.ParseProtected(children[0])
+		require.True(t, ok, children[0])
+		assert.Len(t, id, 36)
+		assert.True(t, strings.HasPrefix(rest, "lock-"), rest)
+		_, st, err := c.Exists(ctx, p)
+		require.NoError(t, err)
+		assert.Equal(t, c.Session().ID(), st.EphemeralOwner)
+	})
 }
 
 // The same cut against go-zookeeper's own CreateProtectedEphemeralSequential

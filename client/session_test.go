@@ -42,87 +42,90 @@ func TestServerRestartKeepsSession(t *testing.T) {
 // A partition longer than the session timeout ends the old Session, the
 // server deletes its ephemerals, and the client carries on with a new one.
 func TestPartitionLongerThanTimeoutLosesSession(t *testing.T) {
-	zk := zktest.SharedZooKeeper(t)
-	proxy := zktest.NewProxy(t, zk.Servers()[0])
-	c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(time.Second)))
-	observer := connect(t, zk.Servers())
-	ctx := testCtx(t)
-	base := zktest.UniquePath(t)
-	require.NoError(t, observer.EnsurePath(ctx, base))
-	old := c.Session()
-	node, err := c.Create(ctx, base+"/eph", nil, client.Ephemeral)
-	require.NoError(t, err)
-	sub := c.Subscribe()
-	defer sub.Close()
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(time.Second)))
+		observer := connect(t, b.Servers)
+		ctx := testCtx(t)
+		base := zktest.UniquePath(t)
+		require.NoError(t, observer.EnsurePath(ctx, base))
+		old := c.Session()
+		node, err := c.Create(ctx, base+"/eph", nil, client.Ephemeral)
+		require.NoError(t, err)
+		sub := c.Subscribe()
+		defer sub.Close()
 
-	proxy.Blackhole()
-	assert.Equal(t, client.StateSuspended, nextState(t, sub, 10*time.Second).State)
-	lost := nextState(t, sub, 10*time.Second)
-	require.Equal(t, client.StateLost, lost.State)
-	assert.Same(t, old, lost.Session)
-	select {
-	case <-old.Done():
-	default:
-		t.Fatal("old session's Done is open after Lost")
-	}
-	assert.ErrorIs(t, old.Err(), client.ErrSessionLost)
-	assert.ErrorIs(t, old.Context().Err(), context.Canceled)
+		proxy.Blackhole()
+		assert.Equal(t, client.StateSuspended, nextState(t, sub, 10*time.Second).State)
+		lost := nextState(t, sub, 10*time.Second)
+		require.Equal(t, client.StateLost, lost.State)
+		assert.Same(t, old, lost.Session)
+		select {
+		case <-old.Done():
+		default:
+			t.Fatal("old session's Done is open after Lost")
+		}
+		assert.ErrorIs(t, old.Err(), client.ErrSessionLost)
+		assert.ErrorIs(t, old.Context().Err(), context.Canceled)
 
-	// The server expires the session on its own clock and deletes the node.
-	eventually(t, 20*time.Second, "the server to delete the lost session's ephemeral", func() bool {
-		ok, _, err := observer.Exists(ctx, node)
-		return err == nil && !ok
+		// The server expires the session on its own clock and deletes the node.
+		eventually(t, 20*time.Second, "the server to delete the lost session's ephemeral", func() bool {
+			ok, _, err := observer.Exists(ctx, node)
+			return err == nil && !ok
+		})
+
+		proxy.Heal()
+		ev := nextState(t, sub, 30*time.Second)
+		require.Equal(t, client.StateConnected, ev.State)
+		require.NotSame(t, old, ev.Session)
+		assert.NotEqual(t, old.ID(), ev.Session.ID())
+		assert.Same(t, ev.Session, c.Session())
+		_, err = c.Create(ctx, base+"/again", nil, client.Ephemeral)
+		require.NoError(t, err, "the client carries on with the new session")
 	})
-
-	proxy.Heal()
-	ev := nextState(t, sub, 30*time.Second)
-	require.Equal(t, client.StateConnected, ev.State)
-	require.NotSame(t, old, ev.Session)
-	assert.NotEqual(t, old.ID(), ev.Session.ID())
-	assert.Same(t, ev.Session, c.Session())
-	_, err = c.Create(ctx, base+"/again", nil, client.Ephemeral)
-	require.NoError(t, err, "the client carries on with the new session")
 }
 
 // Expiry reported by the server (another connection closed the session)
 // ends the Session with ErrSessionExpired as the cause.
 func TestServerExpiryLosesSession(t *testing.T) {
-	zk := zktest.SharedZooKeeper(t)
-	c := connect(t, zk.Servers())
-	ctx := testCtx(t)
-	sess := c.Session()
-	sub := c.Subscribe()
-	defer sub.Close()
-	require.NoError(t, zktest.ExpireSession(ctx, zk.Servers()[0], sess.ID(), sess.Password()))
-	for {
-		ev := nextState(t, sub, 30*time.Second)
-		if ev.State == client.StateLost {
-			assert.Same(t, sess, ev.Session)
-			break
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := connect(t, b.Servers)
+		ctx := testCtx(t)
+		sess := c.Session()
+		sub := c.Subscribe()
+		defer sub.Close()
+		require.NoError(t, zktest.ExpireSession(ctx, b.Addr(), sess.ID(), sess.Password()))
+		for {
+			ev := nextState(t, sub, 30*time.Second)
+			if ev.State == client.StateLost {
+				assert.Same(t, sess, ev.Session)
+				break
+			}
+			require.Contains(t, []client.State{client.StateSuspended}, ev.State)
 		}
-		require.Contains(t, []client.State{client.StateSuspended}, ev.State)
-	}
-	assert.ErrorIs(t, sess.Err(), client.ErrSessionExpired)
-	assert.True(t, client.IsSessionLost(sess.Err()))
-	ev := nextState(t, sub, 30*time.Second)
-	assert.Equal(t, client.StateConnected, ev.State)
-	assert.NotEqual(t, sess.ID(), ev.Session.ID())
+		assert.ErrorIs(t, sess.Err(), client.ErrSessionExpired)
+		assert.True(t, client.IsSessionLost(sess.Err()))
+		ev := nextState(t, sub, 30*time.Second)
+		assert.Equal(t, client.StateConnected, ev.State)
+		assert.NotEqual(t, sess.ID(), ev.Session.ID())
+	})
 }
 
 // Close delivers StateClosed last and ends every subscription.
 func TestCloseEndsSubscriptions(t *testing.T) {
-	zk := zktest.SharedZooKeeper(t)
-	ctx := testCtx(t)
-	c, err := client.Connect(ctx, zk.Servers())
-	require.NoError(t, err)
-	sub := c.Subscribe()
-	sess := c.Session()
-	c.Close()
-	ev := nextState(t, sub, 10*time.Second)
-	assert.Equal(t, client.StateClosed, ev.State)
-	_, open := <-sub.Events()
-	assert.False(t, open, "channel closed after StateClosed")
-	assert.ErrorIs(t, sess.Err(), client.ErrClosed)
-	_, _, err = c.Get(ctx, "/")
-	assert.True(t, client.IsSessionLost(err), "call after Close: %v", err)
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		c, err := client.Connect(ctx, b.Servers)
+		require.NoError(t, err)
+		sub := c.Subscribe()
+		sess := c.Session()
+		c.Close()
+		ev := nextState(t, sub, 10*time.Second)
+		assert.Equal(t, client.StateClosed, ev.State)
+		_, open := <-sub.Events()
+		assert.False(t, open, "channel closed after StateClosed")
+		assert.ErrorIs(t, sess.Err(), client.ErrClosed)
+		_, _, err = c.Get(ctx, "/")
+		assert.True(t, client.IsSessionLost(err), "call after Close: %v", err)
+	})
 }

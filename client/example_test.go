@@ -1,0 +1,68 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// Connect, create a protected ephemeral-sequential node, and learn when the
+// session that owns it is lost.
+func ExampleConnect() {
+	srv, err := zktest.StartServer("127.0.0.1:0") // the bundled reference server
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Connect(ctx, srv.Servers(), client.WithSessionTimeout(10*time.Second))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	if err := c.EnsurePath(ctx, "/workers"); err != nil {
+		log.Fatal(err)
+	}
+	node, err := c.CreateProtected(ctx, "/workers/w-", []byte("ready"), client.EphemeralSequential)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, name := client.SplitPath(node)
+	_, rest, _ := client.ParseProtected(name)
+	fmt.Println("created", rest)
+
+	sess := c.Session()
+	srv.ExpireSession(sess.ID())
+	<-sess.Done()
+	fmt.Println("lost:", client.IsSessionLost(sess.Err()))
+	// Output:
+	// created w-0000000000
+	// lost: true
+}
+
+// Bad input is refused before anything is sent.
+func ExampleInputError() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	_, err = c.Create(ctx, "/jobs//1", nil, client.Persistent)
+	fmt.Println(err)
+	// Output:
+	// zkit: create "/jobs//1": empty node name (//)
+}
