@@ -1,5 +1,6 @@
 // Command zkit is zkit's command-line tool.
 //
+//	zkit demo                    every recipe on the embedded reference server, checked
 //	zkit serve [--listen ADDR]   run the bundled reference server
 //
 // Every subcommand lives in its own file and has the signature of run:
@@ -19,6 +20,9 @@ var errUsage = errors.New("usage")
 const usage = `usage: zkit COMMAND [ARGS]
 
 commands:
+  demo [--workers N] [--rounds N]
+                          main job: every recipe against the embedded reference
+                          server, with concurrent workers, faults and invariant checks
   serve [--listen ADDR]   run the bundled reference ZooKeeper server until
                           SIGINT or SIGTERM (default 127.0.0.1:2181)
 `
@@ -30,6 +34,8 @@ func main() {
 	}
 	var err error
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	case "demo":
+		err = demo(args)
 	case "serve":
 		err = serve(args)
 	case "help", "-h", "--help":
