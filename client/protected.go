@@ -64,7 +64,6 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 	if err != nil {
 		return "", err
 	}
-	backoff := 10 * time.Millisecond
 	for {
 		p, err := c.Create(ctx, full, data, mode, opts...)
 		if err == nil {
@@ -76,29 +75,39 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 			}
 			return "", err
 		}
+		// The create may have been applied: find out before creating again.
+		found, ferr := c.resolveProtected(ctx, parent, id, sess, mode)
+		if found != "" {
+			return found, nil
+		}
+		if ferr != nil {
+			c.cleanupProtected(parent, id, sess)
+			return "", fmt.Errorf("zkit: create %q: %w (after %w)", path, ferr, err)
+		}
+	}
+}
+
+// resolveProtected looks for the node carrying protection id until it gets
+// a definite answer: the node's path, or "" when the create was not applied.
+// It gives up with an error when ctx ends, the session that must own the
+// node is lost, or the look-up fails for a reason retrying will not fix.
+func (c *Client) resolveProtected(ctx context.Context, parent, id string, sess *Session, mode CreateMode) (string, error) {
+	backoff := 10 * time.Millisecond
+	for {
 		if mode.IsEphemeral() && !sess.Alive() {
-			return "", fmt.Errorf("zkit: create %q: %w", path, sess.Err())
+			return "", sess.Err()
 		}
-		if ctx.Err() == nil {
-			found, ferr := c.findProtected(ctx, parent, id, sess, mode)
-			if found != "" {
-				return found, nil
-			}
-			if ferr == nil || IsRetryable(ferr) {
-				select {
-				case <-time.After(backoff):
-					backoff = min(2*backoff, time.Second)
-					continue
-				case <-ctx.Done():
-				case <-sess.Done():
-				}
-			}
+		found, err := c.findProtected(ctx, parent, id, sess, mode)
+		if err == nil || !IsRetryable(err) {
+			return found, err
 		}
-		c.cleanupProtected(parent, id, sess)
-		if ctx.Err() != nil {
-			return "", fmt.Errorf("zkit: create %q: %w", path, ctx.Err())
+		select {
+		case <-time.After(backoff):
+			backoff = min(2*backoff, time.Second)
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-sess.Done():
 		}
-		return "", err
 	}
 }
 
