@@ -34,7 +34,6 @@ type Lease struct {
 	sess   *client.Session
 	path   string
 	token  int64
-	signal bool // may release with the release signal
 	log    *slog.Logger
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -56,7 +55,7 @@ type LeaseOptions struct {
 
 func newLease(t *Ticket, opts LeaseOptions) *Lease {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	l := &Lease{c: t.q.c, sess: t.sess, path: t.path, token: t.token, signal: !t.exempted,
+	l := &Lease{c: t.q.c, sess: t.sess, path: t.path, token: t.token,
 		log: logger(opts.Logger), ctx: ctx, cancel: cancel}
 	go l.monitor(t.conn, t.self, opts.SuspendTolerance)
 	return l
@@ -124,10 +123,9 @@ func (l *Lease) Unlock(ctx context.Context) error {
 			lost = context.Cause(l.ctx)
 		}
 		l.cancel(ErrReleased)
-		// The release signal is only honest while the node is held: after a
-		// loss by suspension it would still be true (the node did hold), but
-		// a plain delete is the conservative choice.
-		if err := RemoveNode(ctx, l.c, l.sess, l.path, l.signal && lost == nil); err != nil {
+		// The release signal would still be true after a loss (the node did
+		// hold), but a plain delete is the conservative choice.
+		if err := RemoveNode(ctx, l.c, l.sess, l.path, lost == nil); err != nil {
 			DeleteInBackground(l.c, l.sess, l.path, l.log)
 			l.result = fmt.Errorf("zkit: unlock %s: %w", l.path, err)
 			return

@@ -35,12 +35,8 @@ type AcquireOptions struct {
 	Kind Kind   // the shape of the node to create
 	Data []byte // its data
 	// Try makes Acquire fail with ErrWouldBlock instead of waiting.
-	Try bool
-	// Exempt, when set, names lower nodes that must not be waited for (a
-	// read/write lock's reader does not wait for its own writer). A lease
-	// acquired past an exempted node releases without the release signal.
-	Exempt func(Node) bool
-	Lease  LeaseOptions
+	Try   bool
+	Lease LeaseOptions
 }
 
 // Acquire joins the queue, waits for its turn and returns the held lease.
@@ -49,7 +45,7 @@ type AcquireOptions struct {
 // come, session lost, an error) the node is deleted: at once if possible,
 // otherwise in the background for as long as the client lives.
 func (q *Queue) Acquire(ctx context.Context, o AcquireOptions) (*Lease, error) {
-	t, err := q.Join(ctx, o.Kind, o.Data, o.Exempt)
+	t, err := q.Join(ctx, o.Kind, o.Data)
 	if err != nil {
 		return nil, err
 	}
@@ -67,31 +63,29 @@ func (q *Queue) Acquire(ctx context.Context, o AcquireOptions) (*Lease, error) {
 // Ticket is one participant's node in a queue, from Join until it is held
 // (Hold) or given up (Abandon).
 type Ticket struct {
-	q        *Queue
-	sess     *client.Session
-	conn     *connWatch
-	path     string
-	node     Node
-	token    int64
-	self     <-chan client.WatchEvent // one-shot watch on the ticket's own node
-	exempt   func(Node) bool
-	exempted bool   // an exempted node was skipped
-	known    []Node // lower nodes still to wait for, in queue order
-	backoff  Backoff
+	q       *Queue
+	sess    *client.Session
+	conn    *connWatch
+	path    string
+	node    Node
+	token   int64
+	self    <-chan client.WatchEvent // one-shot watch on the ticket's own node
+	known   []Node                   // lower nodes still to wait for, in queue order
+	backoff Backoff
 }
 
 // Join creates the participant's node (a protected ephemeral sequential
 // node "<dir>/_c_<uuid>-<marker><seq>") and lists the queue. The create
 // survives a lost reply without leaving a second node (see
 // client.CreateProtected).
-func (q *Queue) Join(ctx context.Context, kind Kind, data []byte, exempt func(Node) bool) (*Ticket, error) {
+func (q *Queue) Join(ctx context.Context, kind Kind, data []byte) (*Ticket, error) {
 	if reason := client.ValidatePath(q.dir, false); reason != "" {
 		return nil, &client.InputError{Op: "join", Path: q.dir, Reason: reason}
 	}
 	if kind.Marker == "" {
 		return nil, &client.InputError{Op: "join", Path: q.dir, Reason: "empty node marker"}
 	}
-	t := &Ticket{q: q, conn: watchConn(q.c), sess: q.c.Session(), exempt: exempt}
+	t := &Ticket{q: q, conn: watchConn(q.c), sess: q.c.Session()}
 	if t.sess == nil || !t.sess.Alive() {
 		return nil, lostSession(client.ErrSessionLost)
 	}
@@ -274,14 +268,9 @@ func (t *Ticket) relist(ctx context.Context) error {
 			if n.Name == t.node.Name {
 				return nil
 			}
-			if !n.Blocks(t.node) {
-				continue
+			if n.Blocks(t.node) {
+				t.known = append(t.known, n)
 			}
-			if t.exempt != nil && t.exempt(n) {
-				t.exempted = true
-				continue
-			}
-			t.known = append(t.known, n)
 		}
 		return t.gone()
 	}

@@ -1,0 +1,155 @@
+package rwlock
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// Lease is a held read or write lock; see recipes.Lease.
+type Lease = recipes.Lease
+
+var (
+	// ErrLocked is returned by TryLock and TryRLock when the lock cannot
+	// be taken without waiting.
+	ErrLocked = recipes.ErrWouldBlock
+	// ErrUpgrade is returned by Lock and TryLock on an RWLock that holds a
+	// read lease: the writer would wait for that reader, its own participant,
+	// forever. Unlock the read lease first.
+	ErrUpgrade = errors.New("zkit: rwlock: write lock requested while holding a read lease (no upgrade)")
+	// ErrDowngrade is returned by RLock and TryRLock on an RWLock that holds
+	// the write lock: the reader would wait for that writer forever.
+	// Unlock the write lease first.
+	ErrDowngrade = errors.New("zkit: rwlock: read lock requested while holding the write lock (no downgrade)")
+)
+
+// The node shapes, as Curator's InterProcessReadWriteLock creates them.
+var (
+	ReadKind  = recipes.Kind{Marker: "__READ__"}
+	WriteKind = recipes.Kind{Marker: "__WRIT__", Exclusive: true}
+)
+
+// RWLock is one participant in a read/write lock on a ZooKeeper path. It
+// is safe for concurrent use; see the package documentation for what "one
+// participant" means for upgrades and downgrades.
+type RWLock struct {
+	q   *recipes.Queue
+	cfg config
+
+	mu     sync.Mutex
+	reads  map[*Lease]bool // held read leases
+	writes map[*Lease]bool // held write leases
+}
+
+// New returns the read/write lock at path. It does no I/O; the path is
+// checked when a lock is requested.
+func New(c *client.Client, path string, opts ...Option) *RWLock {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return &RWLock{q: recipes.NewQueue(c, path, cfg.log, ReadKind, WriteKind), cfg: cfg,
+		reads: map[*Lease]bool{}, writes: map[*Lease]bool{}}
+}
+
+// Path is the lock's directory.
+func (rw *RWLock) Path() string { return rw.q.Dir() }
+
+// RLock waits until the read lock is held: no lower write node is left.
+// Errors are as for lock.Lock; on every error the node is deleted.
+func (rw *RWLock) RLock(ctx context.Context) (*Lease, error) { return rw.read(ctx, false) }
+
+// TryRLock takes the read lock if no writer holds it or waits ahead, and
+// returns ErrLocked otherwise.
+func (rw *RWLock) TryRLock(ctx context.Context) (*Lease, error) { return rw.read(ctx, true) }
+
+// Lock waits until the write lock is held: no lower node is left. It
+// returns ErrUpgrade at once if this RWLock holds a read lease.
+func (rw *RWLock) Lock(ctx context.Context) (*Lease, error) { return rw.write(ctx, false) }
+
+// TryLock takes the write lock if no one else holds the lock or waits
+// ahead, and returns ErrLocked otherwise (ErrUpgrade as for Lock).
+func (rw *RWLock) TryLock(ctx context.Context) (*Lease, error) { return rw.write(ctx, true) }
+
+func (rw *RWLock) read(ctx context.Context, try bool) (*Lease, error) {
+	if rw.holds(rw.writes) {
+		return nil, ErrDowngrade
+	}
+	l, err := rw.q.Acquire(ctx, rw.options(ReadKind, try))
+	if err == nil {
+		rw.track(rw.reads, l)
+	}
+	return l, err
+}
+
+func (rw *RWLock) write(ctx context.Context, try bool) (*Lease, error) {
+	if rw.holds(rw.reads) {
+		return nil, ErrUpgrade
+	}
+	l, err := rw.q.Acquire(ctx, rw.options(WriteKind, try))
+	if err == nil {
+		rw.track(rw.writes, l)
+	}
+	return l, err
+}
+
+// holds reports whether a lease in set is still held.
+func (rw *RWLock) holds(set map[*Lease]bool) bool {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	for l := range set {
+		if l.Err() == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// track keeps l in set until it ends.
+func (rw *RWLock) track(set map[*Lease]bool, l *Lease) {
+	rw.mu.Lock()
+	set[l] = true
+	rw.mu.Unlock()
+	context.AfterFunc(l.Context(), func() {
+		rw.mu.Lock()
+		delete(set, l)
+		rw.mu.Unlock()
+	})
+}
+
+func (rw *RWLock) options(kind recipes.Kind, try bool) recipes.AcquireOptions {
+	return recipes.AcquireOptions{Kind: kind, Data: rw.cfg.data, Try: try,
+		Lease: recipes.LeaseOptions{SuspendTolerance: rw.cfg.tolerance, Logger: rw.cfg.log}}
+}
+
+// Option configures an RWLock.
+type Option func(*config)
+
+type config struct {
+	tolerance time.Duration
+	data      []byte
+	log       *slog.Logger
+}
+
+// WithSuspendTolerance keeps leases across a suspended connection for up
+// to d before they count as lost (default 0: lost as soon as the
+// connection is suspended). See lock.WithSuspendTolerance.
+func WithSuspendTolerance(d time.Duration) Option {
+	return func(c *config) { c.tolerance = max(d, 0) }
+}
+
+// WithData stores data in every node this RWLock creates.
+func WithData(data []byte) Option {
+	return func(c *config) { c.data = data }
+}
+
+// WithLogger routes the lock's log lines to l. By default nothing is
+// logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.log = l }
+}

@@ -1,0 +1,341 @@
+package rwlock_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/rwlock"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// resource counts readers and writers inside, and checks write tokens.
+type resource struct {
+	mu               sync.Mutex
+	readers, writers int
+	maxReaders       int
+	highest          int64
+	violations       []string
+}
+
+func (r *resource) enter(write bool, token int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if write {
+		r.writers++
+		if token <= r.highest {
+			r.violations = append(r.violations, fmt.Sprintf("write token %d after %d", token, r.highest))
+		}
+		r.highest = token
+	} else {
+		r.readers++
+		r.maxReaders = max(r.maxReaders, r.readers)
+	}
+	if r.writers > 1 || (r.writers == 1 && r.readers > 0) {
+		r.violations = append(r.violations, fmt.Sprintf("%d writers with %d readers", r.writers, r.readers))
+	}
+}
+
+func (r *resource) leave(write bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if write {
+		r.writers--
+	} else {
+		r.readers--
+	}
+}
+
+func TestReadersShareWritersExclude(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		const sessions, perSession, rounds = 4, 6, 4
+		ctx := testCtx(t)
+		admin := b.connect(t)
+		dir := lockDir(t, admin)
+		var res resource
+		var wg sync.WaitGroup
+		for s := range sessions {
+			c := b.connect(t)
+			for g := range perSession {
+				write := g%3 == 0
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rw := rwlock.New(c, dir)
+					for range rounds {
+						acquire := rw.RLock
+						if write {
+							acquire = rw.Lock
+						}
+						lease, err := acquire(ctx)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						res.enter(write, lease.Token())
+						if !write {
+							time.Sleep(time.Millisecond) // let readers overlap
+						}
+						res.leave(write)
+						if err := lease.Unlock(ctx); err != nil {
+							t.Error(err)
+						}
+					}
+				}()
+			}
+			_ = s
+		}
+		wg.Wait()
+		if len(res.violations) > 0 {
+			t.Fatalf("exclusion violated: %v", res.violations[:min(5, len(res.violations))])
+		}
+		waitChildren(t, admin, dir, 0)
+	})
+}
+
+func TestReadersHoldTogether(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		c := b.connect(t)
+		dir := lockDir(t, c)
+		r1, err := rwlock.New(c, dir).TryRLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := rwlock.New(b.connect(t), dir).TryRLock(ctx)
+		if err != nil {
+			t.Fatalf("second reader: %v", err)
+		}
+		if _, err := rwlock.New(b.connect(t), dir).TryLock(ctx); !errors.Is(err, rwlock.ErrLocked) {
+			t.Fatalf("writer while readers hold: %v, want ErrLocked", err)
+		}
+		r1.Unlock(ctx)
+		r2.Unlock(ctx)
+		w, err := rwlock.New(c, dir).TryLock(ctx)
+		if err != nil {
+			t.Fatalf("writer on a free lock: %v", err)
+		}
+		if _, err := rwlock.New(b.connect(t), dir).TryRLock(ctx); !errors.Is(err, rwlock.ErrLocked) {
+			t.Fatalf("reader while a writer holds: %v, want ErrLocked", err)
+		}
+		w.Unlock(ctx)
+		waitChildren(t, c, dir, 0)
+	})
+}
+
+// W1 holds, R2 and W3 wait in that order. R2 must wait for W1 only (not
+// for the higher W3, kazoo's deadlock), and W3 for R2; a reader R4 that
+// comes after W3 must not overtake it.
+func TestReaderWaitsForNearestLowerWriter(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		c := b.connect(t)
+		dir := lockDir(t, c)
+		w1, err := rwlock.New(c, dir).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type got struct {
+			name  string
+			lease *rwlock.Lease
+		}
+		acquired := make(chan got, 3)
+		start := func(name string, write bool) {
+			rw := rwlock.New(b.connect(t), dir)
+			go func() {
+				acquire := rw.RLock
+				if write {
+					acquire = rw.Lock
+				}
+				l, err := acquire(ctx)
+				if err != nil {
+					t.Error(err)
+				}
+				acquired <- got{name, l}
+			}()
+		}
+		start("R2", false)
+		waitChildren(t, c, dir, 2)
+		start("W3", true)
+		waitChildren(t, c, dir, 3)
+		start("R4", false)
+		waitChildren(t, c, dir, 4)
+		w1.Unlock(ctx)
+		first := <-acquired
+		if first.name != "R2" {
+			t.Fatalf("after W1 released, %s acquired first, want R2", first.name)
+		}
+		select {
+		case g := <-acquired:
+			t.Fatalf("%s acquired while R2 held the read lock ahead of W3", g.name)
+		case <-time.After(zktest.Scale(100 * time.Millisecond)):
+		}
+		first.lease.Unlock(ctx)
+		second := <-acquired
+		if second.name != "W3" {
+			t.Fatalf("after R2 released, %s acquired, want W3", second.name)
+		}
+		second.lease.Unlock(ctx)
+		third := <-acquired
+		if third.name != "R4" || third.lease == nil {
+			t.Fatalf("then %s, want R4", third.name)
+		}
+		third.lease.Unlock(ctx)
+	})
+}
+
+func TestUpgradeIsAnError(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		c := b.connect(t)
+		dir := lockDir(t, c)
+		rw := rwlock.New(c, dir)
+		r, err := rw.RLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wctx, cancel := context.WithTimeout(ctx, zktest.Scale(10*time.Second))
+		defer cancel()
+		if _, err := rw.Lock(wctx); !errors.Is(err, rwlock.ErrUpgrade) {
+			t.Fatalf("Lock while holding a read lease: %v, want ErrUpgrade", err)
+		}
+		if _, err := rw.TryLock(wctx); !errors.Is(err, rwlock.ErrUpgrade) {
+			t.Fatalf("TryLock while holding a read lease: %v, want ErrUpgrade", err)
+		}
+		if got := children(t, c, dir); len(got) != 1 {
+			t.Fatalf("nodes after a refused upgrade: %v", got)
+		}
+		r.Unlock(ctx)
+		w, err := rw.Lock(wctx)
+		if err != nil {
+			t.Fatalf("Lock after the read lease ended: %v", err)
+		}
+		w.Unlock(ctx)
+	})
+}
+
+// A participant holding the write lock cannot take the read lock as well:
+// a writer queued behind it would then hold together with that reader.
+func TestNoDowngrade(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		c := b.connect(t)
+		dir := lockDir(t, c)
+		rw := rwlock.New(c, dir)
+		w, err := rw.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rw.RLock(ctx); !errors.Is(err, rwlock.ErrDowngrade) {
+			t.Fatalf("RLock while holding the write lock: %v, want ErrDowngrade", err)
+		}
+		if _, err := rw.TryRLock(ctx); !errors.Is(err, rwlock.ErrDowngrade) {
+			t.Fatalf("TryRLock while holding the write lock: %v, want ErrDowngrade", err)
+		}
+		if got := children(t, c, dir); len(got) != 1 {
+			t.Fatalf("nodes after a refused downgrade: %v", got)
+		}
+		w.Unlock(ctx)
+		r, err := rw.RLock(ctx)
+		if err != nil {
+			t.Fatalf("RLock after the write lease ended: %v", err)
+		}
+		r.Unlock(ctx)
+	})
+}
+
+func TestCancelWhileWaiting(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		c := b.connect(t)
+		dir := lockDir(t, c)
+		w, err := rwlock.New(c, dir).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, write := range []bool{false, true} {
+			rw := rwlock.New(b.connect(t), dir)
+			acquire := rw.RLock
+			if write {
+				acquire = rw.Lock
+			}
+			tctx, cancel := context.WithTimeout(ctx, zktest.Scale(200*time.Millisecond))
+			if _, err := acquire(tctx); !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("write=%v: %v, want context.DeadlineExceeded", write, err)
+			}
+			cancel()
+			waitChildren(t, c, dir, 1)
+		}
+		w.Unlock(ctx)
+	})
+}
+
+func TestSessionExpiry(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		ca := b.connect(t)
+		dir := lockDir(t, ca)
+		r, err := rwlock.New(ca, dir, rwlock.WithSuspendTolerance(time.Hour)).RLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := make(chan *rwlock.Lease, 1)
+		go func() {
+			l, err := rwlock.New(b.connect(t), dir).Lock(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			next <- l
+		}()
+		waitChildren(t, ca, dir, 2)
+		b.expire(t, r.Session())
+		within(t, r.Done(), "the expired reader's Done")
+		if !errors.Is(r.Err(), client.ErrSessionLost) || !errors.Is(r.Err(), recipes.ErrLost) {
+			t.Fatalf("lease ended with %v", r.Err())
+		}
+		if l := <-next; l != nil {
+			l.Unlock(ctx)
+		}
+	})
+}
+
+func TestLostCreateReply(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		admin := b.connect(t)
+		dir := lockDir(t, admin)
+		if err := admin.EnsurePath(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		c := b.connect(t, b.cutNextCreate(t, dir)...)
+		lease, err := rwlock.New(c, dir).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := children(t, admin, dir); len(got) != 1 || dir+"/"+got[0] != lease.Node() {
+			t.Fatalf("after a lost create reply: nodes %v, lease %s", got, lease.Node())
+		}
+		lease.Unlock(ctx)
+		waitChildren(t, admin, dir, 0)
+	})
+}
+
+func TestInvalidPath(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b *backend) {
+		ctx := testCtx(t)
+		c := b.connect(t)
+		for _, p := range []string{"", "x", "/a//b", "/a/"} {
+			rw := rwlock.New(c, p)
+			for _, acquire := range []func(context.Context) (*rwlock.Lease, error){rw.RLock, rw.Lock, rw.TryRLock, rw.TryLock} {
+				if _, err := acquire(ctx); !errors.Is(err, client.ErrInvalidInput) {
+					t.Errorf("path %q: %v, want ErrInvalidInput", p, err)
+				}
+			}
+		}
+	})
+}
