@@ -1,0 +1,86 @@
+package lock_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/lock"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+func ExampleNew() {
+	srv, err := zktest.StartServer("127.0.0.1:0") // the bundled reference server
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	l := lock.New(c, "/app/locks/report")
+	lease, err := l.Lock(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("held:", lease.Err() == nil)
+
+	// A fenced write: applied only while the lock is held.
+	if _, err := lease.Multi(ctx, client.CreateOp("/app/report", []byte("done"), client.Persistent)); err != nil {
+		fmt.Println(err)
+	}
+
+	// Another attempt cannot take it meanwhile.
+	_, err = lock.New(c, "/app/locks/report").TryLock(ctx)
+	fmt.Println("second attempt:", errors.Is(err, lock.ErrLocked))
+
+	lease.Unlock(ctx)
+	<-lease.Done()
+	fmt.Println("ended:", context.Cause(lease.Context()))
+	// Output:
+	// held: true
+	// second attempt: true
+	// ended: zkit: released
+}
+
+// Work that must stop when the lock is lost runs under the lease's context.
+func ExampleLease_Context() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	lease, err := lock.New(c, "/app/locks/job").Lock(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer lease.Unlock(ctx)
+
+	work := func(ctx context.Context) error {
+		// ... long work, checking ctx ...
+		return ctx.Err()
+	}
+	fmt.Println("work:", work(lease.Context()))
+	fmt.Println("token > 0:", lease.Token() > 0)
+	// Output:
+	// work: <nil>
+	// token > 0: true
+}
