@@ -1,0 +1,211 @@
+package lock_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// curatorSource is a small Java peer driven over stdin: each line is
+// "ID KIND PATH OP [MS]" with KIND mutex, read or write and OP acquire
+// (in the background), try MS, or release; it answers "ID acquired",
+// "ID timeout", "ID released" or "ID error ...". Each ID is one Curator
+// lock object with a thread of its own (Curator locks belong to threads).
+const curatorSource = `
+import java.io.*;
+import java.util.*;
+import java.util.concurrent.*;
+import org.apache.curator.framework.*;
+import org.apache.curator.framework.recipes.locks.*;
+import org.apache.curator.retry.RetryOneTime;
+
+public class CuratorPeer {
+    static final Map<String, ExecutorService> threads = new ConcurrentHashMap<>();
+    static final Map<String, InterProcessLock> locks = new ConcurrentHashMap<>();
+    static synchronized void out(String s) { System.out.println(s); System.out.flush(); }
+    public static void main(String[] args) throws Exception {
+        CuratorFramework c = CuratorFrameworkFactory.newClient(args[0], 30000, 15000, new RetryOneTime(100));
+        c.start();
+        c.blockUntilConnected();
+        out("ready");
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] f = line.trim().split(" ");
+            String id = f[0], kind = f[1], path = f[2], op = f[3];
+            InterProcessLock l = locks.computeIfAbsent(id, k ->
+                kind.equals("mutex") ? new InterProcessMutex(c, path)
+                : kind.equals("read") ? new InterProcessReadWriteLock(c, path).readLock()
+                : new InterProcessReadWriteLock(c, path).writeLock());
+            threads.computeIfAbsent(id, k -> Executors.newSingleThreadExecutor()).submit(() -> {
+                try {
+                    switch (op) {
+                        case "acquire": l.acquire(); out(id + " acquired"); break;
+                        case "try": out(id + (l.acquire(Long.parseLong(f[4]), TimeUnit.MILLISECONDS) ? " acquired" : " timeout")); break;
+                        case "release": l.release(); out(id + " released"); break;
+                        default: out(id + " error unknown op " + op);
+                    }
+                } catch (Exception e) {
+                    out(id + " error " + e);
+                }
+            });
+        }
+        for (ExecutorService e : threads.values()) e.shutdownNow();
+        c.close();
+    }
+}
+`
+
+var curatorJars = []string{"curator-framework", "curator-client", "curator-recipes", "guava", "zookeeper",
+	"zookeeper-jute", "slf4j-api", "slf4j-nop", "netty-handler", "netty-common", "netty-buffer",
+	"netty-transport", "netty-codec", "netty-resolver", "netty-transport-native-epoll",
+	"netty-transport-native-unix-common", "failureaccess"}
+
+var curatorBuild struct {
+	once      sync.Once
+	dir, cp   string
+	skip, err error
+}
+
+// buildCurator compiles the peer once per test binary. It skips the test
+// when javac or Curator's jars are missing, unless real ZooKeeper (and so
+// the interop partners) is required.
+func buildCurator(t *testing.T) (classDir, classpath string) {
+	t.Helper()
+	b := &curatorBuild
+	b.once.Do(func() {
+		if _, err := exec.LookPath("javac"); err != nil {
+			b.skip = fmt.Errorf("javac not found: %v", err)
+			return
+		}
+		var cp []string
+		for _, j := range curatorJars {
+			p := filepath.Join("/usr/share/java", j+".jar")
+			if _, err := os.Stat(p); err != nil {
+				if j == "failureaccess" {
+					continue // optional
+				}
+				b.skip = fmt.Errorf("%s missing (apt-get install libcurator-recipes-java)", p)
+				return
+			}
+			cp = append(cp, p)
+		}
+		b.cp = strings.Join(cp, ":")
+		dir, err := os.MkdirTemp("", "zkit-curator-peer-")
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.dir = dir
+		src := filepath.Join(dir, "CuratorPeer.java")
+		if err := os.WriteFile(src, []byte(curatorSource), 0o644); err != nil {
+			b.err = err
+			return
+		}
+		out, err := exec.Command("javac", "-implicit:none", "-cp", b.cp, "-d", dir, src).CombinedOutput()
+		if err != nil {
+			b.err = fmt.Errorf("javac: %v\n%s", err, out)
+		}
+	})
+	if b.skip != nil {
+		switch strings.ToLower(os.Getenv("ZKIT_REQUIRE_ZOOKEEPER")) {
+		case "1", "true", "yes":
+			t.Fatalf("Curator interop: %v (ZKIT_REQUIRE_ZOOKEEPER is set)", b.skip)
+		}
+		t.Skipf("skipping Curator interop: %v", b.skip)
+	}
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.dir, b.cp
+}
+
+// curatorPeer is a running Java process with Curator locks.
+type curatorPeer struct {
+	t     *testing.T
+	in    io.WriteCloser
+	lines chan string
+}
+
+func startCurator(t *testing.T, servers []string) *curatorPeer {
+	t.Helper()
+	dir, cp := buildCurator(t)
+	cmd := exec.Command("java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", dir+":"+cp, "CuratorPeer", strings.Join(servers, ","))
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &curatorPeer{t: t, in: in, lines: make(chan string, 100)}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	t.Cleanup(func() {
+		in.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(zktest.Scale(10 * time.Second)):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	p.expect("ready")
+	return p
+}
+
+// send writes one command line.
+func (p *curatorPeer) send(format string, args ...any) {
+	p.t.Helper()
+	if _, err := fmt.Fprintf(p.in, format+"\n", args...); err != nil {
+		p.t.Fatalf("curator peer: %v", err)
+	}
+}
+
+// expect waits for the next line and checks it.
+func (p *curatorPeer) expect(want string) {
+	p.t.Helper()
+	select {
+	case got, ok := <-p.lines:
+		if !ok {
+			p.t.Fatalf("curator peer exited; want %q", want)
+		}
+		if got != want {
+			p.t.Fatalf("curator peer said %q, want %q", got, want)
+		}
+	case <-time.After(zktest.Scale(30 * time.Second)):
+		p.t.Fatalf("curator peer: timed out waiting for %q", want)
+	}
+}
+
+// quiet checks that the peer says nothing for a moment (used to show that
+// a background acquire is still waiting).
+func (p *curatorPeer) quiet(what string) {
+	p.t.Helper()
+	select {
+	case got := <-p.lines:
+		p.t.Fatalf("curator peer said %q while %s", got, what)
+	case <-time.After(zktest.Scale(100 * time.Millisecond)):
+	}
+}
