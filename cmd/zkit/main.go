@@ -38,6 +38,8 @@ func main() {
 		err = demo(args)
 	case "serve":
 		err = serve(args)
+	case "lock":
+		err = lockCmd(args)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return
