@@ -1,0 +1,14 @@
+// Package bench holds zkit's recipe benchmarks. They run only with -bench:
+//
+//	ZKIT_BENCH_SERVERS=127.0.0.1:2381 go test ./bench -run '^$' -bench Lock -benchtime 10s
+//
+// ZKIT_BENCH_SERVERS names the ensemble to measure against (to compare with
+// the anchors in ../shared/anchors, start it with their start-zk.sh and run
+// them against the same server). Without it the benchmarks use zktest's
+// shared real ZooKeeper, which runs with forceSync=no: fine for a quick
+// look, not comparable with the anchors.
+//
+// Each point reports handoffs/s, the p50 and p99 latency of acquiring, and
+// the server packets per handoff (the change in the servers' mntr
+// zk_packets_received and zk_packets_sent, divided by the handoffs).
+package bench
