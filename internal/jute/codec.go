@@ -97,6 +97,7 @@ type Decoder struct {
 	off   int
 	limit int
 	err   error
+	nulls int
 }
 
 // NewDecoder returns a Decoder over b whose buffers, strings and vectors may
@@ -111,6 +112,11 @@ func NewDecoder(b []byte, maxLen int) *Decoder {
 
 // Err returns the first decoding error, if any.
 func (d *Decoder) Err() error { return d.err }
+
+// Nulls returns how many null strings (length -1) have been read. Go
+// strings cannot be null, so they read as ""; callers that must treat null
+// specially (ZooKeeper fails on a null path) check this.
+func (d *Decoder) Nulls() int { return d.nulls }
 
 // Remaining returns the number of bytes not read yet.
 func (d *Decoder) Remaining() int { return len(d.buf) - d.off }
@@ -216,6 +222,7 @@ func (d *Decoder) NullableString() (string, bool) {
 		return "", false
 	}
 	if n == -1 {
+		d.nulls++
 		return "", true
 	}
 	if !d.need(n) {

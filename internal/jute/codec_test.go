@@ -52,11 +52,11 @@ func TestRoundTripEveryOp(t *testing.T) {
 		OpSetWatches:   {&SetWatches{9, []string{"/a"}, []string{}, []string{"/b", "/c"}}, &Empty{}},
 		OpAuth:         {&AuthPacket{0, "digest", []byte("u:p")}, &Empty{}},
 		OpMulti: {&MultiRequest{Ops: []MultiOp{
-			{OpCreate, &CreateRequest{"/m", nil, acl, 0}},
-			{OpCreateTTL, &CreateTTLRequest{"/t", nil, acl, 5, 10}},
-			{OpDelete, &DeleteRequest{"/m", 0}},
-			{OpSetData, &SetDataRequest{"/m", []byte("x"), -1}},
-			{OpCheck, &CheckVersionRequest{"/m", 1}},
+			{Type: OpCreate, Body: &CreateRequest{"/m", nil, acl, 0}},
+			{Type: OpCreateTTL, Body: &CreateTTLRequest{"/t", nil, acl, 5, 10}},
+			{Type: OpDelete, Body: &DeleteRequest{"/m", 0}},
+			{Type: OpSetData, Body: &SetDataRequest{"/m", []byte("x"), -1}},
+			{Type: OpCheck, Body: &CheckVersionRequest{"/m", 1}},
 		}}, &MultiResponse{Results: []MultiResult{
 			{Type: OpCreate, Body: &CreateResponse{"/m"}},
 			{Type: OpCreate2, Body: &Create2Response{"/t", stat}},
@@ -86,7 +86,7 @@ func TestRoundTripEveryOp(t *testing.T) {
 }
 
 func TestMalformedNeverPanics(t *testing.T) {
-	good := Encode(&MultiRequest{Ops: []MultiOp{{OpCreate, &CreateRequest{"/m", []byte("abc"), nil, 0}}}})
+	good := Encode(&MultiRequest{Ops: []MultiOp{{Type: OpCreate, Body: &CreateRequest{"/m", []byte("abc"), nil, 0}}}})
 	for op := range opRecords {
 		for cut := 0; cut < len(good); cut++ {
 			rec, _ := NewRequest(op)

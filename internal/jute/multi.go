@@ -7,6 +7,9 @@ package jute
 type MultiOp struct {
 	Type int32
 	Body any
+	// Nulls counts the null strings in Body as decoded (Go reads them
+	// as ""); not encoded.
+	Nulls int
 }
 
 // Path returns the operation's path.
@@ -72,10 +75,11 @@ func (r *MultiRequest) UnmarshalJute(d *Decoder) {
 			d.Fail("invalid op type %d in multi", h.Type)
 			return
 		}
+		before := d.Nulls()
 		if Unmarshal(d, body) != nil {
 			return
 		}
-		r.Ops = append(r.Ops, MultiOp{Type: h.Type, Body: body})
+		r.Ops = append(r.Ops, MultiOp{Type: h.Type, Body: body, Nulls: d.Nulls() - before})
 		decodeValue(d, valueOf(&h))
 	}
 }

@@ -3,9 +3,10 @@ package refserver
 import (
 	"crypto/sha1"
 	"encoding/base64"
-	"net"
+	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/zkit-dev/zkit/internal/jute"
 )
@@ -47,25 +48,53 @@ func validID(scheme, id string) bool {
 	return false
 }
 
-// parseIPACL parses "addr" or "addr/bits" as IPAuthenticationProvider does.
-func parseIPACL(expr string) (net.IP, int, bool) {
+// parseIPACL parses "a.b.c.d" or "a.b.c.d/bits" as ZooKeeper 3.8's
+// IPAuthenticationProvider does: IPv4 only.
+func parseIPACL(expr string) ([]byte, int, bool) {
 	addr, bitsStr, hasBits := strings.Cut(expr, "/")
-	ip := net.ParseIP(addr)
+	ip := parseIPv4(addr)
 	if ip == nil {
 		return nil, 0, false
 	}
-	if v4 := ip.To4(); v4 != nil && !strings.Contains(addr, ":") {
-		ip = v4
-	}
-	bits := len(ip) * 8
+	bits := 32
 	if hasBits {
 		b, err := strconv.Atoi(bitsStr)
-		if err != nil || b < 0 || b > len(ip)*8 {
+		if err != nil || b < 0 || b > 32 {
 			return nil, 0, false
 		}
 		bits = b
 	}
 	return ip, bits, true
+}
+
+func parseIPv4(s string) []byte {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return nil
+	}
+	b := make([]byte, 4)
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 0 || v > 255 {
+			return nil
+		}
+		b[i] = byte(v)
+	}
+	return b
+}
+
+func maskIP(b []byte, bits int) {
+	for i := range b {
+		switch {
+		case bits >= 8:
+			bits -= 8
+		case bits <= 0:
+			b[i] = 0
+		default:
+			b[i] &= ^byte(0xff >> bits)
+			bits = 0
+		}
+	}
 }
 
 // ipMatches reports whether the client address id matches the ACL expression.
@@ -74,20 +103,13 @@ func ipMatches(id, expr string) bool {
 	if !ok {
 		return false
 	}
-	ip := net.ParseIP(id)
+	ip := parseIPv4(id)
 	if ip == nil {
 		return false
 	}
-	if len(aclIP) == 4 {
-		ip = ip.To4()
-		if ip == nil {
-			return false
-		}
-	} else {
-		ip = ip.To16()
-	}
-	mask := net.CIDRMask(bits, len(aclIP)*8)
-	return ip.Mask(mask).Equal(aclIP.Mask(mask))
+	maskIP(aclIP, bits)
+	maskIP(ip, bits)
+	return string(ip) == string(aclIP)
 }
 
 // fixupACL validates acl and expands "auth" entries to the connection's
@@ -194,4 +216,40 @@ func userName(id jute.Id) string {
 		return user
 	}
 	return id.ID
+}
+
+// authSet is a connection's authentication identities. ZooKeeper keeps them
+// in a set backed by a ConcurrentHashMap, so their order (visible in whoAmI
+// and in how an "auth" ACL expands) is the map's iteration order; authSet
+// reproduces it for up to 12 ids (the map's first table of 16 buckets).
+type authSet []jute.Id
+
+// add inserts id unless present, in the map's iteration order.
+func (a *authSet) add(id jute.Id) {
+	for _, have := range *a {
+		if have == id {
+			return
+		}
+	}
+	*a = append(*a, id)
+	ids := *a
+	sort.SliceStable(ids, func(i, j int) bool { return chmBucket(ids[i]) < chmBucket(ids[j]) })
+}
+
+// chmBucket is the bucket of id in a 16-bucket ConcurrentHashMap.
+func chmBucket(id jute.Id) int32 {
+	h := int32(17)
+	h = 37*h + javaStringHash(id.Scheme)
+	h = 37*h + javaStringHash(id.ID)
+	spread := (h ^ int32(uint32(h)>>16)) & 0x7fffffff
+	return spread & 15
+}
+
+// javaStringHash is Java's String.hashCode over UTF-16 code units.
+func javaStringHash(s string) int32 {
+	var h int32
+	for _, u := range utf16.Encode([]rune(s)) {
+		h = 31*h + int32(u)
+	}
+	return h
 }

@@ -30,10 +30,11 @@ type conn struct {
 	start    time.Time
 
 	// Guarded by s.mu.
-	session *session
-	auth    []jute.Id
-	lastXid int32
-	lastOp  string
+	session   *session
+	auth      authSet
+	oldClient bool // its ConnectRequest had no readOnly field
+	lastXid   int32
+	lastOp    string
 
 	qmu   sync.Mutex
 	queue []outPacket
@@ -63,7 +64,7 @@ func newConn(s *Server, nc net.Conn, id uint64) *conn {
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
 	if ip != "" {
-		c.auth = []jute.Id{{Scheme: "ip", ID: ip}}
+		c.auth.add(jute.Id{Scheme: "ip", ID: ip})
 	}
 	return c
 }
@@ -265,6 +266,7 @@ func (s *Server) connect(c *conn, b []byte) bool {
 		return false
 	}
 	timeout := s.negotiateTimeout(req.TimeOut)
+	c.oldClient = !req.HasReadOnly
 	rsp := &jute.ConnectResponse{HasReadOnly: req.HasReadOnly}
 	var ss *session
 	if req.SessionID == 0 {
@@ -310,6 +312,20 @@ func (s *Server) request(c *conn, b []byte) bool {
 	if hdr.Type == jute.OpAuth {
 		return s.auth(c, hdr, body)
 	}
+	if hdr.Type == jute.OpSASL {
+		// Without SASL configured ZooKeeper answers any well-formed
+		// token with an empty one, and drops the connection on a
+		// malformed request.
+		d := jute.NewDecoder(body, 2*s.cfg.MaxBuffer)
+		d.Buffer()
+		if d.Err() != nil {
+			return false
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		c.enqueue(jute.Frame(&jute.ReplyHeader{Xid: hdr.Xid}, saslResponse{}), false)
+		return true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.closed() || c.session == nil {
@@ -331,6 +347,10 @@ func (s *Server) request(c *conn, b []byte) bool {
 		c.abort()
 		s.detach(c)
 		return false
+	}
+	if r.raw != nil {
+		c.enqueue(r.raw, false)
+		return true
 	}
 	if r.none {
 		return true
@@ -384,15 +404,7 @@ func (s *Server) auth(c *conn, hdr jute.RequestHeader, body []byte) bool {
 		return false
 	}
 	for _, id := range ids {
-		dup := false
-		for _, have := range c.auth {
-			if have == id {
-				dup = true
-			}
-		}
-		if !dup {
-			c.auth = append(c.auth, id)
-		}
+		c.auth.add(id)
 	}
 	c.enqueue(jute.Frame(&jute.ReplyHeader{Xid: hdr.Xid}), false)
 	return true
@@ -447,3 +459,8 @@ func sessionID(c *conn) int64 {
 	}
 	return c.session.id
 }
+
+// saslResponse is a SetSASLResponse with a null token.
+type saslResponse struct{}
+
+func (saslResponse) MarshalJute(e *jute.Encoder) { e.Buffer(nil) }

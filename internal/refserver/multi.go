@@ -13,7 +13,7 @@ import (
 // watch fires. The whole request takes one zxid, applied or not.
 func (s *Server) multi(c *conn, body []byte) (jute.Error, any) {
 	var req jute.MultiRequest
-	if !s.decode(body, &req) {
+	if !s.decodeLenient(body, &req) {
 		return jute.ErrMarshallingError, nil
 	}
 	// A multi may not mix reads and writes, nor hold reads at all
@@ -27,6 +27,12 @@ func (s *Server) multi(c *conn, body []byte) (jute.Error, any) {
 	results := make([]jute.MultiResult, len(req.Ops))
 	failed := -1
 	for i, op := range req.Ops {
+		if op.Nulls > 0 && op.Type != jute.OpSetData && op.Type != jute.OpCheck {
+			// A null in a create or delete fails ZooKeeper's prep
+			// with a NullPointerException: the whole multi fails.
+			s.rollback(tx)
+			return jute.ErrMarshallingError, nil
+		}
 		res, code, fatal := s.multiOp(tx, c, op)
 		if fatal {
 			s.rollback(tx)

@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"strings"
+	"time"
 
 	"github.com/zkit-dev/zkit/internal/jute"
 )
@@ -11,9 +12,10 @@ type reply struct {
 	xid   int32
 	zxid  int64
 	err   jute.Error
-	body  any  // nil: header only
-	none  bool // send nothing at all
-	close bool // close the connection after sending
+	body  any    // nil: header only
+	none  bool   // send nothing at all
+	close bool   // close the connection after sending
+	raw   []byte // send this frame instead of a reply
 }
 
 // validOp lists the opcodes ZooKeeper 3.8 accepts (Request.isValid).
@@ -24,7 +26,8 @@ func validOp(op int32) bool {
 		jute.OpGetACL, jute.OpGetChildren, jute.OpGetAllChildrenNumber, jute.OpGetChildren2,
 		jute.OpGetData, jute.OpGetEphemerals, jute.OpMulti, jute.OpMultiRead, jute.OpPing,
 		jute.OpReconfig, jute.OpSetACL, jute.OpSetData, jute.OpSetWatches, jute.OpSetWatches2,
-		jute.OpSync, jute.OpCheckWatches, jute.OpRemoveWatches, jute.OpAddWatch, jute.OpWhoAmI:
+		jute.OpSync, jute.OpCheckWatches, jute.OpRemoveWatches, jute.OpAddWatch, jute.OpWhoAmI,
+		jute.OpCreateSession:
 		return true
 	}
 	return false
@@ -36,7 +39,7 @@ func isWrite(op int32) bool {
 	switch op {
 	case jute.OpCreate, jute.OpCreate2, jute.OpCreateTTL, jute.OpCreateContainer, jute.OpDelete,
 		jute.OpDeleteContainer, jute.OpSetData, jute.OpSetACL, jute.OpCheck, jute.OpMulti,
-		jute.OpReconfig, jute.OpCloseSession:
+		jute.OpReconfig, jute.OpCloseSession, jute.OpCreateSession:
 		return true
 	}
 	return false
@@ -61,9 +64,18 @@ func (s *Server) handle(c *conn, hdr jute.RequestHeader, body []byte) reply {
 	return r
 }
 
+// decodeLenient decodes a request body, null strings reading as "" (for
+// ops whose first check of the path treats null as invalid: BadArguments).
+func (s *Server) decodeLenient(body []byte, rec any) bool {
+	return jute.Unmarshal(jute.NewDecoder(body, 2*s.cfg.MaxBuffer), rec) == nil
+}
+
+// decode decodes a request body. Like ZooKeeper, which fails with a
+// NullPointerException on a null path, it treats a null string as
+// malformed.
 func (s *Server) decode(body []byte, rec any) bool {
 	d := jute.NewDecoder(body, 2*s.cfg.MaxBuffer)
-	return jute.Unmarshal(d, rec) == nil
+	return jute.Unmarshal(d, rec) == nil && d.Nulls() == 0
 }
 
 func (s *Server) dispatch(c *conn, op int32, body []byte, r *reply) (jute.Error, any) {
@@ -102,16 +114,32 @@ func (s *Server) dispatch(c *conn, op int32, body []byte, r *reply) (jute.Error,
 		return jute.ErrOK, nil
 
 	case jute.OpDeleteContainer:
-		tx := s.newTxn()
-		if code := s.doDeleteContainer(tx, string(body)); code != jute.ErrOK {
-			return code, nil
+		// ZooKeeper reads the path from the whole packet buffer, request
+		// header included, whose opcode has zero bytes: from a client
+		// the path is never valid. (The reaper deletes containers
+		// directly.)
+		return jute.ErrBadArguments, nil
+
+	case jute.OpCreateSession:
+		// A createSession sent on an established connection touches the
+		// session with the timeout in the body and answers with a
+		// connect response (ZooKeeper's prep and final processors).
+		if len(body) < 4 {
+			return jute.ErrMarshallingError, nil
 		}
-		s.commit(tx)
+		to := int32(uint32(body[0])<<24 | uint32(body[1])<<16 | uint32(body[2])<<8 | uint32(body[3]))
+		ss := c.session
+		saved := ss.timeout
+		ss.timeout = time.Duration(to) * time.Millisecond
+		s.touch(ss, s.clock.now())
+		ss.timeout = saved
+		r.raw = jute.Frame(&jute.ConnectResponse{TimeOut: int32(ss.timeout / time.Millisecond),
+			SessionID: ss.id, Passwd: ss.passwd, HasReadOnly: !c.oldClient})
 		return jute.ErrOK, nil
 
 	case jute.OpSetData:
 		var req jute.SetDataRequest
-		if !s.decode(body, &req) {
+		if !s.decodeLenient(body, &req) {
 			return jute.ErrMarshallingError, nil
 		}
 		tx := s.newTxn()
@@ -124,7 +152,7 @@ func (s *Server) dispatch(c *conn, op int32, body []byte, r *reply) (jute.Error,
 
 	case jute.OpCheck:
 		var req jute.CheckVersionRequest
-		if !s.decode(body, &req) {
+		if !s.decodeLenient(body, &req) {
 			return jute.ErrMarshallingError, nil
 		}
 		if code := s.doCheck(c, req.Path, req.Version); code != jute.ErrOK {
@@ -138,7 +166,7 @@ func (s *Server) dispatch(c *conn, op int32, body []byte, r *reply) (jute.Error,
 
 	case jute.OpSetACL:
 		var req jute.SetACLRequest
-		if !s.decode(body, &req) {
+		if !s.decodeLenient(body, &req) {
 			return jute.ErrMarshallingError, nil
 		}
 		n, code := s.doSetACL(c, req.Path, req.ACL, req.Version)
@@ -248,17 +276,15 @@ func (s *Server) dispatch(c *conn, op int32, body []byte, r *reply) (jute.Error,
 		if !s.decode(body, &req) {
 			return jute.ErrMarshallingError, nil
 		}
-		s.setWatches(c, req.RelativeZxid, req.DataWatches, req.ExistWatches, req.ChildWatches, nil, nil)
-		return jute.ErrOK, nil
+		return s.setWatches(c, req.RelativeZxid, req.DataWatches, req.ExistWatches, req.ChildWatches, []string{}, []string{}), nil
 
 	case jute.OpSetWatches2:
 		var req jute.SetWatches2
 		if !s.decode(body, &req) {
 			return jute.ErrMarshallingError, nil
 		}
-		s.setWatches(c, req.RelativeZxid, req.DataWatches, req.ExistWatches, req.ChildWatches,
-			req.PersistentWatches, req.PersistentRecursiveWatches)
-		return jute.ErrOK, nil
+		return s.setWatches(c, req.RelativeZxid, req.DataWatches, req.ExistWatches, req.ChildWatches,
+			req.PersistentWatches, req.PersistentRecursiveWatches), nil
 
 	case jute.OpAddWatch:
 		var req jute.AddWatchRequest
@@ -308,7 +334,7 @@ func (s *Server) dispatch(c *conn, op int32, body []byte, r *reply) (jute.Error,
 
 	case jute.OpGetEphemerals:
 		var req jute.GetEphemeralsRequest
-		if !s.decode(body, &req) {
+		if jute.Decode(body, &req) != nil { // a null prefix means all
 			return jute.ErrMarshallingError, nil
 		}
 		prefix := strings.TrimSpace(req.PrefixPath)
@@ -377,8 +403,13 @@ func (s *Server) singleCreate(c *conn, op int32, kind createKind, a createArgs) 
 }
 
 // setWatches re-registers a reconnecting client's watches, firing at once
-// those that would have fired while it was away (DataTree.setWatches).
-func (s *Server) setWatches(c *conn, rel int64, data, exist, child, persistent, recursive []string) {
+// those that would have fired while it was away (DataTree.setWatches). A
+// null list stops it with MarshallingError where ZooKeeper meets the null,
+// after the lists before it have been processed.
+func (s *Server) setWatches(c *conn, rel int64, data, exist, child, persistent, recursive []string) jute.Error {
+	if data == nil {
+		return jute.ErrMarshallingError
+	}
 	for _, p := range data {
 		n := s.nodes[p]
 		switch {
@@ -390,12 +421,18 @@ func (s *Server) setWatches(c *conn, rel int64, data, exist, child, persistent, 
 			s.dataWatches.add(p, c, watchStandard)
 		}
 	}
+	if exist == nil {
+		return jute.ErrMarshallingError
+	}
 	for _, p := range exist {
 		if s.nodes[p] != nil {
 			s.sendEvent(c, jute.EventNodeCreated, p)
 		} else {
 			s.dataWatches.add(p, c, watchStandard)
 		}
+	}
+	if child == nil {
+		return jute.ErrMarshallingError
 	}
 	for _, p := range child {
 		n := s.nodes[p]
@@ -408,12 +445,19 @@ func (s *Server) setWatches(c *conn, rel int64, data, exist, child, persistent, 
 			s.childWatches.add(p, c, watchStandard)
 		}
 	}
+	if persistent == nil {
+		return jute.ErrMarshallingError
+	}
 	for _, p := range persistent {
 		s.childWatches.add(p, c, watchPersistent)
 		s.dataWatches.add(p, c, watchPersistent)
+	}
+	if recursive == nil {
+		return jute.ErrMarshallingError
 	}
 	for _, p := range recursive {
 		s.childWatches.add(p, c, watchPersistentRecursive)
 		s.dataWatches.add(p, c, watchPersistentRecursive)
 	}
+	return jute.ErrOK
 }

@@ -1,0 +1,147 @@
+package refserver_test
+
+import (
+	"encoding/binary"
+	"io"
+	"net"
+	"time"
+
+	"github.com/zkit-dev/zkit/internal/jute"
+)
+
+// Scenarios on the protocol itself: unknown opcodes, malformed and
+// oversized frames, four-letter words.
+func init() {
+	register(
+		scenario{"unknown-opcode", func(e *env) {
+			a := e.session()
+			b := e.connect("b", 30*time.Second)
+			for _, op := range []int32{55, 0, jute.OpSASL, -3, 1000} {
+				c := e.connect("c", 30*time.Second)
+				c.SendXid(41, op, nil)
+				c.expectClosed()
+			}
+			b.SendXid(42, 10, nil)
+			b.expectClosed()
+			d := e.connect("d", 30*time.Second)
+			d.SendXid(43, jute.OpSASL, rawBody("\x00\x00\x00\x02hi"))
+			events, h, err := d.Await(43, nil, 5*time.Second)
+			d.logEvents(events)
+			e.logf("d: sasl -> %v %s zxid=%s", err, jute.Error(h.Err).Name(), e.zx(h.Zxid))
+			d.ping()
+			a.ping()
+		}},
+		scenario{"malformed-bodies", func(e *env) {
+			a := e.session()
+			a.create(e.p("/n"), nil, 0)
+			for _, op := range []int32{jute.OpCreate, jute.OpCreate2, jute.OpDelete, jute.OpSetData, jute.OpSetACL,
+				jute.OpMulti, jute.OpGetData, jute.OpExists, jute.OpGetChildren, jute.OpGetChildren2, jute.OpGetACL,
+				jute.OpSync, jute.OpSetWatches, jute.OpCheck, jute.OpCreateTTL} {
+				a.SendXid(100+op, op, rawBody("\x00\x00"))
+				events, h, err := a.Await(100+op, nil, 5*time.Second)
+				a.logEvents(events)
+				if err != nil {
+					e.logf("a: truncated %s -> %v", jute.OpName(op), err)
+					a.lost = true
+					return
+				}
+				e.logf("a: truncated %s -> %s zxid=%s", jute.OpName(op), jute.Error(h.Err).Name(), e.zx(h.Zxid))
+			}
+			a.call(jute.OpMulti, rawBody("\x00\x00\x00\x63\x00\xff\xff\xff\xff"))
+			a.ping()
+		}},
+		scenario{"short-header", func(e *env) {
+			a := e.session()
+			b := e.connect("b", 30*time.Second)
+			b.WriteRaw([]byte{0, 0, 0, 4, 0, 0, 0, 1})
+			b.expectClosed()
+			a.ping()
+		}},
+		scenario{"oversize-frame", func(e *env) {
+			a := e.session()
+			b := e.connect("b", 30*time.Second)
+			a.create(e.p("/big"), nil, 0)
+			// The largest frame ZooKeeper reads is jute.maxbuffer
+			// (0xfffff) bytes: header 8, path 4+len, data 4+len,
+			// version 4.
+			fit := 0xfffff - 8 - (4 + len(e.p("/big"))) - 4 - 4
+			big := make([]byte, fit+1)
+			b.call(jute.OpSetData, &jute.SetDataRequest{Path: e.p("/big"), Data: big[:fit], Version: -1})
+			b.get(e.p("/big"), false)
+			b.call(jute.OpSetData, &jute.SetDataRequest{Path: e.p("/big"), Data: big, Version: -1})
+			b.expectClosed()
+			c := e.connect("c", 30*time.Second)
+			hdr := make([]byte, 4)
+			binary.BigEndian.PutUint32(hdr, 0x7fffffff)
+			c.WriteRaw(hdr)
+			c.expectClosed()
+			d := e.connect("d", 30*time.Second)
+			binary.BigEndian.PutUint32(hdr, 0xfffffff0)
+			d.WriteRaw(hdr)
+			d.expectClosed()
+			a.exists(e.p("/big"), false)
+		}},
+		scenario{"malformed-connect", func(e *env) {
+			a := e.session()
+			b := e.dial("b")
+			b.WriteRaw([]byte{0, 0, 0, 3, 1, 2, 3})
+			b.expectClosed()
+			c := e.dial("c")
+			req := jute.Frame(&jute.ConnectRequest{TimeOut: 30000, Passwd: make([]byte, 16)}) // no readOnly
+			c.WriteRaw(req)
+			f, err := c.ReadFrame(5 * time.Second)
+			if err != nil {
+				e.logf("c: old-style connect -> %v", err)
+			} else {
+				var rsp jute.ConnectResponse
+				jute.Decode(f, &rsp)
+				e.sess[rsp.SessionID] = "c"
+				c.SessionID, c.Passwd = rsp.SessionID, rsp.Passwd
+				e.logf("c: old-style connect -> %d bytes timeout=%d hasReadOnly=%v", len(f), rsp.TimeOut, rsp.HasReadOnly)
+			}
+			a.ping()
+		}},
+		scenario{"four-letter-words", func(e *env) {
+			a := e.session()
+			for _, cmd := range []string{"ruok", "isro"} {
+				e.logf("4lw %s: %q", cmd, fourLetter(e.tg.addr, cmd))
+			}
+			out := fourLetter(e.tg.addr, "srvr")
+			e.logf("4lw srvr has Mode standalone: %v", containsLine(out, "Mode: standalone"))
+			out = fourLetter(e.tg.addr, "mntr")
+			e.logf("4lw mntr has server_state standalone: %v", containsLine(out, "zk_server_state\tstandalone"))
+			e.logf("4lw xxxx: %q", fourLetter(e.tg.addr, "xxxx"))
+			a.ping()
+		}},
+	)
+}
+
+// fourLetter sends a four-letter word and returns the whole answer.
+func fourLetter(addr, cmd string) string {
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return "dial: " + err.Error()
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.Write([]byte(cmd))
+	b, _ := io.ReadAll(c)
+	return string(b)
+}
+
+func containsLine(text, line string) bool {
+	for len(text) > 0 {
+		i := 0
+		for i < len(text) && text[i] != '\n' {
+			i++
+		}
+		if text[:i] == line {
+			return true
+		}
+		if i == len(text) {
+			break
+		}
+		text = text[i+1:]
+	}
+	return false
+}

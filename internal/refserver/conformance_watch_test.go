@@ -1,0 +1,202 @@
+package refserver_test
+
+import (
+	"time"
+
+	"github.com/zkit-dev/zkit/internal/jute"
+)
+
+// Scenarios on watches: which ops fire which watches, and event order.
+func init() {
+	register(
+		scenario{"watch-created", func(e *env) {
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			w.exists(e.p("/n"), true)
+			w.children(e.base, true)
+			a.create(e.p("/n"), nil, 0)
+			w.events(2)
+			a.create(e.p("/m"), nil, 0)
+			w.ping()
+		}},
+		scenario{"watch-events-before-reply", func(e *env) {
+			a := e.session()
+			a.exists(e.p("/n"), true)
+			a.children(e.base, true)
+			a.create(e.p("/n"), nil, 0)
+			a.get(e.p("/n"), true)
+			a.set(e.p("/n"), []byte("1"), -1)
+			a.get(e.p("/n"), true)
+			a.children(e.p("/n"), true)
+			a.children(e.base, true)
+			a.del(e.p("/n"), -1)
+		}},
+		scenario{"watch-deleted-dedup", func(e *env) {
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			a.create(e.p("/n"), nil, 0)
+			w.get(e.p("/n"), true)
+			w.exists(e.p("/n"), true)
+			w.children(e.p("/n"), true)
+			w.children(e.base, true)
+			w.get(e.p("/n"), true)
+			a.del(e.p("/n"), -1)
+			w.events(2)
+			w.ping()
+		}},
+		scenario{"watch-child-only-delete", func(e *env) {
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			a.create(e.p("/n"), nil, 0)
+			w.children(e.p("/n"), true)
+			a.del(e.p("/n"), -1)
+			w.events(1)
+			w.ping()
+		}},
+		scenario{"watch-data-one-shot", func(e *env) {
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			a.create(e.p("/n"), nil, 0)
+			w.get(e.p("/n"), true)
+			a.set(e.p("/n"), []byte("1"), -1)
+			w.events(1)
+			a.set(e.p("/n"), []byte("2"), -1)
+			w.ping()
+			w.exists(e.p("/n"), true)
+			a.set(e.p("/n"), []byte("3"), -1)
+			w.events(1)
+		}},
+		scenario{"watch-children", func(e *env) {
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			a.create(e.p("/p"), nil, 0)
+			w.children2(e.p("/p"), true)
+			a.create(e.p("/p/a"), nil, 0)
+			w.events(1)
+			w.children(e.p("/p"), true)
+			a.set(e.p("/p"), []byte("x"), -1)
+			a.set(e.p("/p/a"), []byte("x"), -1)
+			w.ping()
+			a.del(e.p("/p/a"), -1)
+			w.events(1)
+		}},
+		scenario{"watch-nonode-getdata-sets-nothing", func(e *env) {
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			w.get(e.p("/n"), true)
+			w.children(e.p("/n"), true)
+			a.create(e.p("/n"), nil, 0)
+			w.ping()
+			w.exists(e.p("/m"), true)
+			a.create(e.p("/m"), nil, 0)
+			w.events(1)
+		}},
+		scenario{"watch-multiple-connections", func(e *env) {
+			a := e.session()
+			w1 := e.connect("w1", 30*time.Second)
+			w2 := e.connect("w2", 30*time.Second)
+			a.create(e.p("/n"), nil, 0)
+			w1.get(e.p("/n"), true)
+			w2.get(e.p("/n"), true)
+			w2.exists(e.p("/n"), true)
+			a.set(e.p("/n"), []byte("x"), -1)
+			w1.events(1)
+			w2.events(1)
+			w1.ping()
+			w2.ping()
+		}},
+		scenario{"watch-persistent", func(e *env) {
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			w.call(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.p("/n"), Mode: jute.AddWatchPersistent})
+			a.create(e.p("/n"), nil, 0)
+			a.set(e.p("/n"), []byte("1"), -1)
+			a.create(e.p("/n/c"), nil, 0)
+			a.create(e.p("/n/c/d"), nil, 0)
+			a.del(e.p("/n/c/d"), -1)
+			a.del(e.p("/n/c"), -1)
+			a.del(e.p("/n"), -1)
+			w.events(5)
+			w.ping()
+		}},
+		scenario{"watch-persistent-recursive", func(e *env) {
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			w.call(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.p("/r"), Mode: jute.AddWatchPersistentRecursive})
+			a.create(e.p("/r"), nil, 0)
+			a.create(e.p("/r/c"), nil, 0)
+			a.create(e.p("/r/c/d"), nil, 0)
+			a.set(e.p("/r/c/d"), []byte("1"), -1)
+			a.del(e.p("/r/c/d"), -1)
+			w.events(5)
+			w.call(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.p("/r"), Mode: 7})
+			w.ping()
+		}},
+		scenario{"watch-remove-and-check", func(e *env) {
+			a := e.session()
+			a.create(e.p("/n"), nil, 0)
+			a.get(e.p("/n"), true)
+			a.children(e.p("/n"), true)
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/n"), Type: jute.WatcherTypeData})
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: e.p("/n"), Type: jute.WatcherTypeData})
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: e.p("/n"), Type: jute.WatcherTypeData})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/other"), Type: jute.WatcherTypeAny})
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: e.p("/n"), Type: jute.WatcherTypeAny})
+			a.set(e.p("/n"), []byte("x"), -1)
+			a.create(e.p("/n/c"), nil, 0)
+			a.ping()
+		}},
+		scenario{"set-watches", func(e *env) {
+			a := e.session()
+			a.create(e.p("/changed"), nil, 0)
+			a.create(e.p("/same"), nil, 0)
+			a.create(e.p("/gone"), nil, 0)
+			a.create(e.p("/kids"), nil, 0)
+			a.create(e.p("/quiet"), nil, 0)
+			a.ping()
+			rel := a.LastZxid
+			a.set(e.p("/changed"), []byte("x"), -1)
+			a.del(e.p("/gone"), -1)
+			a.create(e.p("/born"), nil, 0)
+			a.create(e.p("/kids/k"), nil, 0)
+			w := e.connect("w", 30*time.Second)
+			w.call(jute.OpSetWatches, &jute.SetWatches{
+				RelativeZxid: rel,
+				DataWatches:  []string{e.p("/changed"), e.p("/same"), e.p("/gone")},
+				ExistWatches: []string{e.p("/born"), e.p("/unborn")},
+				ChildWatches: []string{e.p("/kids"), e.p("/quiet"), e.p("/gone")},
+			})
+			a.set(e.p("/same"), []byte("y"), -1)
+			a.create(e.p("/unborn"), nil, 0)
+			a.create(e.p("/quiet/q"), nil, 0)
+			w.events(3)
+			w.ping()
+		}},
+		scenario{"set-watches2", func(e *env) {
+			a := e.session()
+			a.create(e.p("/n"), nil, 0)
+			w := e.connect("w", 30*time.Second)
+			w.call(jute.OpSetWatches2, &jute.SetWatches2{
+				RelativeZxid:               a.LastZxid,
+				DataWatches:                []string{e.p("/n")},
+				ExistWatches:               []string{},
+				ChildWatches:               []string{},
+				PersistentWatches:          []string{e.p("/p")},
+				PersistentRecursiveWatches: []string{e.p("/r")},
+			})
+			a.set(e.p("/n"), []byte("1"), -1)
+			a.create(e.p("/p"), nil, 0)
+			a.create(e.p("/r"), nil, 0)
+			a.create(e.p("/r/x"), nil, 0)
+			w.events(4)
+			w.ping()
+			// A null list fails where ZooKeeper meets it, after the
+			// lists before it took effect.
+			w.call(jute.OpSetWatches2, &jute.SetWatches2{RelativeZxid: a.LastZxid, DataWatches: []string{e.p("/n")}})
+			a.set(e.p("/n"), []byte("2"), -1)
+			w.events(1)
+			w.call(jute.OpSetWatches, &jute.SetWatches{RelativeZxid: a.LastZxid})
+			w.ping()
+		}},
+	)
+}
