@@ -148,10 +148,11 @@ func within(t *testing.T, ch <-chan struct{}, what string) {
 	}
 }
 
-// waitEvent waits for an event matching match on sub.
-func waitEvent(t *testing.T, sub *client.Subscription, match func(client.Event) bool) {
+// waitEventFor waits up to d for an event matching match on sub, and
+// reports whether one came.
+func waitEventFor(t *testing.T, sub *client.Subscription, d time.Duration, match func(client.Event) bool) bool {
 	t.Helper()
-	deadline := time.After(zktest.Scale(20 * time.Second))
+	deadline := time.After(d)
 	for {
 		select {
 		case ev, ok := <-sub.Events():
@@ -159,10 +160,10 @@ func waitEvent(t *testing.T, sub *client.Subscription, match func(client.Event) 
 				t.Fatal("subscription ended")
 			}
 			if match(ev) {
-				return
+				return true
 			}
 		case <-deadline:
-			t.Fatal("timed out waiting for a watch event")
+			return false
 		}
 	}
 }

@@ -189,9 +189,10 @@ func TestAbandonedPredecessor(t *testing.T) {
 		if err := <-bDone; !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled Lock returned %v", err)
 		}
-		// Wait until C has been told that the node it watched is gone, and
-		// give it time to (wrongly) take the lock.
-		waitEvent(t, sub, func(ev client.Event) bool {
+		// Wait until C has been told that the node it watched is gone (if
+		// C's watch on it was set in time; otherwise C found it gone), and
+		// give C time to (wrongly) take the lock.
+		waitEventFor(t, sub, zktest.Scale(time.Second), func(ev client.Event) bool {
 			return ev.Type == client.EventNodeDeleted && contains(bNodes, ev.Path)
 		})
 		time.Sleep(zktest.Scale(100 * time.Millisecond))

@@ -70,7 +70,7 @@ type Ticket struct {
 	node    Node
 	token   int64
 	self    <-chan client.WatchEvent // one-shot watch on the ticket's own node
-	known   []Node                   // lower nodes still to wait for, in queue order
+	known   []Node                   // lower nodes still to wait for, in no order
 	backoff Backoff
 }
 
@@ -178,7 +178,7 @@ func (t *Ticket) Blocked() bool { return len(t.known) > 0 }
 // delete the node on failure: call Abandon.
 func (t *Ticket) Wait(ctx context.Context) error {
 	for len(t.known) > 0 {
-		p := t.known[len(t.known)-1]
+		p := t.highest()
 		_, _, ch, err := t.q.c.GetW(ctx, client.JoinPath(t.q.dir, p.Name))
 		switch {
 		case errors.Is(err, client.ErrNoNode):
@@ -233,13 +233,25 @@ func (t *Ticket) released(p Node) {
 	t.known = kept
 }
 
+// highest returns the highest lower node still to wait for: the one to
+// watch.
+func (t *Ticket) highest() Node {
+	h := t.known[0]
+	for _, n := range t.known[1:] {
+		if n.Seq > h.Seq {
+			h = n
+		}
+	}
+	return h
+}
+
 // vanished handles the highest known lower node going away without the
 // release signal. If it was the last one, the turn has come: no lower node
 // can appear after the ticket's own. Otherwise one listing tells which of
 // the others are left.
 func (t *Ticket) vanished(ctx context.Context) error {
-	t.known = t.known[:len(t.known)-1]
-	if len(t.known) == 0 {
+	if len(t.known) == 1 {
+		t.known = t.known[:0]
 		return nil
 	}
 	return t.relist(ctx)
@@ -262,17 +274,24 @@ func (t *Ticket) relist(ctx context.Context) error {
 			return err
 		}
 		t.backoff.Reset()
-		nodes := SortNodes(children, t.q.kinds...)
+		// One pass, no sort: a queue may hold thousands of nodes, and only
+		// the lower ones that block this ticket matter.
 		t.known = t.known[:0]
-		for _, n := range nodes {
-			if n.Name == t.node.Name {
-				return nil
-			}
-			if n.Blocks(t.node) {
+		found := false
+		for _, ch := range children {
+			n, ok := ParseNode(ch, t.q.kinds...)
+			switch {
+			case !ok:
+			case n.Seq == t.node.Seq && n.Name == t.node.Name:
+				found = true
+			case n.Blocks(t.node):
 				t.known = append(t.known, n)
 			}
 		}
-		return t.gone()
+		if !found {
+			return t.gone()
+		}
+		return nil
 	}
 }
 

@@ -148,21 +148,3 @@ func within(t *testing.T, ch <-chan struct{}, what string) {
 	}
 }
 
-// waitEvent waits for an event matching match on sub.
-func waitEvent(t *testing.T, sub *client.Subscription, match func(client.Event) bool) {
-	t.Helper()
-	deadline := time.After(zktest.Scale(20 * time.Second))
-	for {
-		select {
-		case ev, ok := <-sub.Events():
-			if !ok {
-				t.Fatal("subscription ended")
-			}
-			if match(ev) {
-				return
-			}
-		case <-deadline:
-			t.Fatal("timed out waiting for a watch event")
-		}
-	}
-}
