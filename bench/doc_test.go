@@ -10,5 +10,7 @@
 //
 // Each point reports handoffs/s, the p50 and p99 latency of acquiring, and
 // the server packets per handoff (the change in the servers' mntr
-// zk_packets_received and zk_packets_sent, divided by the handoffs).
+// zk_packets_received and zk_packets_sent, divided by the handoffs), and
+// the CPU used by this process and, when $ZKIT_BENCH_PIDS lists the server
+// PIDs, by the servers (100% is one core).
 package bench

@@ -88,12 +88,14 @@ func benchHandoffs(b *testing.B, n int, what string, newLock func(*client.Client
 		}()
 	}
 	rx0, tx0 := packets(b, srv)
+	srv0, self0 := cpuSeconds()
 	b.ResetTimer()
 	t0 := time.Now()
 	close(start)
 	wg.Wait()
 	elapsed := time.Since(t0)
 	b.StopTimer()
+	srv1, self1 := cpuSeconds()
 	rx1, tx1 := packets(b, srv)
 	if v := violations.Load(); v > 0 {
 		b.Fatalf("%d mutual exclusion violations", v)
@@ -104,4 +106,8 @@ func benchHandoffs(b *testing.B, n int, what string, newLock func(*client.Client
 	b.ReportMetric(percentile(lats, 0.99), "p99-ms")
 	b.ReportMetric(float64(rx1-rx0)/float64(b.N), "rx-pkts/handoff")
 	b.ReportMetric(float64(tx1-tx0)/float64(b.N), "tx-pkts/handoff")
+	b.ReportMetric(100*(self1-self0)/elapsed.Seconds(), "client-cpu-%")
+	if srv1 > 0 {
+		b.ReportMetric(100*(srv1-srv0)/elapsed.Seconds(), "server-cpu-%")
+	}
 }

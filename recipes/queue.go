@@ -276,6 +276,9 @@ func (t *Ticket) relist(ctx context.Context) error {
 		t.backoff.Reset()
 		// One pass, no sort: a queue may hold thousands of nodes, and only
 		// the lower ones that block this ticket matter.
+		if cap(t.known) < len(children) {
+			t.known = make([]Node, 0, len(children))
+		}
 		t.known = t.known[:0]
 		found := false
 		for _, ch := range children {
