@@ -145,7 +145,9 @@ func (s *Server) SetLatency(d time.Duration) { s.srv.SetLatency(d) }
 // before the reply is sent, so the client sees a connection loss for a
 // write that happened. op is ZooKeeper's opcode name ("create", "create2",
 // "delete", "setData", "multi", ...), path the request's path (for a
-// multi, its first op's). A nil match disarms the fault.
+// multi, its first op's). A nil match disarms the fault. match runs on the
+// server's goroutines with the server locked: keep it quick, synchronise
+// what it shares with the test, and do not call the server from it.
 func (s *Server) DropReplyAfterCommit(match func(op, path string) bool) {
 	s.srv.DropReplyAfterCommit(match)
 }

@@ -64,6 +64,8 @@ func (s *Server) SetLatency(d time.Duration) {
 // closed instead of replying. op is ZooKeeper's name of the opcode
 // ("create", "create2", "delete", "setData", "multi", ...); path is the
 // request's path (for multi, the first op's). A nil match disarms it.
+// match runs on the server's goroutines with the server locked: it must be
+// quick and must not call the server.
 func (s *Server) DropReplyAfterCommit(match func(op, path string) bool) {
 	s.mu.Lock()
 	s.dropMatch = match
