@@ -67,6 +67,17 @@ func init() {
 			a.multi(opCreate(e.p("/q"), 0), opDelete(e.p("/q"), -1), opCreate(e.p("/q"), 0), opSet(e.p("/q"), "d", 0))
 			a.exists(e.p("/q"), false)
 		}},
+		scenario{"multi-ephemeral-owner", func(e *env) {
+			a := e.session()
+			b := e.connect("b", 30*time.Second)
+			b.multi(opCreate(e.p("/e"), jute.FlagEphemeral), opCreate(e.p("/s-"), jute.FlagEphemeralSequential))
+			a.exists(e.p("/e"), true)
+			a.get(e.p("/s-0000000001"), false)
+			b.call(jute.OpCloseSession, nil)
+			b.expectClosed()
+			a.events(1)
+			a.children(e.base, false)
+		}},
 		scenario{"multi-rollback-sequence", func(e *env) {
 			a := e.session()
 			a.create(e.p("/p"), nil, 0)

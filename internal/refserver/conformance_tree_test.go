@@ -99,6 +99,14 @@ func init() {
 			a.del("/zookeeper/cf-test", -1)
 			a.create("/zookeeper/config/x", nil, 0)
 		}},
+		scenario{"zookeeper-config-protected", func(e *env) {
+			a := e.session()
+			a.set("/zookeeper/config", []byte("x"), -1)
+			a.setACL("/zookeeper/config", openACL, -1)
+			a.create("/zookeeper/config/c", nil, 0)
+			a.del("/zookeeper/config", -1)
+			a.getACL("/zookeeper/quota")
+		}},
 		scenario{"create-container", func(e *env) {
 			a := e.session()
 			a.call(jute.OpCreateContainer, &jute.CreateRequest{Path: e.p("/box"), ACL: openACL, Flags: jute.FlagContainer})

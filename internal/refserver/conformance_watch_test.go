@@ -19,6 +19,17 @@ func init() {
 			a.create(e.p("/m"), nil, 0)
 			w.ping()
 		}},
+		scenario{"watch-root-children", func(e *env) {
+			w := e.connect("w", 30*time.Second)
+			// Not logged: the root's children depend on the earlier
+			// scenarios.
+			w.Call(jute.OpGetChildren, &jute.GetChildrenRequest{Path: "/", Watch: true}, nil)
+			w.Call(jute.OpGetChildren, &jute.GetChildrenRequest{Path: "", Watch: true}, nil)
+			a := e.session()
+			w.events(1)
+			a.del(e.base, -1)
+			w.ping()
+		}},
 		scenario{"watch-events-before-reply", func(e *env) {
 			a := e.session()
 			a.exists(e.p("/n"), true)

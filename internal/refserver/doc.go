@@ -1,4 +1,73 @@
 // Package refserver is zkit's reference ZooKeeper server: an in-process
-// server that speaks ZooKeeper's jute wire protocol and, for everything a
-// client can observe, behaves like a standalone Apache ZooKeeper 3.8.
+// server that speaks ZooKeeper's jute wire protocol (internal/jute) and, for
+// everything a client can observe, behaves like a standalone Apache
+// ZooKeeper 3.8. zktest.NewServer and `zkit serve` wrap it; go-zookeeper,
+// zkit's client, Curator and kazoo all work against it.
+//
+// # What it does as ZooKeeper does
+//
+//   - Sessions: connect, reconnect with id and password (a wrong password or
+//     an unknown, closed or expired session gets the "expired" answer:
+//     session 0, timeout 0, then the connection closes; the session's
+//     current connection is dropped first, as ZooKeeper does), timeouts
+//     clamped to [MinSessionTimeout, MaxSessionTimeout], expiry in tick
+//     buckets, closeSession, and the refusal (a closed connection, no answer)
+//     of a client that has seen a newer zxid than the server.
+//   - Every create mode, with ZooKeeper's order of checks and error codes;
+//     sequence numbers from the parent's count of child creates; containers
+//     reaped once they had a child and are empty; TTL nodes reaped when
+//     childless and unchanged for their TTL.
+//   - Stat fields exactly: cversion as clients see it (2*creates -
+//     children), pzxid on child create and delete, ephemeralOwner 0 for
+//     containers and TTL nodes, /zookeeper's own nodes as a fresh server has
+//     them.
+//   - zxids: every write takes one, failed or not (like ZooKeeper's txn
+//     log), as do session creation and close; replies carry the last zxid.
+//   - ACLs with world, ip (IPv4), digest and auth schemes, super digest,
+//     getACL masking digests for callers without ADMIN, and the connection's
+//     identities in ZooKeeper's (hash) order.
+//   - multi (results as ZooKeeper 3.8 sends them: on failure the ops before
+//     report OK as an error result, the failing op its code, the ops after
+//     RuntimeInconsistency; the reply header has no error), multiRead, check
+//     (a successful check outside a multi gets no reply, as in 3.8), sync.
+//   - Watches: data, exist, child, persistent and persistent recursive, with
+//     ZooKeeper's trigger rules and deduplication; events reach a connection
+//     before the reply of the request that triggered them; setWatches and
+//     setWatches2 with the relative zxid; removeWatches and checkWatches.
+//   - Four-letter words on the client port (ruok, srvr, stat, mntr, cons,
+//     conf, envi, wchs, wchc, wchp, dump, isro, dirs, srst, crst, gtmk,
+//     hash).
+//   - Protocol errors: frames over MaxBuffer, negative lengths, a short
+//     request header or a malformed connect close the connection; a
+//     malformed body gets MarshallingError; an unknown opcode gets
+//     Unimplemented with zxid -1 and the connection closes. Only the
+//     offending connection is affected.
+//
+// The conformance suite (conformance_test.go) runs 80 scenarios against
+// real ZooKeeper and this server and compares the transcripts.
+//
+// # Where it differs
+//
+//   - Children come back sorted; ZooKeeper returns them in hash order (no
+//     client may rely on either).
+//   - A closing session's ephemerals are deleted in path order, and watchers
+//     on several connections are notified in connection order; ZooKeeper
+//     uses hash order for both.
+//   - No disk: Restart keeps the state in memory. No quotas, SASL, reconfig
+//     (it answers ReconfigDisabled, like a default ZooKeeper), connection
+//     limits or throttling.
+//   - TTL nodes are enabled by default (ZooKeeper needs
+//     zookeeper.extendedTypesEnabled=true); Config.DisableExtendedTypes
+//     turns them off.
+//   - A null string reads as empty where ZooKeeper would fail with a
+//     NullPointerException in a few rarely reached places (sync's path).
+//
+// # Design
+//
+// One mutex guards the tree, sessions, watches and zxid; each connection's
+// reader goroutine processes its requests one at a time under it, queueing
+// replies and watch events (which are never written under the lock) for the
+// connection's writer goroutine, which batches them into few writes. Time
+// comes from a clock that FastForward advances: session expiry, reaping and
+// ctime/mtime all use it.
 package refserver
