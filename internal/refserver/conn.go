@@ -286,12 +286,16 @@ func (s *Server) connect(c *conn, b []byte) bool {
 		}
 	}
 	if ss == nil {
+		s.cfg.Logger.Debug("refusing expired or unknown session", "session", hexID(req.SessionID),
+			"client", c.nc.RemoteAddr().String())
 		rsp.Passwd = make([]byte, 16)
 		c.enqueue(jute.Frame(rsp), true)
 		return false
 	}
 	ss.conn = c
 	c.session = ss
+	s.cfg.Logger.Debug("session established", "session", hexID(ss.id), "timeout", timeout,
+		"resumed", req.SessionID != 0, "client", c.nc.RemoteAddr().String())
 	rsp.TimeOut = int32(timeout / time.Millisecond)
 	rsp.SessionID = ss.id
 	rsp.Passwd = ss.passwd

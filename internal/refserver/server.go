@@ -197,7 +197,10 @@ func (s *Server) Close() error {
 	close(s.stop)
 	s.lmu.Unlock()
 	s.Resume()
-	err := ln.Close()
+	var err error
+	if ln != nil { // nil while a Restart is between listeners
+		err = ln.Close()
+	}
 	s.dropAll()
 	s.bgwg.Wait()
 	s.wg.Wait()
@@ -261,5 +264,6 @@ func (s *Server) Restart() error {
 	s.ln = ln
 	s.bgwg.Add(1)
 	go s.acceptLoop(ln)
+	s.cfg.Logger.Info("reference server restarted", "addr", s.addr)
 	return nil
 }
