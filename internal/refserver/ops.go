@@ -1,7 +1,6 @@
 package refserver
 
 import (
-	"strings"
 	"time"
 
 	"github.com/zkit-dev/zkit/internal/jute"
@@ -78,6 +77,8 @@ func (s *Server) decode(body []byte, rec any) bool {
 	return jute.Unmarshal(d, rec) == nil && d.Nulls() == 0
 }
 
+// dispatch runs one request and returns its error code and response body;
+// writes have taken their zxid already. Caller holds s.mu.
 func (s *Server) dispatch(c *conn, op int32, body []byte, r *reply) (jute.Error, any) {
 	switch op {
 	case jute.OpPing:
@@ -190,203 +191,15 @@ func (s *Server) dispatch(c *conn, op int32, body []byte, r *reply) (jute.Error,
 		r.close = true
 		return jute.ErrOK, nil
 
-	case jute.OpSync:
-		var req jute.SyncRequest
-		if !s.decode(body, &req) {
-			return jute.ErrMarshallingError, nil
-		}
-		return jute.ErrOK, &jute.SyncResponse{Path: req.Path}
+	case jute.OpSync, jute.OpExists, jute.OpGetData, jute.OpGetChildren, jute.OpGetChildren2, jute.OpGetACL,
+		jute.OpGetEphemerals, jute.OpGetAllChildrenNumber, jute.OpWhoAmI:
+		return s.read(c, op, body)
 
-	case jute.OpExists:
-		var req jute.ExistsRequest
-		if !s.decode(body, &req) {
-			return jute.ErrMarshallingError, nil
-		}
-		if strings.IndexByte(req.Path, 0) >= 0 {
-			return jute.ErrBadArguments, nil
-		}
-		if req.Watch {
-			s.dataWatches.add(req.Path, c, watchStandard)
-		}
-		n := s.nodes[req.Path]
-		if n == nil {
-			return jute.ErrNoNode, nil
-		}
-		return jute.ErrOK, &jute.ExistsResponse{Stat: s.clientStat(n)}
+	case jute.OpSetWatches, jute.OpSetWatches2, jute.OpAddWatch, jute.OpCheckWatches, jute.OpRemoveWatches:
+		return s.watchOp(c, op, body)
 
-	case jute.OpGetData:
-		var req jute.GetDataRequest
-		if !s.decode(body, &req) {
-			return jute.ErrMarshallingError, nil
-		}
-		n, code := s.readable(c, req.Path, jute.PermRead)
-		if code != jute.ErrOK {
-			return code, nil
-		}
-		if req.Watch {
-			s.dataWatches.add(req.Path, c, watchStandard)
-		}
-		return jute.ErrOK, &jute.GetDataResponse{Data: n.data, Stat: s.clientStat(n)}
-
-	case jute.OpGetChildren:
-		var req jute.GetChildrenRequest
-		if !s.decode(body, &req) {
-			return jute.ErrMarshallingError, nil
-		}
-		n, code := s.readable(c, req.Path, jute.PermRead)
-		if code != jute.ErrOK {
-			return code, nil
-		}
-		if req.Watch {
-			s.childWatches.add(req.Path, c, watchStandard)
-		}
-		return jute.ErrOK, &jute.GetChildrenResponse{Children: sortedChildren(n)}
-
-	case jute.OpGetChildren2:
-		var req jute.GetChildren2Request
-		if !s.decode(body, &req) {
-			return jute.ErrMarshallingError, nil
-		}
-		n, code := s.readable(c, req.Path, jute.PermRead)
-		if code != jute.ErrOK {
-			return code, nil
-		}
-		if req.Watch {
-			s.childWatches.add(req.Path, c, watchStandard)
-		}
-		return jute.ErrOK, &jute.GetChildren2Response{Children: sortedChildren(n), Stat: s.clientStat(n)}
-
-	case jute.OpGetACL:
-		var req jute.GetACLRequest
-		if !s.decode(body, &req) {
-			return jute.ErrMarshallingError, nil
-		}
-		n, code := s.readable(c, req.Path, jute.PermRead|jute.PermAdmin)
-		if code != jute.ErrOK {
-			return code, nil
-		}
-		acl := n.acl
-		if !checkACL(n.acl, jute.PermAdmin, c.auth) {
-			acl = maskDigests(acl)
-		}
-		return jute.ErrOK, &jute.GetACLResponse{ACL: acl, Stat: s.clientStat(n)}
-
-	case jute.OpSetWatches:
-		var req jute.SetWatches
-		if !s.decode(body, &req) {
-			return jute.ErrMarshallingError, nil
-		}
-		return s.setWatches(c, req.RelativeZxid, req.DataWatches, req.ExistWatches, req.ChildWatches, []string{}, []string{}), nil
-
-	case jute.OpSetWatches2:
-		var req jute.SetWatches2
-		if !s.decode(body, &req) {
-			return jute.ErrMarshallingError, nil
-		}
-		return s.setWatches(c, req.RelativeZxid, req.DataWatches, req.ExistWatches, req.ChildWatches,
-			req.PersistentWatches, req.PersistentRecursiveWatches), nil
-
-	case jute.OpAddWatch:
-		var req jute.AddWatchRequest
-		if !s.decode(body, &req) {
-			return jute.ErrMarshallingError, nil
-		}
-		var mode watchMode
-		switch req.Mode {
-		case jute.AddWatchPersistent:
-			mode = watchPersistent
-		case jute.AddWatchPersistentRecursive:
-			mode = watchPersistentRecursive
-		default:
-			return jute.ErrMarshallingError, nil
-		}
-		s.dataWatches.add(req.Path, c, mode)
-		s.childWatches.add(req.Path, c, mode)
-		return jute.ErrOK, &jute.ErrorResponse{Err: 0}
-
-	case jute.OpCheckWatches, jute.OpRemoveWatches:
-		var req jute.CheckWatchesRequest
-		if !s.decode(body, &req) {
-			return jute.ErrMarshallingError, nil
-		}
-		if req.Type < jute.WatcherTypeChildren || req.Type > jute.WatcherTypeAny {
-			return jute.ErrMarshallingError, nil
-		}
-		found := false
-		if req.Type != jute.WatcherTypeData {
-			if op == jute.OpRemoveWatches {
-				found = s.childWatches.remove(req.Path, c) || found
-			} else {
-				found = s.childWatches.contains(req.Path, c) || found
-			}
-		}
-		if req.Type != jute.WatcherTypeChildren {
-			if op == jute.OpRemoveWatches {
-				found = s.dataWatches.remove(req.Path, c) || found
-			} else {
-				found = s.dataWatches.contains(req.Path, c) || found
-			}
-		}
-		if !found {
-			return jute.ErrNoWatcher, nil
-		}
-		return jute.ErrOK, nil
-
-	case jute.OpGetEphemerals:
-		var req jute.GetEphemeralsRequest
-		if jute.Decode(body, &req) != nil { // a null prefix means all
-			return jute.ErrMarshallingError, nil
-		}
-		prefix := strings.TrimSpace(req.PrefixPath)
-		out := []string{}
-		for p := range c.session.ephemerals {
-			if prefix == "" || prefix == "/" || strings.HasPrefix(p, req.PrefixPath) {
-				out = append(out, p)
-			}
-		}
-		sortStrings(out)
-		return jute.ErrOK, &jute.GetEphemeralsResponse{Ephemerals: out}
-
-	case jute.OpGetAllChildrenNumber:
-		var req jute.GetAllChildrenNumberRequest
-		if !s.decode(body, &req) {
-			return jute.ErrMarshallingError, nil
-		}
-		if _, code := s.readable(c, req.Path, jute.PermRead); code != jute.ErrOK {
-			return code, nil
-		}
-		var n int
-		if req.Path == "/" {
-			n = len(s.nodes) - 2
-		} else {
-			for p := range s.nodes {
-				if strings.HasPrefix(p, req.Path+"/") {
-					n++
-				}
-			}
-		}
-		return jute.ErrOK, &jute.GetAllChildrenNumberResponse{TotalNumber: int32(n)}
-
-	case jute.OpWhoAmI:
-		info := make([]jute.ClientInfo, 0, len(c.auth))
-		for _, id := range c.auth {
-			info = append(info, jute.ClientInfo{AuthScheme: id.Scheme, User: userName(id)})
-		}
-		return jute.ErrOK, &jute.WhoAmIResponse{ClientInfo: info}
 	}
 	return jute.ErrUnimplemented, nil
-}
-
-// readable looks a node up for a read and checks perm (any of the bits).
-func (s *Server) readable(c *conn, path string, perm int32) (*node, jute.Error) {
-	n := s.nodes[path]
-	if n == nil {
-		return nil, jute.ErrNoNode
-	}
-	if !checkACL(n.acl, perm, c.auth) {
-		return nil, jute.ErrNoAuth
-	}
-	return n, jute.ErrOK
 }
 
 func (s *Server) singleCreate(c *conn, op int32, kind createKind, a createArgs) (jute.Error, any) {
@@ -400,64 +213,4 @@ func (s *Server) singleCreate(c *conn, op int32, kind createKind, a createArgs) 
 		return jute.ErrOK, &jute.CreateResponse{Path: path}
 	}
 	return jute.ErrOK, &jute.Create2Response{Path: path, Stat: s.clientStat(n)}
-}
-
-// setWatches re-registers a reconnecting client's watches, firing at once
-// those that would have fired while it was away (DataTree.setWatches). A
-// null list stops it with MarshallingError where ZooKeeper meets the null,
-// after the lists before it have been processed.
-func (s *Server) setWatches(c *conn, rel int64, data, exist, child, persistent, recursive []string) jute.Error {
-	if data == nil {
-		return jute.ErrMarshallingError
-	}
-	for _, p := range data {
-		n := s.nodes[p]
-		switch {
-		case n == nil:
-			s.sendEvent(c, jute.EventNodeDeleted, p)
-		case n.mzxid > rel:
-			s.sendEvent(c, jute.EventNodeDataChanged, p)
-		default:
-			s.dataWatches.add(p, c, watchStandard)
-		}
-	}
-	if exist == nil {
-		return jute.ErrMarshallingError
-	}
-	for _, p := range exist {
-		if s.nodes[p] != nil {
-			s.sendEvent(c, jute.EventNodeCreated, p)
-		} else {
-			s.dataWatches.add(p, c, watchStandard)
-		}
-	}
-	if child == nil {
-		return jute.ErrMarshallingError
-	}
-	for _, p := range child {
-		n := s.nodes[p]
-		switch {
-		case n == nil:
-			s.sendEvent(c, jute.EventNodeDeleted, p)
-		case n.pzxid > rel:
-			s.sendEvent(c, jute.EventNodeChildrenChanged, p)
-		default:
-			s.childWatches.add(p, c, watchStandard)
-		}
-	}
-	if persistent == nil {
-		return jute.ErrMarshallingError
-	}
-	for _, p := range persistent {
-		s.childWatches.add(p, c, watchPersistent)
-		s.dataWatches.add(p, c, watchPersistent)
-	}
-	if recursive == nil {
-		return jute.ErrMarshallingError
-	}
-	for _, p := range recursive {
-		s.childWatches.add(p, c, watchPersistentRecursive)
-		s.dataWatches.add(p, c, watchPersistentRecursive)
-	}
-	return jute.ErrOK
 }
