@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/zkit-dev/zkit/client"
@@ -82,8 +83,8 @@ func (q *Queue) Join(ctx context.Context, kind Kind, data []byte) (*Ticket, erro
 	if reason := client.ValidatePath(q.dir, false); reason != "" {
 		return nil, &client.InputError{Op: "join", Path: q.dir, Reason: reason}
 	}
-	if kind.Marker == "" {
-		return nil, &client.InputError{Op: "join", Path: q.dir, Reason: "empty node marker"}
+	if kind.Marker == "" || !slices.Contains(q.kinds, kind) {
+		return nil, &client.InputError{Op: "join", Path: q.dir, Reason: fmt.Sprintf("node kind %+v is not one of the queue's", kind)}
 	}
 	t := &Ticket{q: q, conn: watchConn(q.c), sess: q.c.Session()}
 	if t.sess == nil || !t.sess.Alive() {
