@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -25,6 +26,7 @@ type conn struct {
 	id       uint64
 	s        *Server
 	nc       net.Conn
+	br       *bufio.Reader // reads frames from nc
 	remoteIP string
 	start    time.Time
 
@@ -61,6 +63,7 @@ func newConn(s *Server, nc net.Conn, id uint64) *conn {
 	c := &conn{
 		id: id, s: s, nc: nc, remoteIP: ip, start: time.Now(),
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
+		br: bufio.NewReaderSize(nc, 16<<10),
 	}
 	if ip != "" {
 		c.auth.add(jute.Id{Scheme: "ip", ID: ip})
@@ -108,6 +111,7 @@ func (c *conn) enqueue(b []byte, closeAfter bool) {
 func (c *conn) writeLoop() {
 	defer c.s.wg.Done()
 	var buf []byte
+	var deadline time.Time
 	for {
 		select {
 		case <-c.done:
@@ -143,7 +147,13 @@ func (c *conn) writeLoop() {
 				}
 			}
 			batch = batch[n:]
-			c.nc.SetWriteDeadline(time.Now().Add(30 * time.Second))
+			// A client that stops reading is dropped after 30s
+			// without progress; the deadline is refreshed lazily to
+			// keep a syscall off the common path.
+			if now := time.Now(); deadline.Sub(now) < 20*time.Second {
+				deadline = now.Add(30 * time.Second)
+				c.nc.SetWriteDeadline(deadline)
+			}
 			if _, err := c.nc.Write(buf); err != nil {
 				c.abort()
 				return
@@ -173,7 +183,7 @@ func (c *conn) readFrame(first []byte) ([]byte, error) {
 	var l [4]byte
 	if first != nil {
 		copy(l[:], first)
-	} else if _, err := io.ReadFull(c.nc, l[:]); err != nil {
+	} else if _, err := io.ReadFull(c.br, l[:]); err != nil {
 		return nil, err
 	}
 	n := int32(binary.BigEndian.Uint32(l[:]))
@@ -181,7 +191,7 @@ func (c *conn) readFrame(first []byte) ([]byte, error) {
 		return nil, errFrame
 	}
 	b := make([]byte, n)
-	if _, err := io.ReadFull(c.nc, b); err != nil {
+	if _, err := io.ReadFull(c.br, b); err != nil {
 		return nil, err
 	}
 	c.received.Add(1)
@@ -198,7 +208,7 @@ func (c *conn) serve() {
 
 	c.nc.SetReadDeadline(time.Now().Add(sessionlessTimeout))
 	var first [4]byte
-	if _, err := io.ReadFull(c.nc, first[:]); err != nil {
+	if _, err := io.ReadFull(c.br, first[:]); err != nil {
 		return
 	}
 	if cmd := string(first[:]); isFourLetterWord(cmd) {
