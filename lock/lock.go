@@ -17,9 +17,9 @@ type Lease = recipes.Lease
 // the lock ahead of it.
 var ErrLocked = recipes.ErrWouldBlock
 
-// Kind is the mutex node shape: "_c_<uuid>-lock-<seq>", as Curator's
+// kind is the mutex node shape: "_c_<uuid>-lock-<seq>", as Curator's
 // InterProcessMutex creates it.
-var Kind = recipes.Kind{Marker: "lock-", Exclusive: true}
+var kind = recipes.Kind{Marker: "lock-", Exclusive: true}
 
 // Lock is an exclusive lock on a ZooKeeper path. It is safe for concurrent
 // use, and every call to Lock or TryLock is a separate attempt: two
@@ -37,7 +37,7 @@ func New(c *client.Client, path string, opts ...Option) *Lock {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &Lock{q: recipes.NewQueue(c, path, cfg.log, Kind), cfg: cfg}
+	return &Lock{q: recipes.NewQueue(c, path, cfg.log, kind), cfg: cfg}
 }
 
 // Path is the lock's directory.
@@ -62,7 +62,7 @@ func (l *Lock) TryLock(ctx context.Context) (*Lease, error) {
 }
 
 func (l *Lock) options(try bool) recipes.AcquireOptions {
-	return recipes.AcquireOptions{Kind: Kind, Data: l.cfg.data, Try: try,
+	return recipes.AcquireOptions{Kind: kind, Data: l.cfg.data, Try: try,
 		Lease: recipes.LeaseOptions{SuspendTolerance: l.cfg.tolerance, Logger: l.cfg.log}}
 }
 

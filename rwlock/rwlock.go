@@ -30,8 +30,8 @@ var (
 
 // The node shapes, as Curator's InterProcessReadWriteLock creates them.
 var (
-	ReadKind  = recipes.Kind{Marker: "__READ__"}
-	WriteKind = recipes.Kind{Marker: "__WRIT__", Exclusive: true}
+	readKind  = recipes.Kind{Marker: "__READ__"}
+	writeKind = recipes.Kind{Marker: "__WRIT__", Exclusive: true}
 )
 
 // RWLock is one participant in a read/write lock on a ZooKeeper path. It
@@ -53,7 +53,7 @@ func New(c *client.Client, path string, opts ...Option) *RWLock {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &RWLock{q: recipes.NewQueue(c, path, cfg.log, ReadKind, WriteKind), cfg: cfg,
+	return &RWLock{q: recipes.NewQueue(c, path, cfg.log, readKind, writeKind), cfg: cfg,
 		reads: map[*Lease]bool{}, writes: map[*Lease]bool{}}
 }
 
@@ -80,7 +80,7 @@ func (rw *RWLock) read(ctx context.Context, try bool) (*Lease, error) {
 	if rw.holds(rw.writes) {
 		return nil, ErrDowngrade
 	}
-	l, err := rw.q.Acquire(ctx, rw.options(ReadKind, try))
+	l, err := rw.q.Acquire(ctx, rw.options(readKind, try))
 	if err == nil {
 		rw.track(rw.reads, l)
 	}
@@ -91,7 +91,7 @@ func (rw *RWLock) write(ctx context.Context, try bool) (*Lease, error) {
 	if rw.holds(rw.reads) {
 		return nil, ErrUpgrade
 	}
-	l, err := rw.q.Acquire(ctx, rw.options(WriteKind, try))
+	l, err := rw.q.Acquire(ctx, rw.options(writeKind, try))
 	if err == nil {
 		rw.track(rw.writes, l)
 	}
