@@ -13,6 +13,7 @@ import (
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/lock"
+	"github.com/zkit-dev/zkit/rwlock"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -45,6 +46,8 @@ func demo(args []string) error {
 		{"lock: mutual exclusion and fencing", d.lockContention},
 		{"lock: holder's session expires", d.lockExpiry},
 		{"lock: create reply lost", d.lockLostReply},
+		{"rwlock: readers share, writers exclude", d.rwlockContention},
+		{"rwlock: upgrade refused, not deadlocked", d.rwlockUpgrade},
 	}
 	failed := 0
 	for _, s := range steps {
@@ -282,6 +285,95 @@ func (d *demoEnv) lockLostReply(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return "reply dropped after commit; one node, adopted, then released", nil
+}
+
+// rwlockContention: half the workers read, half write. A writer is always
+// alone; readers only ever overlap other readers.
+func (d *demoEnv) rwlockContention(ctx context.Context) (string, error) {
+	cs, closeAll, err := d.connectAll(ctx, d.workers)
+	if err != nil {
+		return "", err
+	}
+	defer closeAll()
+	const path = "/demo/rwlock"
+	var readers, writers, maxReaders atomic.Int32
+	var f fence // writers' tokens only ever grow
+	errc := make(chan error, len(cs))
+	for i, c := range cs {
+		write := i%2 == 0
+		go func() {
+			rw := rwlock.New(c, path)
+			for range d.rounds {
+				var lease *rwlock.Lease
+				var err error
+				if write {
+					lease, err = rw.Lock(ctx)
+				} else {
+					lease, err = rw.RLock(ctx)
+				}
+				if err != nil {
+					errc <- err
+					return
+				}
+				if write {
+					f.enter(lease.Token())
+					if w, r := writers.Add(1), readers.Load(); w != 1 || r != 0 {
+						f.violate("writer with %d writers and %d readers inside", w, r)
+					}
+					writers.Add(-1)
+					f.leave()
+				} else {
+					r := readers.Add(1)
+					for m := maxReaders.Load(); r > m && !maxReaders.CompareAndSwap(m, r); m = maxReaders.Load() {
+					}
+					if w := writers.Load(); w != 0 {
+						f.violate("reader with %d writers inside", w)
+					}
+					time.Sleep(time.Millisecond) // hold a moment: readers overlap
+					if w := writers.Load(); w != 0 {
+						f.violate("reader with %d writers inside", w)
+					}
+					readers.Add(-1)
+				}
+				if err := lease.Unlock(ctx); err != nil {
+					errc <- err
+					return
+				}
+			}
+			errc <- nil
+		}()
+	}
+	for range cs {
+		if err := <-errc; err != nil {
+			return "", err
+		}
+	}
+	if err := f.err(); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d acquisitions, writers alone, up to %d readers at once", d.workers*d.rounds, maxReaders.Load()), nil
+}
+
+// rwlockUpgrade: asking for the write lock while holding the read lock of
+// the same participant is an error at once, not a deadlock.
+func (d *demoEnv) rwlockUpgrade(ctx context.Context) (string, error) {
+	c, err := d.connect(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	rw := rwlock.New(c, "/demo/upgrade")
+	r, err := rw.RLock(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer r.Unlock(ctx)
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := rw.Lock(wctx); !errors.Is(err, rwlock.ErrUpgrade) {
+		return "", fmt.Errorf("upgrade returned %v, want rwlock.ErrUpgrade", err)
+	}
+	return "ErrUpgrade returned at once", nil
 }
 
 func waitFor(ctx context.Context, cond func() bool) error {

@@ -69,8 +69,8 @@ func parseLockArgs(args []string, stderr io.Writer) (lockArgs, error) {
 	fs.BoolVar(&a.write, "write", false, "")
 	fs.BoolVar(&a.try, "try", false, "")
 	fs.DurationVar(&a.wait, "wait", 0, "")
-	servers := fs.String("servers", "", "")
-	fs.DurationVar(&a.sessionTimeout, "session-timeout", client.DefaultSessionTimeout, "")
+	servers := fs.String("servers", globalServers, "")
+	fs.DurationVar(&a.sessionTimeout, "session-timeout", globalSessionTimeout, "")
 
 	rest := args
 	if i := indexOf(args, "--"); i >= 0 {

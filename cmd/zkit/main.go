@@ -1,7 +1,9 @@
 // Command zkit is zkit's command-line tool.
 //
+//	zkit [--servers host:port,...] [--session-timeout D] COMMAND [ARGS]
 //	zkit demo                    every recipe on the embedded reference server, checked
 //	zkit serve [--listen ADDR]   run the bundled reference server
+//	zkit lock PATH -- CMD        hold a lock while CMD runs
 //
 // Every subcommand lives in its own file and has the signature of run:
 // it gets its arguments (after the subcommand's name) and returns an error,
@@ -10,14 +12,28 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
+
+	"github.com/zkit-dev/zkit/client"
+)
+
+// Global flags, given before COMMAND. Commands that talk to an ensemble
+// use them as the defaults of their own --servers and --session-timeout.
+var (
+	globalServers        string // "" means $ZKIT_SERVERS, else 127.0.0.1:2181
+	globalSessionTimeout = client.DefaultSessionTimeout
 )
 
 // errUsage makes main print the usage and exit with status 2.
 var errUsage = errors.New("usage")
 
-const usage = `usage: zkit COMMAND [ARGS]
+const usage = `usage: zkit [--servers host:port,...] [--session-timeout D] COMMAND [ARGS]
+
+  --servers            default $ZKIT_SERVERS, else 127.0.0.1:2181
+  --session-timeout    default 10s
 
 commands:
   demo [--workers N] [--rounds N]
@@ -25,15 +41,24 @@ commands:
                           server, with concurrent workers, faults and invariant checks
   serve [--listen ADDR]   run the bundled reference ZooKeeper server until
                           SIGINT or SIGTERM (default 127.0.0.1:2181)
+  lock PATH [--read|--write] [--try] [--wait D] -- CMD [ARGS]
+                          hold the lock while CMD runs; exit with CMD's status
 `
 
 func main() {
-	if len(os.Args) < 2 {
+	gf := flag.NewFlagSet("zkit", flag.ContinueOnError)
+	gf.SetOutput(io.Discard)
+	gf.StringVar(&globalServers, "servers", "", "")
+	gf.DurationVar(&globalSessionTimeout, "session-timeout", client.DefaultSessionTimeout, "")
+	if err := gf.Parse(os.Args[1:]); err != nil || gf.NArg() == 0 || globalSessionTimeout <= 0 {
+		if err != nil && !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(os.Stderr, "zkit: %v\n", err)
+		}
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
 	}
 	var err error
-	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	switch cmd, args := gf.Arg(0), gf.Args()[1:]; cmd {
 	case "demo":
 		err = demo(args)
 	case "serve":
@@ -51,7 +76,7 @@ func main() {
 		os.Exit(2)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "zkit %s: %v\n", os.Args[1], err)
+		fmt.Fprintf(os.Stderr, "zkit %s: %v\n", gf.Arg(0), err)
 		os.Exit(1)
 	}
 }
