@@ -5,45 +5,46 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/lock"
 )
 
 // A zkit lock and Curator's InterProcessMutex on the same path exclude each
 // other, both ways, and hand off to each other in queue order.
 func TestCuratorInterop(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		c := b.connect(t)
-		dir := lockDir(t, c)
-		java := startCurator(t, b.servers)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		dir := recipetest.LockDir(t, c)
+		java := recipetest.StartCurator(t, b.Servers)
 
 		// zkit holds: Curator cannot get it.
 		goHolder, err := lock.New(c, dir).Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		java.send("j1 mutex %s try 300", dir)
-		java.expect("j1 timeout")
+		java.Send("j1 mutex %s try 300", dir)
+		java.Expect("j1 timeout")
 
 		// Curator queues behind zkit, and zkit behind Curator.
-		java.send("j1 mutex %s acquire", dir)
-		waitChildren(t, c, dir, 2)
+		java.Send("j1 mutex %s acquire", dir)
+		recipetest.WaitChildren(t, c, dir, 2)
 		var goHeld atomic.Bool
 		goNext := make(chan *lock.Lease, 1)
 		go func() {
-			l, err := lock.New(b.connect(t), dir).Lock(ctx)
+			l, err := lock.New(b.Connect(t), dir).Lock(ctx)
 			if err != nil {
 				t.Error(err)
 			}
 			goHeld.Store(true)
 			goNext <- l
 		}()
-		waitChildren(t, c, dir, 3)
-		java.quiet("zkit holds the lock")
+		recipetest.WaitChildren(t, c, dir, 3)
+		java.Quiet("zkit holds the lock")
 
 		// zkit releases (with its release signal): Curator's waiter takes it.
 		goHolder.Unlock(ctx)
-		java.expect("j1 acquired")
+		java.Expect("j1 acquired")
 		if _, err := lock.New(c, dir).TryLock(ctx); !errors.Is(err, lock.ErrLocked) {
 			t.Fatalf("zkit TryLock while Curator holds: %v, want ErrLocked", err)
 		}
@@ -52,15 +53,15 @@ func TestCuratorInterop(t *testing.T) {
 		}
 
 		// Curator releases (a plain delete): zkit's waiter takes it.
-		java.send("j1 mutex %s release", dir)
-		java.expect("j1 released")
+		java.Send("j1 mutex %s release", dir)
+		java.Expect("j1 released")
 		l := <-goNext
 		if l == nil {
 			t.FailNow()
 		}
-		java.send("j2 mutex %s try 300", dir)
-		java.expect("j2 timeout")
+		java.Send("j2 mutex %s try 300", dir)
+		java.Expect("j2 timeout")
 		l.Unlock(ctx)
-		waitChildren(t, c, dir, 0)
+		recipetest.WaitChildren(t, c, dir, 0)
 	})
 }

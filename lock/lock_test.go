@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
@@ -45,11 +46,11 @@ func (r *fencedResource) leave() {
 }
 
 func TestMutualExclusion(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
 		const sessions, perSession, rounds = 8, 4, 5 // 32 contenders
-		ctx := testCtx(t)
-		admin := b.connect(t)
-		dir := lockDir(t, admin)
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		dir := recipetest.LockDir(t, admin)
 		counter := dir + "-counter"
 		if _, err := admin.Create(ctx, counter, make([]byte, 8), client.Persistent); err != nil {
 			t.Fatal(err)
@@ -58,7 +59,7 @@ func TestMutualExclusion(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan error, sessions*perSession)
 		for s := 0; s < sessions; s++ {
-			c := b.connect(t)
+			c := b.Connect(t)
 			for g := 0; g < perSession; g++ {
 				wg.Add(1)
 				go func() {
@@ -105,16 +106,16 @@ func TestMutualExclusion(t *testing.T) {
 		if got, want := binary.BigEndian.Uint64(data), uint64(sessions*perSession*rounds); got != want {
 			t.Fatalf("guarded counter = %d, want %d", got, want)
 		}
-		waitChildren(t, admin, dir, 0)
+		recipetest.WaitChildren(t, admin, dir, 0)
 	})
 }
 
 func TestFIFO(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
 		const waiters = 6
-		ctx := testCtx(t)
-		c := b.connect(t)
-		dir := lockDir(t, c)
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		dir := recipetest.LockDir(t, c)
 		first, err := lock.New(c, dir).Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -123,7 +124,7 @@ func TestFIFO(t *testing.T) {
 		var order []int
 		var wg sync.WaitGroup
 		for i := 0; i < waiters; i++ {
-			cw := b.connect(t)
+			cw := b.Connect(t)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -138,7 +139,7 @@ func TestFIFO(t *testing.T) {
 				lease.Unlock(ctx)
 			}()
 			// The next waiter joins only once this one is in the queue.
-			waitChildren(t, c, dir, i+2)
+			recipetest.WaitChildren(t, c, dir, i+2)
 		}
 		if err := first.Unlock(ctx); err != nil {
 			t.Fatal(err)
@@ -154,10 +155,10 @@ func TestFIFO(t *testing.T) {
 
 // A waiter whose predecessor gives up must go on waiting for the holder.
 func TestAbandonedPredecessor(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		c := b.connect(t)
-		dir := lockDir(t, c)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		dir := recipetest.LockDir(t, c)
 		holder, err := lock.New(c, dir).Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -165,11 +166,11 @@ func TestAbandonedPredecessor(t *testing.T) {
 		bctx, cancelB := context.WithCancel(ctx)
 		bDone := make(chan error, 1)
 		go func() {
-			_, err := lock.New(b.connect(t), dir).Lock(bctx)
+			_, err := lock.New(b.Connect(t), dir).Lock(bctx)
 			bDone <- err
 		}()
-		waitChildren(t, c, dir, 2)
-		cc := b.connect(t)
+		recipetest.WaitChildren(t, c, dir, 2)
+		cc := b.Connect(t)
 		sub := cc.Subscribe()
 		defer sub.Close()
 		var released atomic.Bool
@@ -183,8 +184,8 @@ func TestAbandonedPredecessor(t *testing.T) {
 			}
 			cLease <- l
 		}()
-		waitChildren(t, c, dir, 3)
-		bNodes := children(t, c, dir)
+		recipetest.WaitChildren(t, c, dir, 3)
+		bNodes := recipetest.Children(t, c, dir)
 		cancelB()
 		if err := <-bDone; !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled Lock returned %v", err)
@@ -192,7 +193,7 @@ func TestAbandonedPredecessor(t *testing.T) {
 		// Wait until C has been told that the node it watched is gone (if
 		// C's watch on it was set in time; otherwise C found it gone), and
 		// give C time to (wrongly) take the lock.
-		waitEventFor(t, sub, zktest.Scale(time.Second), func(ev client.Event) bool {
+		recipetest.WaitEventFor(t, sub, zktest.Scale(time.Second), func(ev client.Event) bool {
 			return ev.Type == client.EventNodeDeleted && contains(bNodes, ev.Path)
 		})
 		time.Sleep(zktest.Scale(100 * time.Millisecond))
@@ -216,10 +217,10 @@ func contains(names []string, path string) bool {
 }
 
 func TestSessionExpiry(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		ca := b.connect(t)
-		dir := lockDir(t, ca)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		ca := b.Connect(t)
+		dir := recipetest.LockDir(t, ca)
 		// Tolerant of suspension, so that the cause is the expiry itself,
 		// not the disconnection that comes with it.
 		held, err := lock.New(ca, dir, lock.WithSuspendTolerance(time.Hour)).Lock(ctx)
@@ -228,15 +229,15 @@ func TestSessionExpiry(t *testing.T) {
 		}
 		next := make(chan *lock.Lease, 1)
 		go func() {
-			l, err := lock.New(b.connect(t), dir).Lock(ctx)
+			l, err := lock.New(b.Connect(t), dir).Lock(ctx)
 			if err != nil {
 				t.Error(err)
 			}
 			next <- l
 		}()
-		waitChildren(t, ca, dir, 2)
-		b.expire(t, held.Session())
-		within(t, held.Done(), "the expired holder's Done")
+		recipetest.WaitChildren(t, ca, dir, 2)
+		b.Expire(t, held.Session())
+		recipetest.Within(t, held.Done(), "the expired holder's Done")
 		if err := held.Err(); !errors.Is(err, recipes.ErrLost) || !errors.Is(err, client.ErrSessionLost) {
 			t.Fatalf("lease ended with %v, want session lost", err)
 		}
@@ -255,33 +256,33 @@ func TestSessionExpiry(t *testing.T) {
 }
 
 func TestLostCreateReply(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		admin := b.connect(t)
-		dir := lockDir(t, admin)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		dir := recipetest.LockDir(t, admin)
 		if err := admin.EnsurePath(ctx, dir); err != nil {
 			t.Fatal(err)
 		}
-		c := b.connect(t, b.cutNextCreate(t, dir)...)
+		c := b.Connect(t, b.CutNextCreate(t, dir)...)
 		lease, err := lock.New(c, dir).Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := children(t, admin, dir); len(got) != 1 || dir+"/"+got[0] != lease.Node() {
+		if got := recipetest.Children(t, admin, dir); len(got) != 1 || dir+"/"+got[0] != lease.Node() {
 			t.Fatalf("after a lost create reply: nodes %v, lease %s", got, lease.Node())
 		}
 		if err := lease.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		waitChildren(t, admin, dir, 0)
+		recipetest.WaitChildren(t, admin, dir, 0)
 	})
 }
 
 func TestCancelWhileWaiting(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		c := b.connect(t)
-		dir := lockDir(t, c)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		dir := recipetest.LockDir(t, c)
 		holder, err := lock.New(c, dir).Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -289,22 +290,22 @@ func TestCancelWhileWaiting(t *testing.T) {
 		wctx, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)
 		go func() {
-			_, err := lock.New(b.connect(t), dir).Lock(wctx)
+			_, err := lock.New(b.Connect(t), dir).Lock(wctx)
 			done <- err
 		}()
-		waitChildren(t, c, dir, 2)
+		recipetest.WaitChildren(t, c, dir, 2)
 		cancel()
 		if err := <-done; !errors.Is(err, context.Canceled) {
 			t.Fatalf("Lock returned %v, want context.Canceled", err)
 		}
-		waitChildren(t, c, dir, 1)
+		recipetest.WaitChildren(t, c, dir, 1)
 		// A timeout is the same.
 		tctx, cancelT := context.WithTimeout(ctx, zktest.Scale(200*time.Millisecond))
 		defer cancelT()
-		if _, err := lock.New(b.connect(t), dir).Lock(tctx); !errors.Is(err, context.DeadlineExceeded) {
+		if _, err := lock.New(b.Connect(t), dir).Lock(tctx); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Lock returned %v, want context.DeadlineExceeded", err)
 		}
-		waitChildren(t, c, dir, 1)
+		recipetest.WaitChildren(t, c, dir, 1)
 		if err := holder.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -312,19 +313,19 @@ func TestCancelWhileWaiting(t *testing.T) {
 }
 
 func TestTryLock(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		c := b.connect(t)
-		dir := lockDir(t, c)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		dir := recipetest.LockDir(t, c)
 		l := lock.New(c, dir)
 		held, err := l.TryLock(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := lock.New(b.connect(t), dir).TryLock(ctx); !errors.Is(err, lock.ErrLocked) {
+		if _, err := lock.New(b.Connect(t), dir).TryLock(ctx); !errors.Is(err, lock.ErrLocked) {
 			t.Fatalf("TryLock on a held lock: %v, want ErrLocked", err)
 		}
-		if got := children(t, c, dir); len(got) != 1 {
+		if got := recipetest.Children(t, c, dir); len(got) != 1 {
 			t.Fatalf("a failed TryLock left nodes: %v", got)
 		}
 		held.Unlock(ctx)
@@ -337,9 +338,9 @@ func TestTryLock(t *testing.T) {
 }
 
 func TestInvalidPath(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		c := b.connect(t)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
 		base := zktest.UniquePath(t)
 		for _, p := range []string{"", "relative", base + "//x", base + "/x/", base + "/./x", "/zktest/bad\x00name"} {
 			_, err := lock.New(c, p).Lock(ctx)
@@ -358,10 +359,10 @@ func TestInvalidPath(t *testing.T) {
 }
 
 func TestForeignNodesIgnored(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		c := b.connect(t)
-		dir := lockDir(t, c)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		dir := recipetest.LockDir(t, c)
 		if err := c.EnsurePath(ctx, dir); err != nil {
 			t.Fatal(err)
 		}
@@ -379,18 +380,18 @@ func TestForeignNodesIgnored(t *testing.T) {
 }
 
 func TestNodeDeletedEndsLease(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		c := b.connect(t)
-		dir := lockDir(t, c)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		dir := recipetest.LockDir(t, c)
 		lease, err := lock.New(c, dir).Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := b.connect(t).Delete(ctx, lease.Node(), -1); err != nil {
+		if err := b.Connect(t).Delete(ctx, lease.Node(), -1); err != nil {
 			t.Fatal(err)
 		}
-		within(t, lease.Done(), "Done after the node was deleted")
+		recipetest.Within(t, lease.Done(), "Done after the node was deleted")
 		if !errors.Is(lease.Err(), recipes.ErrNodeDeleted) {
 			t.Fatalf("lease ended with %v, want ErrNodeDeleted", lease.Err())
 		}
@@ -404,12 +405,12 @@ func TestNodeDeletedEndsLease(t *testing.T) {
 }
 
 func TestSuspensionEndsLease(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		admin := b.connect(t)
-		dir := lockDir(t, admin)
-		opts, cut, heal := b.blackhole(t)
-		c := b.connect(t, append(opts, client.WithSessionTimeout(zktest.Scale(4*time.Second)))...)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		dir := recipetest.LockDir(t, admin)
+		opts, cut, heal := b.Blackhole(t)
+		c := b.Connect(t, append(opts, client.WithSessionTimeout(zktest.Scale(4*time.Second)))...)
 		tolerant, err := lock.New(c, dir+"-t", lock.WithSuspendTolerance(time.Hour)).Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -419,7 +420,7 @@ func TestSuspensionEndsLease(t *testing.T) {
 			t.Fatal(err)
 		}
 		cut()
-		within(t, lease.Done(), "Done after the connection was suspended")
+		recipetest.Within(t, lease.Done(), "Done after the connection was suspended")
 		if !errors.Is(lease.Err(), recipes.ErrSuspended) {
 			t.Fatalf("lease ended with %v, want ErrSuspended", lease.Err())
 		}
@@ -429,7 +430,7 @@ func TestSuspensionEndsLease(t *testing.T) {
 		heal()
 		// The session survives; zkit deletes the lost lease's node, so
 		// that the lock is free again.
-		waitChildren(t, admin, dir, 0)
+		recipetest.WaitChildren(t, admin, dir, 0)
 		if tolerant.Err() != nil {
 			t.Fatalf("the tolerant lease ended: %v", tolerant.Err())
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/lock"
 )
 
@@ -15,11 +16,11 @@ func TestThousandWaiters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	eachBackend(t, func(t *testing.T, b *backend) {
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
 		const sessions, waiters = 8, 1000
-		ctx := testCtx(t)
-		admin := b.connect(t)
-		dir := lockDir(t, admin)
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		dir := recipetest.LockDir(t, admin)
 		if err := admin.EnsurePath(ctx, dir); err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +40,7 @@ func TestThousandWaiters(t *testing.T) {
 		tallies := make([]*tally, sessions)
 		locks := make([]*lock.Lock, sessions)
 		for s := range sessions {
-			c := b.connect(t)
+			c := b.Connect(t)
 			tl := &tally{mine: map[string]bool{}}
 			tallies[s] = tl
 			locks[s] = lock.New(c, dir)
@@ -77,7 +78,7 @@ func TestThousandWaiters(t *testing.T) {
 				}
 			}()
 		}
-		waitChildren(t, admin, dir, waiters+1)
+		recipetest.WaitChildren(t, admin, dir, waiters+1)
 		if err := first.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func TestThousandWaiters(t *testing.T) {
 		if len(res.violations) > 0 {
 			t.Fatalf("mutual exclusion violated: %v", res.violations[:min(5, len(res.violations))])
 		}
-		waitChildren(t, admin, dir, 0)
+		recipetest.WaitChildren(t, admin, dir, 0)
 
 		// Count the watch events: a release should wake the next waiter
 		// (a handoff event, on a client other than the releaser's) and

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/rwlock"
 )
 
@@ -12,15 +13,15 @@ import (
 // readers share across the two, writers exclude both ways, and each waits
 // behind the other in queue order.
 func TestCuratorInterop(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		c := b.connect(t)
-		dir := lockDir(t, c)
-		java := startCurator(t, b.servers)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		dir := recipetest.LockDir(t, c)
+		java := recipetest.StartCurator(t, b.Servers)
 
 		// A Curator reader and a zkit reader share.
-		java.send("r1 read %s acquire", dir)
-		java.expect("r1 acquired")
+		java.Send("r1 read %s acquire", dir)
+		java.Expect("r1 acquired")
 		r, err := rwlock.New(c, dir).TryRLock(ctx)
 		if err != nil {
 			t.Fatalf("zkit reader next to a Curator reader: %v", err)
@@ -36,42 +37,42 @@ func TestCuratorInterop(t *testing.T) {
 		var goHeld atomic.Bool
 		goWriter := make(chan *rwlock.Lease, 1)
 		go func() {
-			l, err := rwlock.New(b.connect(t), dir).Lock(ctx)
+			l, err := rwlock.New(b.Connect(t), dir).Lock(ctx)
 			if err != nil {
 				t.Error(err)
 			}
 			goHeld.Store(true)
 			goWriter <- l
 		}()
-		waitChildren(t, c, dir, 2)
-		java.send("r2 read %s try 300", dir)
-		java.expect("r2 timeout")
+		recipetest.WaitChildren(t, c, dir, 2)
+		java.Send("r2 read %s try 300", dir)
+		java.Expect("r2 timeout")
 		if goHeld.Load() {
 			t.Fatal("zkit writer acquired while a Curator reader held")
 		}
-		java.send("r1 read %s release", dir)
-		java.expect("r1 released")
+		java.Send("r1 read %s release", dir)
+		java.Expect("r1 released")
 		w := <-goWriter
 		if w == nil {
 			t.FailNow()
 		}
 
 		// The zkit writer keeps Curator readers and writers out.
-		java.send("r3 read %s try 300", dir)
-		java.expect("r3 timeout")
-		java.send("w1 write %s try 300", dir)
-		java.expect("w1 timeout")
+		java.Send("r3 read %s try 300", dir)
+		java.Expect("r3 timeout")
+		java.Send("w1 write %s try 300", dir)
+		java.Expect("w1 timeout")
 
 		// A Curator writer queues behind it and gets it on release.
-		java.send("w1 write %s acquire", dir)
-		waitChildren(t, c, dir, 2)
+		java.Send("w1 write %s acquire", dir)
+		recipetest.WaitChildren(t, c, dir, 2)
 		w.Unlock(ctx)
-		java.expect("w1 acquired")
+		java.Expect("w1 acquired")
 		if _, err := rwlock.New(c, dir).TryRLock(ctx); !errors.Is(err, rwlock.ErrLocked) {
 			t.Fatalf("zkit reader while Curator writes: %v, want ErrLocked", err)
 		}
-		java.send("w1 write %s release", dir)
-		java.expect("w1 released")
-		waitChildren(t, c, dir, 0)
+		java.Send("w1 write %s release", dir)
+		java.Expect("w1 released")
+		recipetest.WaitChildren(t, c, dir, 0)
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/rwlock"
 	"github.com/zkit-dev/zkit/zktest"
@@ -52,15 +53,15 @@ func (r *resource) leave(write bool) {
 }
 
 func TestReadersShareWritersExclude(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
 		const sessions, perSession, rounds = 4, 6, 4
-		ctx := testCtx(t)
-		admin := b.connect(t)
-		dir := lockDir(t, admin)
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		dir := recipetest.LockDir(t, admin)
 		var res resource
 		var wg sync.WaitGroup
 		for s := range sessions {
-			c := b.connect(t)
+			c := b.Connect(t)
 			for g := range perSession {
 				write := g%3 == 0
 				wg.Add(1)
@@ -94,24 +95,24 @@ func TestReadersShareWritersExclude(t *testing.T) {
 		if len(res.violations) > 0 {
 			t.Fatalf("exclusion violated: %v", res.violations[:min(5, len(res.violations))])
 		}
-		waitChildren(t, admin, dir, 0)
+		recipetest.WaitChildren(t, admin, dir, 0)
 	})
 }
 
 func TestReadersHoldTogether(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		c := b.connect(t)
-		dir := lockDir(t, c)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		dir := recipetest.LockDir(t, c)
 		r1, err := rwlock.New(c, dir).TryRLock(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r2, err := rwlock.New(b.connect(t), dir).TryRLock(ctx)
+		r2, err := rwlock.New(b.Connect(t), dir).TryRLock(ctx)
 		if err != nil {
 			t.Fatalf("second reader: %v", err)
 		}
-		if _, err := rwlock.New(b.connect(t), dir).TryLock(ctx); !errors.Is(err, rwlock.ErrLocked) {
+		if _, err := rwlock.New(b.Connect(t), dir).TryLock(ctx); !errors.Is(err, rwlock.ErrLocked) {
 			t.Fatalf("writer while readers hold: %v, want ErrLocked", err)
 		}
 		r1.Unlock(ctx)
@@ -120,11 +121,11 @@ func TestReadersHoldTogether(t *testing.T) {
 		if err != nil {
 			t.Fatalf("writer on a free lock: %v", err)
 		}
-		if _, err := rwlock.New(b.connect(t), dir).TryRLock(ctx); !errors.Is(err, rwlock.ErrLocked) {
+		if _, err := rwlock.New(b.Connect(t), dir).TryRLock(ctx); !errors.Is(err, rwlock.ErrLocked) {
 			t.Fatalf("reader while a writer holds: %v, want ErrLocked", err)
 		}
 		w.Unlock(ctx)
-		waitChildren(t, c, dir, 0)
+		recipetest.WaitChildren(t, c, dir, 0)
 	})
 }
 
@@ -132,10 +133,10 @@ func TestReadersHoldTogether(t *testing.T) {
 // for the higher W3, kazoo's deadlock), and W3 for R2; a reader R4 that
 // comes after W3 must not overtake it.
 func TestReaderWaitsForNearestLowerWriter(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		c := b.connect(t)
-		dir := lockDir(t, c)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		dir := recipetest.LockDir(t, c)
 		w1, err := rwlock.New(c, dir).Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -146,7 +147,7 @@ func TestReaderWaitsForNearestLowerWriter(t *testing.T) {
 		}
 		acquired := make(chan got, 3)
 		start := func(name string, write bool) {
-			rw := rwlock.New(b.connect(t), dir)
+			rw := rwlock.New(b.Connect(t), dir)
 			go func() {
 				acquire := rw.RLock
 				if write {
@@ -160,11 +161,11 @@ func TestReaderWaitsForNearestLowerWriter(t *testing.T) {
 			}()
 		}
 		start("R2", false)
-		waitChildren(t, c, dir, 2)
+		recipetest.WaitChildren(t, c, dir, 2)
 		start("W3", true)
-		waitChildren(t, c, dir, 3)
+		recipetest.WaitChildren(t, c, dir, 3)
 		start("R4", false)
-		waitChildren(t, c, dir, 4)
+		recipetest.WaitChildren(t, c, dir, 4)
 		w1.Unlock(ctx)
 		first := <-acquired
 		if first.name != "R2" {
@@ -190,10 +191,10 @@ func TestReaderWaitsForNearestLowerWriter(t *testing.T) {
 }
 
 func TestUpgradeIsAnError(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		c := b.connect(t)
-		dir := lockDir(t, c)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		dir := recipetest.LockDir(t, c)
 		rw := rwlock.New(c, dir)
 		r, err := rw.RLock(ctx)
 		if err != nil {
@@ -207,7 +208,7 @@ func TestUpgradeIsAnError(t *testing.T) {
 		if _, err := rw.TryLock(wctx); !errors.Is(err, rwlock.ErrUpgrade) {
 			t.Fatalf("TryLock while holding a read lease: %v, want ErrUpgrade", err)
 		}
-		if got := children(t, c, dir); len(got) != 1 {
+		if got := recipetest.Children(t, c, dir); len(got) != 1 {
 			t.Fatalf("nodes after a refused upgrade: %v", got)
 		}
 		r.Unlock(ctx)
@@ -222,10 +223,10 @@ func TestUpgradeIsAnError(t *testing.T) {
 // A participant holding the write lock cannot take the read lock as well:
 // a writer queued behind it would then hold together with that reader.
 func TestNoDowngrade(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		c := b.connect(t)
-		dir := lockDir(t, c)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		dir := recipetest.LockDir(t, c)
 		rw := rwlock.New(c, dir)
 		w, err := rw.Lock(ctx)
 		if err != nil {
@@ -237,7 +238,7 @@ func TestNoDowngrade(t *testing.T) {
 		if _, err := rw.TryRLock(ctx); !errors.Is(err, rwlock.ErrDowngrade) {
 			t.Fatalf("TryRLock while holding the write lock: %v, want ErrDowngrade", err)
 		}
-		if got := children(t, c, dir); len(got) != 1 {
+		if got := recipetest.Children(t, c, dir); len(got) != 1 {
 			t.Fatalf("nodes after a refused downgrade: %v", got)
 		}
 		w.Unlock(ctx)
@@ -250,16 +251,16 @@ func TestNoDowngrade(t *testing.T) {
 }
 
 func TestCancelWhileWaiting(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		c := b.connect(t)
-		dir := lockDir(t, c)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		dir := recipetest.LockDir(t, c)
 		w, err := rwlock.New(c, dir).Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, write := range []bool{false, true} {
-			rw := rwlock.New(b.connect(t), dir)
+			rw := rwlock.New(b.Connect(t), dir)
 			acquire := rw.RLock
 			if write {
 				acquire = rw.Lock
@@ -269,32 +270,32 @@ func TestCancelWhileWaiting(t *testing.T) {
 				t.Fatalf("write=%v: %v, want context.DeadlineExceeded", write, err)
 			}
 			cancel()
-			waitChildren(t, c, dir, 1)
+			recipetest.WaitChildren(t, c, dir, 1)
 		}
 		w.Unlock(ctx)
 	})
 }
 
 func TestSessionExpiry(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		ca := b.connect(t)
-		dir := lockDir(t, ca)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		ca := b.Connect(t)
+		dir := recipetest.LockDir(t, ca)
 		r, err := rwlock.New(ca, dir, rwlock.WithSuspendTolerance(time.Hour)).RLock(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		next := make(chan *rwlock.Lease, 1)
 		go func() {
-			l, err := rwlock.New(b.connect(t), dir).Lock(ctx)
+			l, err := rwlock.New(b.Connect(t), dir).Lock(ctx)
 			if err != nil {
 				t.Error(err)
 			}
 			next <- l
 		}()
-		waitChildren(t, ca, dir, 2)
-		b.expire(t, r.Session())
-		within(t, r.Done(), "the expired reader's Done")
+		recipetest.WaitChildren(t, ca, dir, 2)
+		b.Expire(t, r.Session())
+		recipetest.Within(t, r.Done(), "the expired reader's Done")
 		if !errors.Is(r.Err(), client.ErrSessionLost) || !errors.Is(r.Err(), recipes.ErrLost) {
 			t.Fatalf("lease ended with %v", r.Err())
 		}
@@ -305,30 +306,30 @@ func TestSessionExpiry(t *testing.T) {
 }
 
 func TestLostCreateReply(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		admin := b.connect(t)
-		dir := lockDir(t, admin)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		dir := recipetest.LockDir(t, admin)
 		if err := admin.EnsurePath(ctx, dir); err != nil {
 			t.Fatal(err)
 		}
-		c := b.connect(t, b.cutNextCreate(t, dir)...)
+		c := b.Connect(t, b.CutNextCreate(t, dir)...)
 		lease, err := rwlock.New(c, dir).Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := children(t, admin, dir); len(got) != 1 || dir+"/"+got[0] != lease.Node() {
+		if got := recipetest.Children(t, admin, dir); len(got) != 1 || dir+"/"+got[0] != lease.Node() {
 			t.Fatalf("after a lost create reply: nodes %v, lease %s", got, lease.Node())
 		}
 		lease.Unlock(ctx)
-		waitChildren(t, admin, dir, 0)
+		recipetest.WaitChildren(t, admin, dir, 0)
 	})
 }
 
 func TestInvalidPath(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b *backend) {
-		ctx := testCtx(t)
-		c := b.connect(t)
+	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
 		for _, p := range []string{"", "x", "/a//b", "/a/"} {
 			rw := rwlock.New(c, p)
 			for _, acquire := range []func(context.Context) (*rwlock.Lease, error){rw.RLock, rw.Lock, rw.TryRLock, rw.TryLock} {

@@ -65,6 +65,16 @@ func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 // Target returns the address the proxy forwards to.
 func (p *Proxy) Target() string { return p.target }
 
+// Dialer returns a dial function (the signature of zkit's client.Dialer and
+// go-zookeeper's WithDialer) that connects to the proxy whatever address it
+// is given, so that a client configured with any connect string goes
+// through the proxy.
+func (p *Proxy) Dialer() func(network, address string, timeout time.Duration) (net.Conn, error) {
+	return func(network, _ string, timeout time.Duration) (net.Conn, error) {
+		return net.DialTimeout(network, p.Addr(), timeout)
+	}
+}
+
 // Blackhole partitions the clients from the server: connections stay open
 // and new ones are accepted, but nothing is forwarded in either direction,
 // and what is sent meanwhile is dropped. Clients see a silent network: their

@@ -246,6 +246,26 @@ func TestProxyForwards(t *testing.T) {
 	}
 }
 
+func TestProxyDialer(t *testing.T) {
+	srv := newFakeServer(t)
+	p := NewProxy(t, srv.addr())
+	conn, err := p.Dialer()("tcp", "unused:1", Scale(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	c := &fakeClient{t: t, Conn: conn}
+	c.send(connectRequest(0, nil, 4*time.Second))
+	c.SetReadDeadline(time.Now().Add(Scale(5 * time.Second)))
+	if _, err := readFrame(c); err != nil {
+		t.Fatalf("connect response through the proxy's dialer: %v", err)
+	}
+	c.roundTrip(1)
+	if n := p.ActiveConns(); n != 1 {
+		t.Fatalf("ActiveConns = %d; want 1", n)
+	}
+}
+
 func TestProxyCutAfterNextRequest(t *testing.T) {
 	srv := newFakeServer(t)
 	p := NewProxy(t, srv.addr())

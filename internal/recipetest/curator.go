@@ -1,4 +1,4 @@
-package rwlock_test
+package recipetest
 
 import (
 	"bufio"
@@ -15,11 +15,9 @@ import (
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// curatorSource is a small Java peer driven over stdin: each line is
-// "ID KIND PATH OP [MS]" with KIND mutex, read or write and OP acquire
-// (in the background), try MS, or release; it answers "ID acquired",
-// "ID timeout", "ID released" or "ID error ...". Each ID is one Curator
-// lock object with a thread of its own (Curator locks belong to threads).
+// curatorSource is the Java side of CuratorPeer, driven over stdin with the
+// line protocol described there. Each ID is one Curator lock object with a
+// thread of its own (Curator locks belong to threads).
 const curatorSource = `
 import java.io.*;
 import java.util.*;
@@ -117,9 +115,9 @@ func buildCurator(t *testing.T) (classDir, classpath string) {
 		}
 	})
 	if b.skip != nil {
-		switch strings.ToLower(os.Getenv("ZKIT_REQUIRE_ZOOKEEPER")) {
+		switch strings.ToLower(os.Getenv(zktest.RequireZooKeeperEnv)) {
 		case "1", "true", "yes":
-			t.Fatalf("Curator interop: %v (ZKIT_REQUIRE_ZOOKEEPER is set)", b.skip)
+			t.Fatalf("Curator interop: %v (%s is set)", b.skip, zktest.RequireZooKeeperEnv)
 		}
 		t.Skipf("skipping Curator interop: %v", b.skip)
 	}
@@ -129,14 +127,22 @@ func buildCurator(t *testing.T) (classDir, classpath string) {
 	return b.dir, b.cp
 }
 
-// curatorPeer is a running Java process with Curator locks.
-type curatorPeer struct {
+// CuratorPeer is a running Java process with Curator locks, driven one
+// line at a time: "ID KIND PATH OP [MS]" with KIND mutex, read or write
+// and OP acquire (in the background), try MS, or release. It answers
+// "ID acquired", "ID timeout", "ID released" or "ID error ...". Each ID is
+// one Curator lock object with a thread of its own.
+type CuratorPeer struct {
 	t     *testing.T
 	in    io.WriteCloser
 	lines chan string
 }
 
-func startCurator(t *testing.T, servers []string) *curatorPeer {
+// StartCurator compiles the peer (once per test binary) and starts it
+// connected to servers; it is stopped when the test ends. It skips the test
+// when javac or Curator's jars are missing, unless ZKIT_REQUIRE_ZOOKEEPER
+// is set.
+func StartCurator(t *testing.T, servers []string) *CuratorPeer {
 	t.Helper()
 	dir, cp := buildCurator(t)
 	cmd := exec.Command("java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", dir+":"+cp, "CuratorPeer", strings.Join(servers, ","))
@@ -152,7 +158,7 @@ func startCurator(t *testing.T, servers []string) *curatorPeer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &curatorPeer{t: t, in: in, lines: make(chan string, 100)}
+	p := &CuratorPeer{t: t, in: in, lines: make(chan string, 100)}
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
@@ -171,20 +177,20 @@ func startCurator(t *testing.T, servers []string) *curatorPeer {
 			<-done
 		}
 	})
-	p.expect("ready")
+	p.Expect("ready")
 	return p
 }
 
-// send writes one command line.
-func (p *curatorPeer) send(format string, args ...any) {
+// Send writes one command line.
+func (p *CuratorPeer) Send(format string, args ...any) {
 	p.t.Helper()
 	if _, err := fmt.Fprintf(p.in, format+"\n", args...); err != nil {
 		p.t.Fatalf("curator peer: %v", err)
 	}
 }
 
-// expect waits for the next line and checks it.
-func (p *curatorPeer) expect(want string) {
+// Expect waits for the next line and checks it.
+func (p *CuratorPeer) Expect(want string) {
 	p.t.Helper()
 	select {
 	case got, ok := <-p.lines:
@@ -199,9 +205,9 @@ func (p *curatorPeer) expect(want string) {
 	}
 }
 
-// quiet checks that the peer says nothing for a moment (used to show that
+// Quiet checks that the peer says nothing for a moment (used to show that
 // a background acquire is still waiting).
-func (p *curatorPeer) quiet(what string) {
+func (p *CuratorPeer) Quiet(what string) {
 	p.t.Helper()
 	select {
 	case got := <-p.lines:

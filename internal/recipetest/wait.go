@@ -1,0 +1,91 @@
+package recipetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// Context is a context for one test: generous, scaled, cancelled when the
+// test ends.
+func Context(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(60*time.Second))
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// LockDir returns a fresh lock path for the test, and makes sure its parent
+// exists.
+func LockDir(t *testing.T, c *client.Client) string {
+	t.Helper()
+	p := zktest.UniquePath(t)
+	if err := c.EnsurePath(Context(t), p); err != nil {
+		t.Fatal(err)
+	}
+	return p + "/lock"
+}
+
+// Children lists dir's children (none if dir is missing).
+func Children(t *testing.T, c *client.Client, dir string) []string {
+	t.Helper()
+	ch, _, err := c.Children(Context(t), dir)
+	if err != nil && !errors.Is(err, client.ErrNoNode) {
+		t.Fatalf("children %s: %v", dir, err)
+	}
+	return ch
+}
+
+// eventually waits until cond holds, polling, or fails the test at the
+// deadline with what.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// WaitChildren waits until dir has n children.
+func WaitChildren(t *testing.T, c *client.Client, dir string, n int) {
+	t.Helper()
+	eventually(t, "the lock has the expected number of nodes", func() bool {
+		return len(Children(t, c, dir)) == n
+	})
+}
+
+// Within waits for ch or fails the test after a scaled timeout.
+func Within(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(zktest.Scale(20 * time.Second)):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// WaitEventFor waits up to d for an event matching match on sub, and
+// reports whether one came.
+func WaitEventFor(t *testing.T, sub *client.Subscription, d time.Duration, match func(client.Event) bool) bool {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case ev, ok := <-sub.Events():
+			if !ok {
+				t.Fatal("subscription ended")
+			}
+			if match(ev) {
+				return true
+			}
+		case <-deadline:
+			return false
+		}
+	}
+}
