@@ -24,12 +24,13 @@ type Client struct {
 	lastZxid  atomic.Int64
 	handshake atomic.Pointer[handshake] // from the latest connect response
 
-	mu        sync.Mutex
-	sess      *Session // current session; nil before the first
-	suspended bool
-	lossTimer *time.Timer
-	closed    bool
-	ready     chan struct{} // closed when the first session is established
+	mu          sync.Mutex
+	sess        *Session // current session; nil before the first
+	suspended   bool
+	suspendedAt time.Time
+	lossTimer   *time.Timer
+	closed      bool
+	ready       chan struct{} // closed when the first session is established
 
 	life       context.Context // ends when the client is closed
 	endLife    context.CancelFunc
@@ -90,6 +91,19 @@ func (c *Client) Session() *Session {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sess
+}
+
+// Suspended reports whether the client is disconnected right now while its
+// session may still live, and since when. Unlike the events of a
+// Subscription, which arrive a little later, it is the state at the moment
+// of the call: use it to check the state when an event says it changed.
+func (c *Client) Suspended() (bool, time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.suspended {
+		return false, time.Time{}
+	}
+	return true, c.suspendedAt
 }
 
 // Subscribe returns a subscription to every state change and watch event
@@ -187,7 +201,7 @@ func (c *Client) onEvent(ev zk.Event) {
 		if c.sess == nil || !c.sess.Alive() || c.suspended {
 			return
 		}
-		c.suspended = true
+		c.suspended, c.suspendedAt = true, time.Now()
 		sess := c.sess
 		c.log.Warn("zkit: disconnected; session suspended", "session", fmt.Sprintf("0x%x", sess.id))
 		c.hub.publish(Event{State: StateSuspended, Session: sess}, false)

@@ -11,6 +11,7 @@ import (
 // thing on that client, through a single subscription: a thousand leases do
 // not make a thousand subscribers.
 type connWatch struct {
+	c         *client.Client
 	mu        sync.Mutex
 	suspended bool
 	since     time.Time
@@ -26,7 +27,7 @@ func watchConn(c *client.Client) *connWatch {
 	if w, ok := connWatches.Load(c); ok {
 		return w.(*connWatch)
 	}
-	w := &connWatch{changed: make(chan struct{})}
+	w := &connWatch{c: c, changed: make(chan struct{})}
 	if actual, loaded := connWatches.LoadOrStore(c, w); loaded {
 		return actual.(*connWatch)
 	}
@@ -35,32 +36,34 @@ func watchConn(c *client.Client) *connWatch {
 		defer connWatches.Delete(c)
 		defer sub.Close()
 		for ev := range sub.Events() {
-			switch ev.State {
-			case client.StateSuspended:
-				w.set(true)
-			case client.StateConnected, client.StateReconnected, client.StateLost, client.StateClosed:
-				w.set(false)
+			if ev.State != client.StateNone {
+				// Events arrive a little late: a Suspended event may be
+				// read after the reconnect it preceded. Take the state
+				// the client is in now, not the one the event names.
+				w.refresh()
 			}
 		}
 	}()
 	return w
 }
 
-func (w *connWatch) set(suspended bool) {
+// refresh takes the client's current connection state.
+func (w *connWatch) refresh() {
+	suspended, since := w.c.Suspended()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.suspended == suspended {
+	if w.suspended == suspended && w.since.Equal(since) {
 		return
 	}
-	w.suspended = suspended
-	w.since = time.Now()
+	w.suspended, w.since = suspended, since
 	close(w.changed)
 	w.changed = make(chan struct{})
 }
 
-// state returns whether the connection is suspended, since when, and a
-// channel closed at the next change.
+// state returns whether the connection is suspended now, since when, and
+// a channel closed at the next change.
 func (w *connWatch) state() (suspended bool, since time.Time, changed <-chan struct{}) {
+	w.refresh()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.suspended, w.since, w.changed
