@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -251,4 +250,3 @@ func (s slogPrintf) Printf(format string, args ...any) {
 	s.l.Debug("zk: " + fmt.Sprintf(format, args...))
 }
 
-var _ = errors.New

@@ -93,13 +93,9 @@ func IsRetryable(err error) bool {
 	if err == nil || IsOutcomeUnknown(err) || IsSessionLost(err) {
 		return false
 	}
-	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
-		errors.Is(err, errNotConnected)
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer)
 }
 
-// errNotConnected is returned for requests refused locally because the
-// client has no connection right now.
-var errNotConnected = errors.New("zkit: not connected")
 
 // classify turns the wire client's error for one call into zkit's error.
 // write says whether the call changes state: a write cut off after it may
