@@ -249,4 +249,3 @@ type slogPrintf struct{ l *slog.Logger }
 func (s slogPrintf) Printf(format string, args ...any) {
 	s.l.Debug("zk: " + fmt.Sprintf(format, args...))
 }
-

@@ -96,7 +96,6 @@ func IsRetryable(err error) bool {
 	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer)
 }
 
-
 // classify turns the wire client's error for one call into zkit's error.
 // write says whether the call changes state: a write cut off after it may
 // have been sent has an unknown outcome.
