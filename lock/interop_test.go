@@ -7,12 +7,13 @@ import (
 
 	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/lock"
+	"github.com/zkit-dev/zkit/zktest"
 )
 
 // A zkit lock and Curator's InterProcessMutex on the same path exclude each
 // other, both ways, and hand off to each other in queue order.
 func TestCuratorInterop(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		dir := recipetest.LockDir(t, c)

@@ -46,7 +46,7 @@ func (r *fencedResource) leave() {
 }
 
 func TestMutualExclusion(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		const sessions, perSession, rounds = 8, 4, 5 // 32 contenders
 		ctx := recipetest.Context(t)
 		admin := b.Connect(t)
@@ -111,7 +111,7 @@ func TestMutualExclusion(t *testing.T) {
 }
 
 func TestFIFO(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		const waiters = 6
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
@@ -155,7 +155,7 @@ func TestFIFO(t *testing.T) {
 
 // A waiter whose predecessor gives up must go on waiting for the holder.
 func TestAbandonedPredecessor(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		dir := recipetest.LockDir(t, c)
@@ -217,7 +217,7 @@ func contains(names []string, path string) bool {
 }
 
 func TestSessionExpiry(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		ca := b.Connect(t)
 		dir := recipetest.LockDir(t, ca)
@@ -236,7 +236,7 @@ func TestSessionExpiry(t *testing.T) {
 			next <- l
 		}()
 		recipetest.WaitChildren(t, ca, dir, 2)
-		b.Expire(t, held.Session())
+		b.ExpireSession(t, held.Session())
 		recipetest.Within(t, held.Done(), "the expired holder's Done")
 		if err := held.Err(); !errors.Is(err, recipes.ErrLost) || !errors.Is(err, client.ErrSessionLost) {
 			t.Fatalf("lease ended with %v, want session lost", err)
@@ -256,7 +256,7 @@ func TestSessionExpiry(t *testing.T) {
 }
 
 func TestLostCreateReply(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		admin := b.Connect(t)
 		dir := recipetest.LockDir(t, admin)
@@ -279,7 +279,7 @@ func TestLostCreateReply(t *testing.T) {
 }
 
 func TestCancelWhileWaiting(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		dir := recipetest.LockDir(t, c)
@@ -313,7 +313,7 @@ func TestCancelWhileWaiting(t *testing.T) {
 }
 
 func TestTryLock(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		dir := recipetest.LockDir(t, c)
@@ -338,7 +338,7 @@ func TestTryLock(t *testing.T) {
 }
 
 func TestInvalidPath(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		base := zktest.UniquePath(t)
@@ -359,7 +359,7 @@ func TestInvalidPath(t *testing.T) {
 }
 
 func TestForeignNodesIgnored(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		dir := recipetest.LockDir(t, c)
@@ -380,7 +380,7 @@ func TestForeignNodesIgnored(t *testing.T) {
 }
 
 func TestNodeDeletedEndsLease(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		dir := recipetest.LockDir(t, c)
@@ -405,7 +405,7 @@ func TestNodeDeletedEndsLease(t *testing.T) {
 }
 
 func TestSuspensionEndsLease(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		admin := b.Connect(t)
 		dir := recipetest.LockDir(t, admin)

@@ -7,6 +7,7 @@ import (
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/lock"
+	"github.com/zkit-dev/zkit/zktest"
 )
 
 // A thousand waiters, each its own attempt, on a handful of sessions: all
@@ -16,7 +17,7 @@ func TestThousandWaiters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		const sessions, waiters = 8, 1000
 		ctx := recipetest.Context(t)
 		admin := b.Connect(t)

@@ -73,8 +73,7 @@ func TestUpdateLosesNoIncrement(t *testing.T) {
 			t.Fatalf("fn's error: got %v", err)
 		}
 	}
-	t.Run("zookeeper", func(t *testing.T) { run(t, zktest.SharedZooKeeper(t).Servers()) })
-	t.Run("refserver", func(t *testing.T) { run(t, zktest.NewServer(t).Servers()) })
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) { run(t, b.Servers) })
 }
 
 // A set whose reply is lost after it was applied is reported, not retried.

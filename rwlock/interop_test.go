@@ -7,13 +7,14 @@ import (
 
 	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/rwlock"
+	"github.com/zkit-dev/zkit/zktest"
 )
 
 // zkit's RWLock and Curator's InterProcessReadWriteLock on the same path:
 // readers share across the two, writers exclude both ways, and each waits
 // behind the other in queue order.
 func TestCuratorInterop(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		dir := recipetest.LockDir(t, c)

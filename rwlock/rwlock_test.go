@@ -53,7 +53,7 @@ func (r *resource) leave(write bool) {
 }
 
 func TestReadersShareWritersExclude(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		const sessions, perSession, rounds = 4, 6, 4
 		ctx := recipetest.Context(t)
 		admin := b.Connect(t)
@@ -100,7 +100,7 @@ func TestReadersShareWritersExclude(t *testing.T) {
 }
 
 func TestReadersHoldTogether(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		dir := recipetest.LockDir(t, c)
@@ -133,7 +133,7 @@ func TestReadersHoldTogether(t *testing.T) {
 // for the higher W3, kazoo's deadlock), and W3 for R2; a reader R4 that
 // comes after W3 must not overtake it.
 func TestReaderWaitsForNearestLowerWriter(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		dir := recipetest.LockDir(t, c)
@@ -191,7 +191,7 @@ func TestReaderWaitsForNearestLowerWriter(t *testing.T) {
 }
 
 func TestUpgradeIsAnError(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		dir := recipetest.LockDir(t, c)
@@ -223,7 +223,7 @@ func TestUpgradeIsAnError(t *testing.T) {
 // A participant holding the write lock cannot take the read lock as well:
 // a writer queued behind it would then hold together with that reader.
 func TestNoDowngrade(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		dir := recipetest.LockDir(t, c)
@@ -251,7 +251,7 @@ func TestNoDowngrade(t *testing.T) {
 }
 
 func TestCancelWhileWaiting(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		dir := recipetest.LockDir(t, c)
@@ -277,7 +277,7 @@ func TestCancelWhileWaiting(t *testing.T) {
 }
 
 func TestSessionExpiry(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		ca := b.Connect(t)
 		dir := recipetest.LockDir(t, ca)
@@ -294,7 +294,7 @@ func TestSessionExpiry(t *testing.T) {
 			next <- l
 		}()
 		recipetest.WaitChildren(t, ca, dir, 2)
-		b.Expire(t, r.Session())
+		b.ExpireSession(t, r.Session())
 		recipetest.Within(t, r.Done(), "the expired reader's Done")
 		if !errors.Is(r.Err(), client.ErrSessionLost) || !errors.Is(r.Err(), recipes.ErrLost) {
 			t.Fatalf("lease ended with %v", r.Err())
@@ -306,7 +306,7 @@ func TestSessionExpiry(t *testing.T) {
 }
 
 func TestLostCreateReply(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		admin := b.Connect(t)
 		dir := recipetest.LockDir(t, admin)
@@ -327,7 +327,7 @@ func TestLostCreateReply(t *testing.T) {
 }
 
 func TestInvalidPath(t *testing.T) {
-	recipetest.EachBackend(t, func(t *testing.T, b *recipetest.Backend) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		for _, p := range []string{"", "x", "/a//b", "/a/"} {

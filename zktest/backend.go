@@ -2,45 +2,105 @@ package zktest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkit-dev/zkit/client"
 )
 
 // Backend is a ZooKeeper server a test runs against: real Apache ZooKeeper
-// or the bundled reference server. Faults that work on the wire work on
-// both: NewProxy(t, b.Addr()) and b.ExpireSession.
+// or the bundled reference server. It offers the faults a recipe must
+// survive in a form that works on both, using the reference server's own
+// hooks where it has them and the fault proxy otherwise.
 type Backend struct {
 	Name    string   // "zookeeper" or "reference"
 	Servers []string // client addresses
+
+	ref *Server // the reference server; nil for real ZooKeeper
+}
+
+// RealBackend is the test binary's shared real ZooKeeper (skipped when
+// none is installed, failed with ZKIT_REQUIRE_ZOOKEEPER=1).
+func RealBackend(t testing.TB) Backend {
+	return Backend{Name: "zookeeper", Servers: SharedZooKeeper(t).Servers()}
+}
+
+// ReferenceBackend is a fresh reference server for the test, configured
+// like the real one (tickTime 200ms, session timeouts from 400ms to 60s).
+func ReferenceBackend(t testing.TB) Backend {
+	s := NewServer(t, ServerTickTime(200*time.Millisecond), ServerSessionTimeouts(400*time.Millisecond, time.Minute))
+	return Backend{Name: "reference", Servers: s.Servers(), ref: s}
+}
+
+// EachBackend runs fn as a subtest against the test binary's shared real
+// ZooKeeper ("zookeeper") and against a fresh reference server
+// ("reference"). Tests keep out of each other's way with UniquePath.
+func EachBackend(t *testing.T, fn func(t *testing.T, b Backend)) {
+	t.Helper()
+	t.Run("zookeeper", func(t *testing.T) { fn(t, RealBackend(t)) })
+	t.Run("reference", func(t *testing.T) { fn(t, ReferenceBackend(t)) })
 }
 
 // Addr is the first server's address.
 func (b Backend) Addr() string { return b.Servers[0] }
 
-// ExpireSession really expires the session on the server (see the package
-// function ExpireSession), failing the test if it cannot.
-func (b Backend) ExpireSession(t testing.TB, sessionID int64, passwd []byte) {
+// Reference is the reference server behind b, or nil on real ZooKeeper:
+// for the faults only it can inject (Pause, FastForward, ...).
+func (b Backend) Reference() *Server { return b.ref }
+
+// Connect opens a client to b (session timeout 10s, scaled, unless opts
+// say otherwise) and closes it when the test ends.
+func (b Backend) Connect(t testing.TB, opts ...client.Option) *client.Client {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), Scale(30*time.Second))
+	defer cancel()
+	all := append([]client.Option{client.WithSessionTimeout(Scale(10 * time.Second))}, opts...)
+	c, err := client.Connect(ctx, b.Servers, all...)
+	if err != nil {
+		t.Fatalf("zktest: connect to %s: %v", b.Name, err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// ExpireSession really expires the session on the server, as a timeout
+// would, failing the test if it cannot.
+func (b Backend) ExpireSession(t testing.TB, s *client.Session) {
+	t.Helper()
+	if b.ref != nil {
+		if !b.ref.ExpireSession(s.ID()) {
+			t.Fatalf("zktest: session 0x%x was not alive", s.ID())
+		}
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), Scale(20*time.Second))
 	defer cancel()
-	if err := ExpireSession(ctx, b.Addr(), sessionID, passwd); err != nil {
+	if err := ExpireSession(ctx, b.Addr(), s.ID(), s.Password()); err != nil {
 		t.Fatalf("zktest: expire session on %s: %v", b.Name, err)
 	}
 }
 
-// EachBackend runs fn as a subtest against the test binary's shared real
-// ZooKeeper ("zookeeper"; skipped when none is installed, failed with
-// ZKIT_REQUIRE_ZOOKEEPER=1) and against a fresh reference server
-// ("reference"), configured like the real one (tickTime 200ms, session
-// timeouts from 400ms to 60s). Tests keep out of each other's way with
-// UniquePath.
-func EachBackend(t *testing.T, fn func(t *testing.T, b Backend)) {
+// CutNextCreate makes the next create under dir, by a client opened with
+// the returned options, lose its reply after the server applied it.
+func (b Backend) CutNextCreate(t testing.TB, dir string) []client.Option {
 	t.Helper()
-	t.Run("zookeeper", func(t *testing.T) {
-		fn(t, Backend{Name: "zookeeper", Servers: SharedZooKeeper(t).Servers()})
-	})
-	t.Run("reference", func(t *testing.T) {
-		fn(t, Backend{Name: "reference", Servers: NewServer(t, ServerTickTime(200*time.Millisecond),
-			ServerSessionTimeouts(400*time.Millisecond, time.Minute)).Servers()})
-	})
+	if b.ref != nil {
+		b.ref.DropReplyAfterCommit(func(op, path string) bool {
+			return strings.HasPrefix(op, "create") && strings.HasPrefix(path, dir+"/")
+		})
+		return nil
+	}
+	p := NewProxy(t, b.Addr())
+	p.CutAfterNextRequest()
+	return []client.Option{client.WithDialer(p.Dialer())}
+}
+
+// Blackhole returns client options whose connections go through a fault
+// proxy, and the calls that partition them from the server and heal the
+// partition.
+func (b Backend) Blackhole(t testing.TB) (opts []client.Option, cut, heal func()) {
+	t.Helper()
+	p := NewProxy(t, b.Addr())
+	return []client.Option{client.WithDialer(p.Dialer())}, p.Blackhole, p.Heal
 }

@@ -39,6 +39,14 @@
 //     waiting for its timeout: ephemerals go, watchers fire, and the client
 //     learns of it when it reconnects.
 //
+// # Every backend
+//
+// EachBackend runs one test body against real ZooKeeper and against the
+// reference server, as subtests "zookeeper" and "reference". The Backend it
+// passes connects clients (Connect) and injects the faults that work on
+// both (ExpireSession, CutNextCreate, Blackhole); Reference gives the
+// reference server itself for the faults only it has.
+//
 // # Timing
 //
 // Timeouts in zktest, and in tests built on it, go through Scale, so that one

@@ -68,21 +68,30 @@ var curatorJars = []string{"curator-framework", "curator-client", "curator-recip
 	"netty-transport", "netty-codec", "netty-resolver", "netty-transport-native-epoll",
 	"netty-transport-native-unix-common", "failureaccess"}
 
-var curatorBuild struct {
-	once      sync.Once
-	dir, cp   string
-	skip, err error
+// javaBuild is one compiled peer class.
+type javaBuild struct {
+	once sync.Once
+	dir  string
+	err  error
 }
 
-// buildCurator compiles the peer once per test binary. It skips the test
-// when javac or Curator's jars are missing, unless real ZooKeeper (and so
-// the interop partners) is required.
-func buildCurator(t *testing.T) (classDir, classpath string) {
+var (
+	curatorCP struct {
+		once     sync.Once
+		cp, skip string
+	}
+	javaBuilds sync.Map // class name -> *javaBuild
+)
+
+// curatorClasspath finds Curator's jars and javac once per test binary. It
+// skips the test when they are missing, unless real ZooKeeper (and so the
+// interop partners) is required.
+func curatorClasspath(t *testing.T) string {
 	t.Helper()
-	b := &curatorBuild
+	b := &curatorCP
 	b.once.Do(func() {
 		if _, err := exec.LookPath("javac"); err != nil {
-			b.skip = fmt.Errorf("javac not found: %v", err)
+			b.skip = fmt.Sprintf("javac not found: %v", err)
 			return
 		}
 		var cp []string
@@ -92,39 +101,52 @@ func buildCurator(t *testing.T) (classDir, classpath string) {
 				if j == "failureaccess" {
 					continue // optional
 				}
-				b.skip = fmt.Errorf("%s missing (apt-get install libcurator-recipes-java)", p)
+				b.skip = fmt.Sprintf("%s missing (apt-get install libcurator-recipes-java)", p)
 				return
 			}
 			cp = append(cp, p)
 		}
 		b.cp = strings.Join(cp, ":")
-		dir, err := os.MkdirTemp("", "zkit-curator-peer-")
+	})
+	if b.skip != "" {
+		switch strings.ToLower(os.Getenv(zktest.RequireZooKeeperEnv)) {
+		case "1", "true", "yes":
+			t.Fatalf("Curator interop: %s (%s is set)", b.skip, zktest.RequireZooKeeperEnv)
+		}
+		t.Skipf("skipping Curator interop: %s", b.skip)
+	}
+	return b.cp
+}
+
+// buildJava compiles the public class named class from source against
+// Curator's jars, once per test binary, and returns the directory holding
+// the class files and the classpath to run it with.
+func buildJava(t *testing.T, class, source string) (classDir, classpath string) {
+	t.Helper()
+	cp := curatorClasspath(t)
+	v, _ := javaBuilds.LoadOrStore(class, &javaBuild{})
+	b := v.(*javaBuild)
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "zkit-java-peer-")
 		if err != nil {
 			b.err = err
 			return
 		}
 		b.dir = dir
-		src := filepath.Join(dir, "CuratorPeer.java")
-		if err := os.WriteFile(src, []byte(curatorSource), 0o644); err != nil {
+		src := filepath.Join(dir, class+".java")
+		if err := os.WriteFile(src, []byte(source), 0o644); err != nil {
 			b.err = err
 			return
 		}
-		out, err := exec.Command("javac", "-implicit:none", "-cp", b.cp, "-d", dir, src).CombinedOutput()
+		out, err := exec.Command("javac", "-implicit:none", "-cp", cp, "-d", dir, src).CombinedOutput()
 		if err != nil {
-			b.err = fmt.Errorf("javac: %v\n%s", err, out)
+			b.err = fmt.Errorf("javac %s: %v\n%s", class, err, out)
 		}
 	})
-	if b.skip != nil {
-		switch strings.ToLower(os.Getenv(zktest.RequireZooKeeperEnv)) {
-		case "1", "true", "yes":
-			t.Fatalf("Curator interop: %v (%s is set)", b.skip, zktest.RequireZooKeeperEnv)
-		}
-		t.Skipf("skipping Curator interop: %v", b.skip)
-	}
 	if b.err != nil {
 		t.Fatal(b.err)
 	}
-	return b.dir, b.cp
+	return b.dir, cp
 }
 
 // CuratorPeer is a running Java process with Curator locks, driven one
@@ -138,14 +160,25 @@ type CuratorPeer struct {
 	lines chan string
 }
 
-// StartCurator compiles the peer (once per test binary) and starts it
+// StartCurator compiles the lock peer (once per test binary) and starts it
 // connected to servers; it is stopped when the test ends. It skips the test
 // when javac or Curator's jars are missing, unless ZKIT_REQUIRE_ZOOKEEPER
 // is set.
 func StartCurator(t *testing.T, servers []string) *CuratorPeer {
 	t.Helper()
-	dir, cp := buildCurator(t)
-	cmd := exec.Command("java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", dir+":"+cp, "CuratorPeer", strings.Join(servers, ","))
+	return StartJava(t, "CuratorPeer", curatorSource, servers)
+}
+
+// StartJava compiles the public class named class from source against
+// Curator's jars (once per test binary) and starts it with the connect
+// string as its only argument. Like the lock peer, it must print "ready"
+// once connected, then answer the lines it reads on stdin with lines on
+// stdout, and exit when stdin closes. Recipes other than the locks give
+// their own peers this way (LeaderLatch, DistributedAtomicLong, ...).
+func StartJava(t *testing.T, class, source string, servers []string) *CuratorPeer {
+	t.Helper()
+	dir, cp := buildJava(t, class, source)
+	cmd := exec.Command("java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", dir+":"+cp, class, strings.Join(servers, ","))
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -189,19 +222,26 @@ func (p *CuratorPeer) Send(format string, args ...any) {
 	}
 }
 
-// Expect waits for the next line and checks it.
-func (p *CuratorPeer) Expect(want string) {
+// Next waits for the next line and returns it.
+func (p *CuratorPeer) Next() string {
 	p.t.Helper()
 	select {
 	case got, ok := <-p.lines:
 		if !ok {
-			p.t.Fatalf("curator peer exited; want %q", want)
+			p.t.Fatal("curator peer exited")
 		}
-		if got != want {
-			p.t.Fatalf("curator peer said %q, want %q", got, want)
-		}
+		return got
 	case <-time.After(zktest.Scale(30 * time.Second)):
-		p.t.Fatalf("curator peer: timed out waiting for %q", want)
+		p.t.Fatal("curator peer: timed out waiting for a line")
+	}
+	return ""
+}
+
+// Expect waits for the next line and checks it.
+func (p *CuratorPeer) Expect(want string) {
+	p.t.Helper()
+	if got := p.Next(); got != want {
+		p.t.Fatalf("curator peer said %q, want %q", got, want)
 	}
 }
 
