@@ -14,7 +14,10 @@
 //     token (the node's czxid) and a guard op for fenced writes;
 //   - cleanups that outlive the call that started them ([DeleteInBackground])
 //     and a capped exponential [Backoff];
-//   - the versioned compare-and-set loop ([Update]).
+//   - the versioned compare-and-set loop ([Update]);
+//   - the level-triggered watch that every observer is built on ([Follow]):
+//     it reads again after every event, reconnect and new session, so that
+//     the last value it delivers is always the current one.
 //
 // # The release signal
 //
