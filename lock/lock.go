@@ -62,7 +62,7 @@ func (l *Lock) TryLock(ctx context.Context) (*Lease, error) {
 }
 
 func (l *Lock) options(try bool) recipes.AcquireOptions {
-	return recipes.AcquireOptions{Kind: kind, Data: l.cfg.data, Try: try,
+	return recipes.AcquireOptions{Kind: kind, Data: l.cfg.data, ACL: l.cfg.acl, Try: try,
 		Lease: recipes.LeaseOptions{SuspendTolerance: l.cfg.tolerance, Logger: l.cfg.log}}
 }
 
@@ -72,6 +72,7 @@ type Option func(*config)
 type config struct {
 	tolerance time.Duration
 	data      []byte
+	acl       []client.ACL
 	log       *slog.Logger
 }
 
@@ -95,4 +96,12 @@ func WithData(data []byte) Option {
 // to l. By default nothing is logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.log = l }
+}
+
+// WithACL gives the nodes this Lock creates acl instead of the client's
+// default ACL. A creator-only ACL (client.AuthACL(client.PermAll) with digest or x509
+// auth) keeps clients without the credentials from deleting a holder's
+// node.
+func WithACL(acl ...client.ACL) Option {
+	return func(c *config) { c.acl = acl }
 }

@@ -35,6 +35,8 @@ func (q *Queue) Dir() string { return q.dir }
 type AcquireOptions struct {
 	Kind Kind   // the shape of the node to create
 	Data []byte // its data
+	// ACL is the node's ACL; empty means the client's default ACL.
+	ACL []client.ACL
 	// Try makes Acquire fail with ErrWouldBlock instead of waiting.
 	Try   bool
 	Lease LeaseOptions
@@ -46,7 +48,7 @@ type AcquireOptions struct {
 // come, session lost, an error) the node is deleted: at once if possible,
 // otherwise in the background for as long as the client lives.
 func (q *Queue) Acquire(ctx context.Context, o AcquireOptions) (*Lease, error) {
-	t, err := q.Join(ctx, o.Kind, o.Data)
+	t, err := q.Join(ctx, o.Kind, o.Data, o.ACL...)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +80,9 @@ type Ticket struct {
 // Join creates the participant's node (a protected ephemeral sequential
 // node "<dir>/_c_<uuid>-<marker><seq>") and lists the queue. The create
 // survives a lost reply without leaving a second node (see
-// client.CreateProtected).
-func (q *Queue) Join(ctx context.Context, kind Kind, data []byte) (*Ticket, error) {
+// client.CreateProtected). The node gets acl, or the client's default ACL
+// when acl is empty.
+func (q *Queue) Join(ctx context.Context, kind Kind, data []byte, acl ...client.ACL) (*Ticket, error) {
 	if reason := client.ValidatePath(q.dir, false); reason != "" {
 		return nil, &client.InputError{Op: "join", Path: q.dir, Reason: reason}
 	}
@@ -90,9 +93,13 @@ func (q *Queue) Join(ctx context.Context, kind Kind, data []byte) (*Ticket, erro
 	if t.sess == nil || !t.sess.Alive() {
 		return nil, lostSession(client.ErrSessionLost)
 	}
+	var opts []client.CreateOption
+	if len(acl) > 0 {
+		opts = append(opts, client.WithACL(acl...))
+	}
 	var err error
 	for attempt := 0; ; attempt++ {
-		t.path, err = q.c.CreateProtected(ctx, client.JoinPath(q.dir, kind.Marker), data, client.EphemeralSequential)
+		t.path, err = q.c.CreateProtected(ctx, client.JoinPath(q.dir, kind.Marker), data, client.EphemeralSequential, opts...)
 		if !errors.Is(err, client.ErrNoNode) || attempt == 3 {
 			break
 		}

@@ -123,7 +123,7 @@ func (rw *RWLock) track(set map[*Lease]bool, l *Lease) {
 }
 
 func (rw *RWLock) options(kind recipes.Kind, try bool) recipes.AcquireOptions {
-	return recipes.AcquireOptions{Kind: kind, Data: rw.cfg.data, Try: try,
+	return recipes.AcquireOptions{Kind: kind, Data: rw.cfg.data, ACL: rw.cfg.acl, Try: try,
 		Lease: recipes.LeaseOptions{SuspendTolerance: rw.cfg.tolerance, Logger: rw.cfg.log}}
 }
 
@@ -133,6 +133,7 @@ type Option func(*config)
 type config struct {
 	tolerance time.Duration
 	data      []byte
+	acl       []client.ACL
 	log       *slog.Logger
 }
 
@@ -152,4 +153,12 @@ func WithData(data []byte) Option {
 // logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.log = l }
+}
+
+// WithACL gives the nodes this RWLock creates acl instead of the client's
+// default ACL. A creator-only ACL (client.AuthACL(client.PermAll) with digest or x509
+// auth) keeps clients without the credentials from deleting a holder's
+// node.
+func WithACL(acl ...client.ACL) Option {
+	return func(c *config) { c.acl = acl }
 }
