@@ -1,69 +1,32 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"io"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/rwlock"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// lockEnv is a reference server and a client on it.
-func lockEnv(t *testing.T) (servers string, c *client.Client, ctx context.Context) {
-	t.Helper()
-	srv := zktest.NewServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(60*time.Second))
-	t.Cleanup(cancel)
-	c, err := client.Connect(ctx, srv.Servers())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return srv.Addr(), c, ctx
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestLockRunsCommandWithNodeAndToken(t *testing.T) {
-	servers, c, ctx := lockEnv(t)
-	var out syncBuffer
-	status, err := runLock(ctx, []string{"/jobs/nightly", "--servers", servers, "--",
-		"sh", "-c", `echo "$ZKIT_LOCK_NODE $ZKIT_FENCING_TOKEN"; exit 3`}, nil, &out, io.Discard)
-	if err != nil {
-		t.Fatal(err)
+	servers, c, ctx := env(t)
+	r := zkit(t, "lock", "/jobs/nightly", "--servers", servers, "--",
+		"sh", "-c", `echo "$ZKIT_LOCK_NODE $ZKIT_FENCING_TOKEN"; exit 3`)
+	if r.status != 3 || r.stderr != "" {
+		t.Fatalf("status %d, stderr %q: want CMD's 3 and nothing from zkit", r.status, r.stderr)
 	}
-	if status != 3 {
-		t.Fatalf("status %d, want CMD's 3", status)
-	}
-	f := strings.Fields(out.String())
+	f := strings.Fields(r.stdout)
 	if len(f) != 2 || !strings.HasPrefix(f[0], "/jobs/nightly/_c_") || !strings.Contains(f[0], "-lock-") {
-		t.Fatalf("CMD saw %q", out.String())
+		t.Fatalf("CMD saw %q", r.stdout)
 	}
 	if tok, err := strconv.ParseInt(f[1], 10, 64); err != nil || tok <= 0 {
 		t.Fatalf("fencing token %q", f[1])
@@ -74,66 +37,59 @@ func TestLockRunsCommandWithNodeAndToken(t *testing.T) {
 }
 
 func TestLockExcludes(t *testing.T) {
-	servers, c, ctx := lockEnv(t)
+	servers, c, ctx := env(t)
 	held, err := lock.New(c, "/jobs/x").Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = runLock(ctx, []string{"/jobs/x", "--try", "--servers", servers, "--", "true"}, nil, io.Discard, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "held by another") {
-		t.Fatalf("--try on a held lock: %v", err)
+	r := zkit(t, "lock", "/jobs/x", "--try", "--servers", servers, "--", "true")
+	if r.status != exitTimeout {
+		t.Fatalf("--try on a held lock: status %d, want %d", r.status, exitTimeout)
 	}
-	_, err = runLock(ctx, []string{"--wait", "200ms", "--servers", servers, "/jobs/x", "--", "true"}, nil, io.Discard, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "not acquired within") {
-		t.Fatalf("--wait on a held lock: %v", err)
+	oneErrorLine(t, r, "zkit lock: ", "/jobs/x", "held by another")
+	r = zkit(t, "--servers", servers, "lock", "--wait", "200ms", "/jobs/x", "--", "true")
+	if r.status != exitTimeout {
+		t.Fatalf("--wait on a held lock: status %d, want %d", r.status, exitTimeout)
 	}
+	oneErrorLine(t, r, "not acquired within 200ms")
 	// Waiting without a bound gets it once the holder lets go.
-	done := make(chan error, 1)
-	go func() {
-		_, err := runLock(ctx, []string{"/jobs/x", "--servers", servers, "--", "true"}, nil, io.Discard, io.Discard)
-		done <- err
-	}()
+	done := make(chan result, 1)
+	go func() { done <- zkit(t, "lock", "/jobs/x", "--servers", servers, "--", "true") }()
 	waitNodes(t, c, "/jobs/x", 2)
 	held.Unlock(ctx)
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	if r := <-done; r.status != 0 {
+		t.Fatalf("waiting lock: %+v", r)
 	}
 }
 
 func TestLockReadWrite(t *testing.T) {
-	servers, c, ctx := lockEnv(t)
+	servers, c, ctx := env(t)
 	r, err := rwlock.New(c, "/cfg").RLock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runLock(ctx, []string{"/cfg", "--read", "--try", "--servers", servers, "--", "true"}, nil, io.Discard, io.Discard); err != nil {
-		t.Fatalf("--read next to a reader: %v", err)
+	if res := zkit(t, "lock", "/cfg", "--read", "--try", "--servers", servers, "--", "true"); res.status != 0 {
+		t.Fatalf("--read next to a reader: %+v", res)
 	}
-	if _, err := runLock(ctx, []string{"/cfg", "--write", "--try", "--servers", servers, "--", "true"}, nil, io.Discard, io.Discard); err == nil {
-		t.Fatal("--write next to a reader succeeded")
+	if res := zkit(t, "lock", "/cfg", "--write", "--try", "--servers", servers, "--", "true"); res.status != exitTimeout {
+		t.Fatalf("--write next to a reader: %+v", res)
 	}
 	r.Unlock(ctx)
-	if _, err := runLock(ctx, []string{"/cfg", "--write", "--try", "--servers", servers, "--", "true"}, nil, io.Discard, io.Discard); err != nil {
-		t.Fatalf("--write on a free lock: %v", err)
+	if res := zkit(t, "lock", "/cfg", "--write", "--try", "--servers", servers, "--", "true"); res.status != 0 {
+		t.Fatalf("--write on a free lock: %+v", res)
 	}
 }
 
 func TestLockLostTerminatesCommand(t *testing.T) {
-	servers, c, ctx := lockEnv(t)
-	var out syncBuffer
-	done := make(chan error, 1)
+	servers, c, ctx := env(t)
+	var out, errb syncBuffer
+	done := make(chan int, 1)
 	go func() {
-		_, err := runLock(ctx, []string{"/jobs/y", "--servers", servers, "--", "sh", "-c",
-			`trap 'echo got-term; exit 0' TERM; echo started; while :; do sleep 0.02; done`}, nil, &out, io.Discard)
-		done <- err
+		done <- execute([]string{"lock", "/jobs/y", "--servers", servers, "--", "sh", "-c",
+			`trap 'echo got-term; exit 0' TERM; echo started; while :; do sleep 0.02; done`},
+			strings.NewReader(""), &out, &errb)
 	}()
-	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
-	for !strings.Contains(out.String(), "started") {
-		if time.Now().After(deadline) {
-			t.Fatal("CMD did not start")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitOutput(t, &out, "started")
 	nodes, _, err := c.Children(ctx, "/jobs/y")
 	if err != nil || len(nodes) != 1 {
 		t.Fatalf("lock nodes %v, %v", nodes, err)
@@ -143,77 +99,105 @@ func TestLockLostTerminatesCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "lost") {
-			t.Fatalf("zkit lock after losing the lock: %v, want an error", err)
+	case status := <-done:
+		if status != exitLost {
+			t.Fatalf("status %d after losing the lock, want %d", status, exitLost)
 		}
 	case <-time.After(zktest.Scale(20 * time.Second)):
 		t.Fatal("zkit lock did not stop CMD when the lock was lost")
 	}
+	oneErrorLine(t, result{stderr: errb.String()}, "lost while sh ran")
 	if !strings.Contains(out.String(), "got-term") {
 		t.Fatalf("CMD did not get SIGTERM: %q", out.String())
 	}
 }
 
 func TestLockBadArguments(t *testing.T) {
-	ctx := context.Background()
 	for _, args := range [][]string{
 		{},
 		{"/x"},
 		{"/x", "--"},
+		{"/x", "true"},
 		{"relative", "--", "true"},
 		{"/x", "--read", "--write", "--", "true"},
 		{"/x", "--try", "--wait", "1s", "--", "true"},
+		{"/x", "--wait", "-1s", "--", "true"},
 		{"/x", "--bogus", "--", "true"},
 		{"/x", "/y", "--", "true"},
+		{"/x", "--servers", "nohostport", "--", "true"},
 	} {
-		if _, err := runLock(ctx, args, nil, io.Discard, io.Discard); err == nil {
-			t.Errorf("zkit lock %q: no error", args)
+		r := zkit(t, append([]string{"lock"}, args...)...)
+		if r.status != exitUsage {
+			t.Errorf("zkit lock %q: status %d, want %d", args, r.status, exitUsage)
+			continue
 		}
+		oneErrorLine(t, r, "zkit lock: ", "zkit lock --help")
 	}
+}
+
+// Two zkit lock processes never hold at once: each CMD marks the resource
+// with mkdir, which fails if the other is inside.
+func TestLockProcessesExclude(t *testing.T) {
+	bin := buildZkit(t)
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		res := t.TempDir()
+		path := zktest.UniquePath(t)
+		script := fmt.Sprintf(`mkdir %[1]s/in || exit 9; echo $ZKIT_FENCING_TOKEN >> %[1]s/tokens; sleep 0.01; rmdir %[1]s/in`, res)
+		const procs, rounds = 4, 5
+		var wg sync.WaitGroup
+		for range procs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range rounds {
+					cmd := exec.Command(bin, "lock", path, "--", "sh", "-c", script)
+					cmd.Env = append(os.Environ(), "ZKIT_SERVERS="+strings.Join(b.Servers, ","))
+					if out, err := cmd.CombinedOutput(); err != nil {
+						t.Errorf("zkit lock: %v\n%s", err, out)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		data, err := os.ReadFile(filepath.Join(res, "tokens"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens := strings.Fields(string(data))
+		if len(tokens) != procs*rounds {
+			t.Fatalf("%d critical sections ran, want %d", len(tokens), procs*rounds)
+		}
+		for i := 1; i < len(tokens); i++ {
+			a, _ := strconv.ParseInt(tokens[i-1], 10, 64)
+			b, _ := strconv.ParseInt(tokens[i], 10, 64)
+			if b <= a {
+				t.Fatalf("fencing tokens went %d then %d", a, b)
+			}
+		}
+	})
 }
 
 // The binary exits with CMD's status, and prints errors as one line.
 func TestLockBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	servers, c, ctx := lockEnv(t)
 	bin := buildZkit(t)
+	servers, c, ctx := env(t)
 	cmd := exec.Command(bin, "lock", "/b", "--servers", servers, "--", "sh", "-c", "exit 7")
-	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() != 7 {
+	if err := cmd.Run(); cmd.ProcessState.ExitCode() != 7 {
 		t.Fatalf("exit: %v, want status 7", err)
 	}
 	held, err := lock.New(c, "/b").Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer held.Unlock(ctx)
-	var stderr bytes.Buffer
+	defer held.Unlock(context.Background())
 	cmd = exec.Command(bin, "lock", "/b", "--try", "--", "true")
 	cmd.Env = append(cmd.Environ(), "ZKIT_SERVERS="+servers)
+	var stderr syncBuffer
 	cmd.Stderr = &stderr
-	err = cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("--try on a held lock: %v, want status 1", err)
+	cmd.Run()
+	if cmd.ProcessState.ExitCode() != exitTimeout {
+		t.Fatalf("--try on a held lock: status %d, want %d", cmd.ProcessState.ExitCode(), exitTimeout)
 	}
-	if s := stderr.String(); strings.Count(s, "\n") != 1 || !strings.Contains(s, "held by another") {
-		t.Fatalf("stderr %q: want one line saying the lock is held", s)
-	}
-}
-
-func waitNodes(t *testing.T, c *client.Client, dir string, n int) {
-	t.Helper()
-	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
-	for {
-		ch, _, err := c.Children(context.Background(), dir)
-		if err == nil && len(ch) == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s has %v (%v), want %d nodes", dir, ch, err, n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	oneErrorLine(t, result{stderr: stderr.String()}, "held by another")
 }

@@ -1,50 +1,49 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// serve runs the reference server until SIGINT or SIGTERM.
-func serve(args []string) error {
-	fs := flag.NewFlagSet("zkit serve", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	listen := fs.String("listen", "127.0.0.1:2181", "address to listen on (host:port)")
-	tick := fs.Duration("tick-time", 2*time.Second, "ZooKeeper tickTime: session timeouts are clamped to [2, 20] ticks")
-	verbose := fs.Bool("verbose", false, "log connections and sessions to stderr")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(os.Stderr)
-			fs.PrintDefaults()
-			return errUsage
-		}
-		return err
+func newServeCmd(a *app) *cobra.Command {
+	var (
+		listen  string
+		tick    time.Duration
+		verbose bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve [--listen ADDR]",
+		Short: "Run the bundled reference ZooKeeper server until SIGINT or SIGTERM",
+		Long: `Runs zkit's bundled reference server: an in-process server that speaks ZooKeeper's
+wire protocol and behaves like a standalone Apache ZooKeeper 3.8 for everything a
+client observes (checked against the real one by zkit's differential tests). It keeps
+everything in memory. Any ZooKeeper client can use it: zkit, zkCli, Curator, kazoo.
+
+It is for development and tests; production runs Apache ZooKeeper.`,
+		Example: `  zkit serve &
+  zkit lock /demo -- echo locked`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts := []zktest.ServerOption{zktest.ServerTickTime(tick)}
+			if verbose {
+				opts = append(opts, zktest.ServerLogger(slog.New(slog.NewTextHandler(a.stderr, nil))))
+			}
+			srv, err := zktest.StartServer(listen, opts...)
+			if err != nil {
+				return failf("cannot listen on %s: %v", listen, err)
+			}
+			defer srv.Close()
+			fmt.Fprintf(a.stdout, "zkit reference server listening on %s\n", srv.Addr())
+			<-cmd.Context().Done()
+			return nil
+		},
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	opts := []zktest.ServerOption{zktest.ServerTickTime(*tick)}
-	if *verbose {
-		opts = append(opts, zktest.ServerLogger(slog.New(slog.NewTextHandler(os.Stderr, nil))))
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	srv, err := zktest.StartServer(*listen, opts...)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("zkit reference server listening on %s\n", srv.Addr())
-	<-ctx.Done()
-	srv.Close()
-	return nil
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:2181", "address to listen on (host:port)")
+	cmd.Flags().DurationVar(&tick, "tick-time", 2*time.Second, "ZooKeeper tickTime: session timeouts are clamped to [2, 20] ticks")
+	cmd.Flags().BoolVar(&verbose, "verbose", false, "log connections and sessions to stderr")
+	return cmd
 }

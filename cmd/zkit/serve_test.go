@@ -6,28 +6,13 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// buildZkit builds the command once per test binary.
-func buildZkit(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "zkit")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func TestServeAnswersAndStopsOnSignal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	bin := buildZkit(t)
 	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0")
 	stdout, err := cmd.StdoutPipe()
@@ -77,9 +62,6 @@ func TestServeAnswersAndStopsOnSignal(t *testing.T) {
 }
 
 func TestServeErrorIsOneLine(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	bin := buildZkit(t)
 	out, err := exec.Command(bin, "serve", "--listen", "256.0.0.1:1").CombinedOutput()
 	if err == nil {

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// Every command answers --help and "help CMD" with status 0.
+func TestHelpExitsZeroEverywhere(t *testing.T) {
+	var paths [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		paths = append(paths, path)
+		for _, sub := range c.Commands() {
+			walk(sub, append(append([]string{}, path...), sub.Name()))
+		}
+	}
+	walk(newRootCmd(&app{}), nil)
+	if len(paths) < 5 {
+		t.Fatalf("only %d commands found", len(paths))
+	}
+	for _, p := range paths {
+		for _, args := range [][]string{append(append([]string{}, p...), "--help"), append([]string{"help"}, p...)} {
+			r := zkit(t, args...)
+			if r.status != 0 || !strings.Contains(r.stdout, "Usage:") {
+				t.Errorf("zkit %q: status %d, stdout %q", args, r.status, r.stdout)
+			}
+		}
+	}
+	if r := zkit(t, "--help"); !strings.Contains(r.stdout, "Exit status:") {
+		t.Errorf("zkit --help does not document the exit statuses:\n%s", r.stdout)
+	}
+}
+
+// With nothing listening, the error names the address and the fixes.
+func TestUnreachableNamesAddressAndFix(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	r := zkit(t, "lock", "/x", "--servers", addr, "--connect-timeout", "500ms", "--", "true")
+	if r.status != exitUnreachable {
+		t.Fatalf("status %d, want %d (%q)", r.status, exitUnreachable, r.stderr)
+	}
+	oneErrorLine(t, r, "zkit lock: ", "no ZooKeeper reachable at "+addr+" within 500ms", "--servers", "ZKIT_SERVERS", "zkit serve")
+	if strings.Contains(r.stderr, "zkit: ") {
+		t.Fatalf("prefix said twice: %q", r.stderr)
+	}
+}
+
+// Global flags work before the command, after it, and after its arguments.
+func TestGlobalFlagsAnywhere(t *testing.T) {
+	servers, _, _ := env(t)
+	for _, args := range [][]string{
+		{"--servers", servers, "lock", "/g", "--", "true"},
+		{"lock", "--servers", servers, "/g", "--", "true"},
+		{"lock", "/g", "--servers=" + servers, "--session-timeout", "5s", "--", "true"},
+	} {
+		if r := zkit(t, args...); r.status != 0 {
+			t.Errorf("zkit %q: status %d, %q", args, r.status, r.stderr)
+		}
+	}
+}
+
+func TestUnknownCommandIsUsage(t *testing.T) {
+	r := zkit(t, "frobnicate")
+	if r.status != exitUsage {
+		t.Fatalf("status %d, want %d", r.status, exitUsage)
+	}
+	oneErrorLine(t, r, "frobnicate")
+}
+
+func TestVersionAndCompletion(t *testing.T) {
+	if r := zkit(t, "version"); r.status != 0 || !strings.HasPrefix(r.stdout, "zkit ") || !strings.Contains(r.stdout, "go-zookeeper") {
+		t.Fatalf("zkit version: %+v", r)
+	}
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		if r := zkit(t, "completion", sh); r.status != 0 || !strings.Contains(r.stdout, "zkit") {
+			t.Errorf("zkit completion %s: status %d, %d bytes", sh, r.status, len(r.stdout))
+		}
+	}
+}

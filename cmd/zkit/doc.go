@@ -1,0 +1,37 @@
+// Command zkit is zkit's command-line tool: the recipes for shell scripts
+// and operators, the bundled reference server, the demo and the
+// benchmarks.
+//
+//	zkit [--servers host:port,...] [--session-timeout D] COMMAND [ARGS]
+//
+// Run "zkit help" for the commands and "zkit help COMMAND" for one of them;
+// the exit statuses are listed in the root command's help (exit.go).
+//
+// # Adding a subcommand
+//
+// One file per subcommand, named after it, with a constructor
+// func newXCmd(a *app) *cobra.Command registered in root.go. The
+// constructor uses a's helpers rather than its own plumbing:
+//
+//   - a.connect(ctx) opens a client with the global flags (--servers,
+//     $ZKIT_SERVERS, --session-timeout, --connect-timeout) and turns "no
+//     server answered" into the unreachable error with its fix;
+//   - a.runWhileHeld(ctx, held, argv, env...) runs CMD while a lock, a term
+//     or a membership is held, sends it SIGTERM when that is lost, and
+//     returns CMD's status or the loss;
+//   - usagef, failf, timeoutf, lostf (exit.go) make the one-line errors
+//     with their exit status. Say which path, what happened, and the fix.
+//
+// Output that scripts read goes to a.stdout (cmd.OutOrStdout()); nothing
+// else is printed there.
+//
+// # Adding a demo step
+//
+// One file per recipe, demo_<recipe>.go, with step functions of type
+// func(ctx context.Context, d *demoEnv) (stepResult, error), listed in
+// demoSteps in demo.go. A step opens its own clients (d.connect,
+// d.connectAll), counts its operations (d.count), checks its invariant as
+// it goes and returns violationf(...) when it does not hold. Steps that need
+// the embedded server's fault hooks set embeddedOnly; they are skipped with
+// --servers.
+package main

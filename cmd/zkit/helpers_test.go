@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// result is what one zkit run left behind.
+type result struct {
+	status         int
+	stdout, stderr string
+}
+
+// zkit runs the command in-process with args and no stdin.
+func zkit(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errb syncBuffer
+	status := execute(args, strings.NewReader(""), &out, &errb)
+	return result{status, out.String(), errb.String()}
+}
+
+// env is a reference server for a test, a client on it, and a context.
+func env(t *testing.T) (servers string, c *client.Client, ctx context.Context) {
+	t.Helper()
+	b := zktest.ReferenceBackend(t)
+	ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(60*time.Second))
+	t.Cleanup(cancel)
+	return b.Addr(), b.Connect(t), ctx
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var zkitBinary struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}
+
+// buildZkit builds the command once per test binary.
+func buildZkit(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	b := &zkitBinary
+	b.once.Do(func() {
+		dir, err := makeTempDir()
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.path = filepath.Join(dir, "zkit")
+		b.out, b.err = exec.Command("go", "build", "-o", b.path, ".").CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("go build: %v\n%s", b.err, b.out)
+	}
+	return b.path
+}
+
+// waitNodes waits until dir has n children.
+func waitNodes(t *testing.T, c *client.Client, dir string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
+	for {
+		ch, _, err := c.Children(context.Background(), dir)
+		if err == nil && len(ch) == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s has %v (%v), want %d nodes", dir, ch, err, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitOutput waits until s says want.
+func waitOutput(t *testing.T, s *syncBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
+	for !strings.Contains(s.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q in %q", want, s.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// oneErrorLine checks that stderr is exactly one line naming want.
+func oneErrorLine(t *testing.T, r result, want ...string) {
+	t.Helper()
+	if strings.Count(r.stderr, "\n") != 1 || !strings.HasSuffix(r.stderr, "\n") {
+		t.Fatalf("stderr %q: want exactly one line", r.stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(r.stderr, w) {
+			t.Fatalf("stderr %q does not say %q", r.stderr, w)
+		}
+	}
+}

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+var tempDirs []string
+
+// makeTempDir is a directory removed when the test binary ends (the zkit
+// binary built once serves every test).
+func makeTempDir() (string, error) {
+	d, err := os.MkdirTemp("", "zkit-cmd-test-")
+	if err == nil {
+		tempDirs = append(tempDirs, d)
+	}
+	return d, err
+}
+
+func TestMain(m *testing.M) {
+	code := zktest.Main(m)
+	for _, d := range tempDirs {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
+}
