@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/workload"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -122,4 +123,39 @@ func procCPU(pid string) float64 {
 	ut, _ := strconv.ParseFloat(f[11], 64)
 	st, _ := strconv.ParseFloat(f[12], 64)
 	return (ut + st) / 100 // USER_HZ
+}
+
+// measure runs spec with clients for b.N operations and reports the
+// anchors' figures as metrics: rate (named unit), p50 and p99, server
+// packets per operation, client CPU (and the servers' with
+// $ZKIT_BENCH_PIDS).
+func measure(b *testing.B, spec workload.Spec, clients int, unit string) {
+	p := workload.Point{Servers: servers(b), Clients: clients, Budget: b.N}
+	for _, pid := range strings.FieldsFunc(os.Getenv("ZKIT_BENCH_PIDS"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		n, _ := strconv.Atoi(pid)
+		p.PIDs = append(p.PIDs, n)
+	}
+	b.ResetTimer()
+	r, err := workload.Run(context.Background(), spec, p)
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range r.Notes {
+		if strings.Contains(n, "VIOLATED") || strings.Contains(n, "MISMATCH") {
+			b.Fatal(n)
+		}
+	}
+	if r.Errors > 0 {
+		b.Fatalf("%d operations failed", r.Errors)
+	}
+	b.ReportMetric(r.Rate(), unit)
+	b.ReportMetric(r.Percentile(0.50), "p50-ms")
+	b.ReportMetric(r.Percentile(0.99), "p99-ms")
+	b.ReportMetric(r.RxPerOp(), "rx-pkts/op")
+	b.ReportMetric(float64(r.Tx)/float64(max(r.Ops, 1)), "tx-pkts/op")
+	b.ReportMetric(100*r.ClientCPU/r.Seconds, "client-cpu-%")
+	if r.ServerCPU > 0 {
+		b.ReportMetric(100*r.ServerCPU/r.Seconds, "server-cpu-%")
+	}
 }

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/zkit-dev/zkit/internal/workload"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// benchWorkloads are zkit's implementations of each workload, and
+// benchBaselines what --baseline runs beside them.
+var (
+	benchWorkloads = map[string][]workload.Spec{
+		"W1": {workload.Lock(), workload.RWLock()},
+		"W4": {workload.Raw()},
+	}
+	benchBaselines = map[string][]workload.Spec{
+		"W1": {workload.GozkLock()},
+		"W2": {workload.GozkCounter()},
+		"W4": {workload.GozkRaw()},
+	}
+)
+
+type benchFlags struct {
+	workloads string
+	clients   string
+	dur       time.Duration
+	rounds    int
+	baseline  bool
+	plot      string
+	pids      string
+	warmup    time.Duration
+}
+
+func newBenchCmd(a *app) *cobra.Command {
+	var f benchFlags
+	cmd := &cobra.Command{
+		Use:   "bench [--workloads W1,W2,...] [--clients 1,8,32] [--dur D] [--baseline] [--plot FILE.png]",
+		Short: "Measure the recipes on the anchors' workloads, beside go-zookeeper's baselines",
+		Long: `Runs the benchmark workloads of shared/anchors (W1 lock handoffs, W2 contended counter,
+W3 double barrier rounds, W4 raw create+delete, W5 leader failover) and prints one line
+per point in the anchors' format:
+
+  impl workload clients ops seconds ops_per_sec p50_ms p99_ms
+
+followed by "# stats" (server and client CPU, the servers' own packet counters from
+mntr, packets received per operation) and "# note" (correctness checks) lines.
+
+--baseline runs go-zookeeper's zk.Lock and the naive Get+Set counter loop in the same
+run, and prints zkit's ratio to each: compare ratios from one run, never absolute
+figures across runs. --plot draws operations/s against clients.
+
+Without --servers it measures against the embedded reference server, where the client,
+not the server, is the bottleneck: those are not ZooKeeper's numbers. Measure against a
+real ensemble (--servers, and --pids with its process ids for the server CPU column).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.bench(cmd.Context(), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.workloads, "workloads", "W1,W2,W3,W4,W5", "workloads to run")
+	fl.StringVar(&f.clients, "clients", "1,8,32", "client counts (each client its own session, up to 64)")
+	fl.DurationVar(&f.dur, "dur", 10*time.Second, "duration of each point")
+	fl.IntVar(&f.rounds, "rounds", 300, "rounds of the round-based workloads (W3)")
+	fl.BoolVar(&f.baseline, "baseline", false, "also run go-zookeeper's baselines and print zkit's ratio to them")
+	fl.StringVar(&f.plot, "plot", "", "draw ops/s against clients into this PNG file")
+	fl.DurationVar(&f.warmup, "warmup", 2*time.Second, "unreported warm-up before the first point (W4 with 1 client, then W1 with 8)")
+	fl.StringVar(&f.pids, "pids", "", "process ids of the servers, for their CPU (comma separated)")
+	return cmd
+}
+
+func (a *app) bench(ctx context.Context, f benchFlags) error {
+	clients, err := intList("--clients", f.clients)
+	if err != nil {
+		return err
+	}
+	pids, err := intList("--pids", f.pids)
+	if err != nil {
+		return err
+	}
+	if f.dur <= 0 || f.rounds <= 0 {
+		return usagef("--dur and --rounds must be positive")
+	}
+	var names []string
+	for _, w := range strings.Split(f.workloads, ",") {
+		w = strings.TrimSpace(w)
+		if _, ok := benchWorkloads[w]; !ok && benchBaselines[w] == nil {
+			return usagef("--workloads: unknown workload %q (W1 to W5)", w)
+		}
+		names = append(names, w)
+	}
+
+	p := workload.Point{Duration: f.dur, Rounds: f.rounds, PIDs: pids}
+	if a.servers != "" {
+		if p.Servers, err = a.serverList(); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "# zkit bench against %s, %v per point, %s\n", strings.Join(p.Servers, ","), f.dur, versionLine())
+	} else {
+		srv, err := zktest.StartServer("127.0.0.1:0")
+		if err != nil {
+			return failf("cannot start the embedded server: %v", err)
+		}
+		defer srv.Close()
+		p.Servers = srv.Servers()
+		fmt.Fprintf(a.stdout, "# zkit bench against the embedded reference server, %v per point, %s\n", f.dur, versionLine())
+		fmt.Fprintln(a.stdout, "# note: on the embedded server the client, not the server, is the bottleneck: these are not ZooKeeper's numbers; measure a real ensemble with --servers")
+	}
+	warmUp(ctx, p, f.warmup)
+
+	var results []*workload.Result
+	for _, w := range names {
+		specs := benchWorkloads[w]
+		if f.baseline {
+			specs = append(specs[:len(specs):len(specs)], benchBaselines[w]...)
+		}
+		if len(specs) == 0 {
+			fmt.Fprintf(a.stdout, "# %s: no implementation yet\n", w)
+			continue
+		}
+		for _, n := range clients {
+			for _, s := range specs {
+				q := p
+				q.Clients = n
+				if s.Rounds {
+					q.Clients = 8 // W3 is defined with 8 members
+					if n != clients[0] {
+						continue
+					}
+				}
+				r, err := workload.Run(ctx, s, q)
+				if err != nil {
+					return failf("%v", err)
+				}
+				r.Write(a.stdout)
+				results = append(results, r)
+			}
+		}
+	}
+	if f.baseline {
+		printRatios(a.stdout, results)
+	}
+	if f.plot != "" {
+		if err := plotResults(f.plot, results); err != nil {
+			return failf("--plot %s: %v", f.plot, err)
+		}
+		fmt.Fprintf(a.stdout, "# plot written to %s\n", f.plot)
+	}
+	return nil
+}
+
+// warmUp runs the anchors' unreported warm-up: W4 with 1 client, then W1
+// with 8, each for d (the anchors' 2 s by default).
+func warmUp(ctx context.Context, p workload.Point, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	p.Duration = d
+	for _, w := range []struct {
+		s workload.Spec
+		n int
+	}{{workload.Raw(), 1}, {workload.Lock(), 8}} {
+		q := p
+		q.Clients = w.n
+		workload.Run(ctx, w.s, q)
+	}
+}
+
+// printRatios prints, for every point, each zkit implementation's rate
+// divided by each baseline's.
+func printRatios(w io.Writer, results []*workload.Result) {
+	for _, r := range results {
+		if !strings.HasPrefix(r.Impl, "zkit.") {
+			continue
+		}
+		for _, b := range results {
+			if strings.HasPrefix(b.Impl, "zkit.") || b.Workload != r.Workload || b.Clients != r.Clients || b.Rate() == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "# ratio %s %d %s/%s = %.2f\n", r.Workload, r.Clients, r.Impl, b.Impl, r.Rate()/b.Rate())
+		}
+	}
+}
+
+func intList(flag, s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 || n > math.MaxInt32 {
+			return nil, usagef("%s %q: %q is not a positive number", flag, s, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,186 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// The baselines: go-zookeeper used directly, as an application without
+// zkit would, and as the anchors measured it.
+
+var openACL = zk.WorldACL(zk.PermAll)
+
+type quiet struct{}
+
+func (quiet) Printf(string, ...any) {}
+
+// gozkConnect opens n go-zookeeper sessions (no cap: the baselines are
+// run at the anchors' client counts) and waits until each has a session.
+func gozkConnect(ctx context.Context, servers []string, n int) ([]*zk.Conn, func(), error) {
+	cs := make([]*zk.Conn, 0, n)
+	closeAll := func() {
+		for _, c := range cs {
+			c.Close()
+		}
+	}
+	for range n {
+		c, events, err := zk.Connect(servers, SessionTimeout, zk.WithLogger(quiet{}), zk.WithLogInfo(false))
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		cs = append(cs, c)
+		if err := waitSession(ctx, events); err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+	}
+	return cs, closeAll, nil
+}
+
+func waitSession(ctx context.Context, events <-chan zk.Event) error {
+	for {
+		select {
+		case ev := <-events:
+			if ev.State == zk.StateHasSession {
+				go func() {
+					for range events {
+					}
+				}()
+				return nil
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("go-zookeeper connect: %w", ctx.Err())
+		}
+	}
+}
+
+// gozkConnectAt opens the go-zookeeper sessions of a point and creates a
+// fresh path for it under /bench/gozk/what.
+func gozkConnectAt(ctx context.Context, p Point, what string) ([]*zk.Conn, string, func(), error) {
+	cs, closeAll, err := gozkConnect(ctx, p.Servers, p.Clients)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	path, err := gozkPath(cs[0], what)
+	if err != nil {
+		closeAll()
+		return nil, "", nil, err
+	}
+	return cs, path, closeAll, nil
+}
+
+func gozkPath(c *zk.Conn, what string) (string, error) {
+	p := fmt.Sprintf("/bench/gozk/%s/%d-%d", what, time.Now().UnixNano(), pathSeq.Add(1))
+	cur := ""
+	for _, part := range []string{"bench", "gozk", what, p[len("/bench/gozk/"+what+"/"):]} {
+		cur += "/" + part
+		if _, err := c.Create(cur, nil, 0, openACL); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return "", err
+		}
+	}
+	return p, nil
+}
+
+// GozkLock is W1_lock on go-zookeeper's own zk.Lock.
+func GozkLock() Spec {
+	return Spec{Workload: "W1_lock", Impl: "gozk.Lock", Setup: func(ctx context.Context, p Point) (*Instance, error) {
+		cs, path, closeAll, err := gozkConnectAt(ctx, p, "lock")
+		if err != nil {
+			return nil, err
+		}
+		locks := make([]*zk.Lock, p.Clients)
+		for i := range locks {
+			locks[i] = zk.NewLock(cs[i], path, openACL)
+		}
+		var ex exclusion
+		return &Instance{
+			Op: func(_ context.Context, i int) (time.Duration, error) {
+				t0 := time.Now()
+				if err := locks[i].Lock(); err != nil {
+					return 0, err
+				}
+				lat := time.Since(t0)
+				ex.enter()
+				ex.leave()
+				return lat, locks[i].Unlock()
+			},
+			Check: func(context.Context) []string { return []string{ex.note()} },
+			Close: closeAll,
+		}, nil
+	}}
+}
+
+// GozkCounter is W2_counter on the naive loop: Get, then Set with the
+// version read, again on ErrBadVersion (the paper's loop with no backoff,
+// as the anchors ran it, with decimal text data).
+func GozkCounter() Spec {
+	return Spec{Workload: "W2_counter", Impl: "gozk.CASCounter", Setup: func(ctx context.Context, p Point) (*Instance, error) {
+		cs, path, closeAll, err := gozkConnectAt(ctx, p, "counter")
+		if err != nil {
+			return nil, err
+		}
+		var done, conflicts atomic.Int64
+		return &Instance{
+			Op: func(_ context.Context, i int) (time.Duration, error) {
+				c := cs[i]
+				t0 := time.Now()
+				for {
+					data, st, err := c.Get(path)
+					if err != nil {
+						return 0, err
+					}
+					v, _ := strconv.ParseInt(string(data), 10, 64)
+					_, err = c.Set(path, strconv.AppendInt(nil, v+1, 10), st.Version)
+					if errors.Is(err, zk.ErrBadVersion) {
+						conflicts.Add(1)
+						continue
+					}
+					if err == nil {
+						done.Add(1)
+					}
+					return time.Since(t0), err
+				}
+			},
+			Check: func(context.Context) []string {
+				data, _, err := cs[0].Get(path)
+				v, _ := strconv.ParseInt(string(data), 10, 64)
+				check := "ok"
+				if err != nil || v != done.Load() {
+					check = fmt.Sprintf("MISMATCH (%v)", err)
+				}
+				return []string{fmt.Sprintf("final=%d increments=%d %s bad_version_per_inc=%.2f",
+					v, done.Load(), check, float64(conflicts.Load())/float64(max(done.Load(), 1)))}
+			},
+			Close: closeAll,
+		}, nil
+	}}
+}
+
+// GozkRaw is W4_createdelete on go-zookeeper.
+func GozkRaw() Spec {
+	return Spec{Workload: "W4_createdelete", Impl: "gozk.raw", Setup: func(ctx context.Context, p Point) (*Instance, error) {
+		cs, path, closeAll, err := gozkConnectAt(ctx, p, "raw")
+		if err != nil {
+			return nil, err
+		}
+		return &Instance{
+			Op: func(_ context.Context, i int) (time.Duration, error) {
+				node := fmt.Sprintf("%s/%d", path, i)
+				t0 := time.Now()
+				if _, err := cs[i].Create(node, nil, 0, openACL); err != nil {
+					return 0, err
+				}
+				err := cs[i].Delete(node, -1)
+				return time.Since(t0), err
+			},
+			Close: closeAll,
+		}, nil
+	}}
+}
