@@ -144,3 +144,20 @@ func ExampleScale() {
 	defer cancel()
 	_ = ctx
 }
+
+// One test body, run against real ZooKeeper and against the bundled
+// reference server, with the faults that work on both.
+func ExampleEachBackend() {
+	testExpiry := func(t *testing.T) {
+		zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+			c := b.Connect(t) // closed when the test ends
+			sess := c.Session()
+			b.ExpireSession(t, sess) // on the server, as a timeout would
+			<-sess.Done()
+			if !client.IsSessionLost(sess.Err()) {
+				t.Fatal(sess.Err())
+			}
+		})
+	}
+	_ = testExpiry
+}
