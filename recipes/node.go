@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"math"
 	"sort"
 	"strings"
 )
@@ -60,7 +61,9 @@ func ParseNode(name string, kinds ...Kind) (Node, bool) {
 }
 
 // parseSeq parses the server's sequence suffix: decimal digits, at most 19
-// (ZooKeeper writes 10, zero-padded).
+// (ZooKeeper writes 10, zero-padded), whose value fits in an int64. A
+// larger value is not a sequence number: wrapped around, it would sort
+// below every real node and block the queue for good.
 func parseSeq(s string) (int64, bool) {
 	if s == "" || len(s) > 19 {
 		return 0, false
@@ -71,7 +74,11 @@ func parseSeq(s string) (int64, bool) {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
+		d := int64(c - '0')
+		if n > (math.MaxInt64-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
 	}
 	return n, true
 }

@@ -31,6 +31,11 @@ func TestParseNode(t *testing.T) {
 		{"lock--000000001", 0, Kind{}, false},
 		{"latch-0000000001", 0, Kind{}, false},
 		{"lock-99999999999999999999", 0, Kind{}, false},
+		// 19 digits past MaxInt64 must not wrap around to a negative
+		// sequence number, which would block every waiter.
+		{"x-lock-9999999999999999999", 0, Kind{}, false},
+		{"x-lock-9223372036854775808", 0, Kind{}, false},
+		{"x-lock-9223372036854775807", 9223372036854775807, mutex, true},
 	} {
 		n, ok := ParseNode(tc.name, mutex, read, write)
 		if ok != tc.ok || (ok && (n.Seq != tc.seq || n.Kind != tc.kind || n.Name != tc.name)) {
