@@ -3,6 +3,7 @@ module github.com/zkit-dev/zkit
 go 1.25
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/go-zookeeper/zk v1.0.4
 	github.com/spf13/cobra v1.10.2
 	github.com/stretchr/testify v1.12.1

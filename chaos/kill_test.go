@@ -1,0 +1,59 @@
+package chaos
+
+import (
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// Scenario 1: kill the leader while every recipe is under load, restart
+// it, repeat. Sessions survive the election (their timeout is longer);
+// leases held on a connection that drops end (zkit's default suspend
+// tolerance is 0) and the histories stay linearizable.
+func killLeader(t *testing.T, e *env) Summary {
+	rounds := pick(2, 10)
+	admin := e.admin(t)
+	prog := NewProgress()
+	ws := lockLoads(t, e, admin, prog, 4, 10*time.Second)
+	stop := runWorkloads(testContext(t, 10*time.Minute), ws)
+	defer stop()
+
+	sum := Summary{}
+	waitProgress(t, prog, 0)
+	for range rounds {
+		leader, err := e.z.Leader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := prog.Now()
+		e.z.Kill(leader)
+		sum.Faults++
+		time.Sleep(zktest.Scale(time.Second))
+		e.z.Restart(leader)
+		waitProgress(t, prog, at)
+		sum.Recovery = max(sum.Recovery, prog.Recovery(at))
+		e.healthy(t)
+		// Let the load run on the full ensemble before the next kill.
+		waitProgress(t, prog, prog.Now())
+	}
+	stop()
+	checkWorkloads(t, ws, &sum)
+	return sum
+}
+
+// waitProgress waits until every workload has made progress after t.
+func waitProgress(t *testing.T, prog *Progress, at int64) {
+	t.Helper()
+	deadline := time.Now().Add(zktest.Scale(60 * time.Second))
+	for {
+		all, missing := prog.Since(at)
+		if all {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no progress of %v within %v", missing, zktest.Scale(60*time.Second))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,192 @@
+package chaos
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// LockOp is what a lock operation does.
+type LockOp int
+
+// The operations of a lock history.
+const (
+	// Acquire: the caller now holds the lock with the token in the output.
+	Acquire LockOp = iota + 1
+	// Release: the holder of Token no longer holds it, because it released
+	// the lock or because it lost it (session expired, connection
+	// suspended, process paused); for a loss the call time is the last
+	// moment it surely held and the return time the moment it saw the loss.
+	Release
+	// Write: the holder of Token wrote to a fenced resource (a guarded
+	// ZooKeeper write or the Fence); the output says whether the write was
+	// accepted. Accepted writes must happen while Token holds the lock.
+	Write
+)
+
+// LockInput is the input of a lock operation.
+type LockInput struct {
+	Op     LockOp
+	Shared bool  // Acquire: a read (shared) lock
+	Token  int64 // Release and Write: the holder's fencing token
+}
+
+// LockOutput is the output of a lock operation.
+type LockOutput struct {
+	Token int64 // Acquire: the fencing token of the held lock
+	OK    bool  // Write: accepted
+}
+
+// lockState is the lock's state in the model; it is never mutated.
+type lockState struct {
+	writer    int64   // the exclusive holder's token, 0 when none
+	readers   []int64 // the shared holders' tokens, sorted
+	last      int64   // the highest token granted
+	lastWrite int64   // the highest exclusive token granted
+}
+
+func (s lockState) holds(t int64) bool {
+	return t != 0 && (s.writer == t || slices.Contains(s.readers, t))
+}
+
+// LockModel is a read/write lock with fencing tokens (an exclusive lock
+// uses only exclusive acquires; leadership is the same model, see
+// ElectionModel):
+//   - an exclusive acquire succeeds only when nobody holds the lock, and its
+//     token is higher than every token granted before;
+//   - a shared acquire succeeds only when no exclusive holder holds it, and
+//     its token is higher than every exclusive token granted before;
+//   - a release or loss ends the hold of its token;
+//   - an accepted write happens while its token holds the lock.
+var LockModel = porcupine.Model{
+	Init: func() any { return lockState{} },
+	Step: func(state, input, output any) (bool, any) {
+		s, in, out := state.(lockState), input.(LockInput), output.(LockOutput)
+		switch in.Op {
+		case Acquire:
+			t := out.Token
+			if in.Shared {
+				if s.writer != 0 || t <= s.lastWrite || slices.Contains(s.readers, t) {
+					return false, s
+				}
+				r := append(slices.Clone(s.readers), t)
+				slices.Sort(r)
+				return true, lockState{readers: r, last: max(s.last, t), lastWrite: s.lastWrite}
+			}
+			if s.writer != 0 || len(s.readers) > 0 || t <= s.last {
+				return false, s
+			}
+			return true, lockState{writer: t, last: t, lastWrite: t}
+		case Release:
+			switch {
+			case s.writer == in.Token && in.Token != 0:
+				return true, lockState{last: s.last, lastWrite: s.lastWrite}
+			case slices.Contains(s.readers, in.Token):
+				r := slices.DeleteFunc(slices.Clone(s.readers), func(x int64) bool { return x == in.Token })
+				return true, lockState{readers: r, last: s.last, lastWrite: s.lastWrite}
+			}
+			return false, s
+		case Write:
+			return !out.OK || s.holds(in.Token), s
+		}
+		return false, s
+	},
+	Equal: func(a, b any) bool {
+		x, y := a.(lockState), b.(lockState)
+		return x.writer == y.writer && x.last == y.last && x.lastWrite == y.lastWrite && slices.Equal(x.readers, y.readers)
+	},
+	Hash: func(state any) uint64 {
+		s := state.(lockState)
+		h := fnv.New64a()
+		fmt.Fprint(h, s.writer, s.last, s.lastWrite, s.readers)
+		return h.Sum64()
+	},
+	DescribeOperation: func(input, output any) string {
+		in, out := input.(LockInput), output.(LockOutput)
+		switch in.Op {
+		case Acquire:
+			if in.Shared {
+				return "rlock() -> " + strconv.FormatInt(out.Token, 10)
+			}
+			return "lock() -> " + strconv.FormatInt(out.Token, 10)
+		case Release:
+			return "release(" + strconv.FormatInt(in.Token, 10) + ")"
+		}
+		return fmt.Sprintf("write(%d) -> %v", in.Token, out.OK)
+	},
+	DescribeState: func(state any) string {
+		s := state.(lockState)
+		return fmt.Sprintf("writer=%d readers=%v", s.writer, s.readers)
+	},
+}
+
+// ElectionModel is one leader at a time: leadership is an exclusive lock
+// whose token is the leader's fencing token. Record becoming leader as an
+// exclusive Acquire, stepping down (or losing leadership) as Release, and
+// what the leader does as Write.
+var ElectionModel = LockModel
+
+// CounterOp is what a counter operation does.
+type CounterOp int
+
+// The operations of a counter history.
+const (
+	// Add adds Delta and returns the new value.
+	Add CounterOp = iota + 1
+	// Get returns the value.
+	Get
+	// Set sets the value to Value.
+	Set
+)
+
+// CounterInput is the input of a counter operation.
+type CounterInput struct {
+	Op    CounterOp
+	Delta int64 // Add
+	Value int64 // Set
+}
+
+// CounterOutput is the output of a counter operation: the value after it
+// (for Add and Get). For an operation whose outcome is unknown (recorded
+// with Call.Unknown) Unknown is set, and only the effect is checked.
+type CounterOutput struct {
+	Value   int64
+	Unknown bool
+}
+
+// CounterModel is a linearizable counter starting at 0: every Add is
+// applied exactly once (or, if its outcome is unknown, at most once), and
+// every read returns the value after all the operations linearized before
+// it.
+var CounterModel = porcupine.Model{
+	Init: func() any { return int64(0) },
+	Step: func(state, input, output any) (bool, any) {
+		s, in, out := state.(int64), input.(CounterInput), output.(CounterOutput)
+		switch in.Op {
+		case Add:
+			return out.Unknown || out.Value == s+in.Delta, s + in.Delta
+		case Get:
+			return out.Unknown || out.Value == s, s
+		case Set:
+			return true, in.Value
+		}
+		return false, s
+	},
+	DescribeOperation: func(input, output any) string {
+		in, out := input.(CounterInput), output.(CounterOutput)
+		res := strconv.FormatInt(out.Value, 10)
+		if out.Unknown {
+			res = "?"
+		}
+		switch in.Op {
+		case Add:
+			return fmt.Sprintf("add(%d) -> %s", in.Delta, res)
+		case Get:
+			return "get() -> " + res
+		}
+		return fmt.Sprintf("set(%d)", in.Value)
+	},
+}

@@ -1,0 +1,133 @@
+package chaos
+
+import (
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// The checkers can fail: a history with two holders at once, a stale
+// holder's accepted write, a lost increment or a second leader is
+// rejected, and the same histories made correct are accepted.
+func TestModelsRejectBrokenHistories(t *testing.T) {
+	acq := func(shared bool) LockInput { return LockInput{Op: Acquire, Shared: shared} }
+	rel := func(tok int64) LockInput { return LockInput{Op: Release, Token: tok} }
+	wr := func(tok int64) LockInput { return LockInput{Op: Write, Token: tok} }
+	tok := func(tok int64) LockOutput { return LockOutput{Token: tok} }
+	ok := LockOutput{OK: true}
+	none := LockOutput{}
+	op := func(client int, in, out any, call, ret int64) porcupine.Operation {
+		return porcupine.Operation{ClientId: client, Input: in, Output: out, Call: call, Return: ret}
+	}
+	for _, tc := range []struct {
+		name    string
+		model   porcupine.Model
+		history []porcupine.Operation
+		legal   bool
+	}{
+		{"two holders at once", LockModel, []porcupine.Operation{
+			op(0, acq(false), tok(10), 0, 1),
+			op(1, acq(false), tok(20), 2, 3), // 0 has not released
+			op(0, rel(10), none, 4, 5),
+			op(1, rel(20), none, 6, 7),
+		}, false},
+		{"one holder after the other", LockModel, []porcupine.Operation{
+			op(0, acq(false), tok(10), 0, 1),
+			op(1, acq(false), tok(20), 2, 6), // acquired once 0 released
+			op(0, rel(10), none, 4, 5),
+			op(1, rel(20), none, 7, 8),
+		}, true},
+		{"overlapping release and acquire", LockModel, []porcupine.Operation{
+			op(0, acq(false), tok(10), 0, 1),
+			op(0, rel(10), none, 2, 5),
+			op(1, acq(false), tok(20), 3, 4), // may linearize after the release
+		}, true},
+		{"a token that goes backwards", LockModel, []porcupine.Operation{
+			op(0, acq(false), tok(20), 0, 1),
+			op(0, rel(20), none, 2, 3),
+			op(1, acq(false), tok(10), 4, 5),
+		}, false},
+		{"a stale holder's write accepted", LockModel, []porcupine.Operation{
+			op(0, acq(false), tok(10), 0, 1),
+			op(0, rel(10), none, 1, 2), // lost: seen at 2
+			op(1, acq(false), tok(20), 3, 4),
+			op(0, wr(10), ok, 5, 6), // accepted after 1 acquired
+		}, false},
+		{"a stale holder's write refused", LockModel, []porcupine.Operation{
+			op(0, acq(false), tok(10), 0, 1),
+			op(0, rel(10), none, 1, 2),
+			op(1, acq(false), tok(20), 3, 4),
+			op(0, wr(10), LockOutput{OK: false}, 5, 6),
+		}, true},
+		{"a writer beside a reader", LockModel, []porcupine.Operation{
+			op(0, acq(true), tok(10), 0, 1),
+			op(1, acq(false), tok(20), 2, 3),
+			op(0, rel(10), none, 4, 5),
+		}, false},
+		{"readers together", LockModel, []porcupine.Operation{
+			op(0, acq(true), tok(10), 0, 1),
+			op(1, acq(true), tok(20), 2, 3),
+			op(0, rel(10), none, 4, 5),
+			op(1, rel(20), none, 4, 5),
+			op(2, acq(false), tok(30), 6, 7),
+		}, true},
+		{"two leaders at once", ElectionModel, []porcupine.Operation{
+			op(0, acq(false), tok(10), 0, 1),
+			op(1, acq(false), tok(20), 2, 3),
+		}, false},
+		{"a lost increment", CounterModel, []porcupine.Operation{
+			op(0, CounterInput{Op: Add, Delta: 1}, CounterOutput{Value: 1}, 0, 1),
+			op(1, CounterInput{Op: Add, Delta: 1}, CounterOutput{Value: 1}, 2, 3),
+		}, false},
+		{"a doubled increment", CounterModel, []porcupine.Operation{
+			op(0, CounterInput{Op: Add, Delta: 1}, CounterOutput{Unknown: true}, 0, Never),
+			op(1, CounterInput{Op: Get}, CounterOutput{Value: 2}, 2, 3),
+		}, false},
+		{"an unknown increment, applied or not", CounterModel, []porcupine.Operation{
+			op(0, CounterInput{Op: Add, Delta: 1}, CounterOutput{Unknown: true}, 0, Never),
+			op(1, CounterInput{Op: Get}, CounterOutput{Value: 0}, 2, 3),
+			op(1, CounterInput{Op: Add, Delta: 5}, CounterOutput{Value: 6}, 4, 5),
+		}, true},
+	} {
+		got := porcupine.CheckOperationsTimeout(tc.model, tc.history, 10*time.Second)
+		want := porcupine.Illegal
+		if tc.legal {
+			want = porcupine.Ok
+		}
+		if got != want {
+			t.Errorf("%s: %v, want %v", tc.name, got, want)
+		}
+	}
+}
+
+// A recorded history goes through the same check: two recorded holders at
+// once are caught.
+func TestHistoryCatchesTwoHolders(t *testing.T) {
+	h := NewHistory()
+	a := h.Invoke(0, LockInput{Op: Acquire})
+	a.Return(LockOutput{Token: 1})
+	b := h.Invoke(1, LockInput{Op: Acquire})
+	b.Return(LockOutput{Token: 2})
+	h.Invoke(0, LockInput{Op: Release, Token: 1}).Return(LockOutput{})
+	if got := h.Check(LockModel, 10*time.Second); got != porcupine.Illegal {
+		t.Fatalf("two holders at once: %v, want Illegal", got)
+	}
+}
+
+// The fence accepts the highest token seen and refuses, and counts, lower
+// ones.
+func TestFenceRefusesStaleTokens(t *testing.T) {
+	f := NewFence()
+	for _, w := range []struct {
+		token int64
+		ok    bool
+	}{{5, true}, {5, true}, {7, true}, {5, false}, {6, false}, {7, true}, {9, true}} {
+		if got := f.Write(w.token); got != w.ok {
+			t.Errorf("Write(%d) = %v, want %v", w.token, got, w.ok)
+		}
+	}
+	if f.Refused() != 2 || f.Accepted() != 5 || f.Token(5) != (TokenCount{Accepted: 2, Refused: 1}) {
+		t.Fatalf("refused %d accepted %d token 5 %+v", f.Refused(), f.Accepted(), f.Token(5))
+	}
+}
