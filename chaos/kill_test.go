@@ -12,33 +12,50 @@ import (
 // leases held on a connection that drops end (zkit's default suspend
 // tolerance is 0) and the histories stay linearizable.
 func killLeader(t *testing.T, e *env) Summary {
-	rounds := pick(2, 10)
+	return underLoad(t, e, false, func(prog *Progress, sum *Summary) {
+		for range pick(2, 10) {
+			leader, err := e.z.Leader()
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := prog.Now()
+			e.z.Kill(leader)
+			sum.Faults++
+			time.Sleep(zktest.Scale(time.Second))
+			e.z.Restart(leader)
+			waitProgress(t, prog, at)
+			sum.Recovery = max(sum.Recovery, prog.Recovery(at))
+			e.healthy(t)
+			// Let the load run on the full ensemble before the next kill.
+			waitProgress(t, prog, prog.Now())
+		}
+	})
+}
+
+// underLoad runs every recipe's workload, on workers of their own with a
+// 10 s session timeout, while faults injects its faults, then checks
+// them all. With keepSessions, every session lost is a violation.
+func underLoad(t *testing.T, e *env, keepSessions bool, faults func(prog *Progress, sum *Summary)) Summary {
+	t.Helper()
 	admin := e.admin(t)
 	prog := NewProgress()
 	ws := lockLoads(t, e, admin, prog, 4, 10*time.Second)
 	stop := runWorkloads(testContext(t, 10*time.Minute), ws)
 	defer stop()
-
 	sum := Summary{}
 	waitProgress(t, prog, 0)
-	for range rounds {
-		leader, err := e.z.Leader()
-		if err != nil {
-			t.Fatal(err)
-		}
-		at := prog.Now()
-		e.z.Kill(leader)
-		sum.Faults++
-		time.Sleep(zktest.Scale(time.Second))
-		e.z.Restart(leader)
-		waitProgress(t, prog, at)
-		sum.Recovery = max(sum.Recovery, prog.Recovery(at))
-		e.healthy(t)
-		// Let the load run on the full ensemble before the next kill.
-		waitProgress(t, prog, prog.Now())
-	}
+	faults(prog, &sum)
 	stop()
 	checkWorkloads(t, ws, &sum)
+	sum.Held = fmtSessions(ws) + "; " + sum.Held
+	if keepSessions {
+		for _, w := range workersOf(ws) {
+			if !w.sessionKept() {
+				t.Errorf("worker %d lost its session", w.id)
+				sum.Violations++
+			}
+		}
+	}
 	return sum
 }
 
