@@ -84,6 +84,8 @@ var scenarios = []struct {
 }{
 	{"01-kill-leader", killLeader},
 	{"02-rolling-restart", rollingRestart},
+	{"03-long-partition", longPartition},
+	{"04-short-partition", shortPartition},
 }
 
 // healthy makes sure every node runs and serves, and a leader is elected.

@@ -144,8 +144,7 @@ func (l *lockLoad) recipe(ctx context.Context, w *worker, shared bool) (*recipes
 func (l *lockLoad) work(ctx context.Context, w *worker, shared bool) {
 	var b recipes.Backoff
 	for ctx.Err() == nil {
-		call := l.h.Invoke(w.id, LockInput{Op: Acquire, Shared: shared})
-		lease, err := l.acquire(ctx, w, shared)
+		hd, err := l.take(ctx, w, shared)
 		if err != nil {
 			// Not held: nothing to record. (The attempt's node, if any,
 			// is deleted by the recipe.)
@@ -156,40 +155,62 @@ func (l *lockLoad) work(ctx context.Context, w *worker, shared bool) {
 			continue
 		}
 		b.Reset()
-		call.Return(LockOutput{Token: lease.Token()})
-		l.acquired.Add(1)
 		l.prog.Done(l.name)
-		l.holdAndRelease(ctx, w, lease, shared)
+		for range 2 {
+			hd.write(ctx)
+			time.Sleep(l.hold)
+		}
+		hd.release()
 	}
 }
 
-// holdAndRelease is the critical section: fenced writes while the lease
-// holds, then the release, or the loss as the worker saw it.
-func (l *lockLoad) holdAndRelease(ctx context.Context, w *worker, lease *recipes.Lease, shared bool) {
-	held := l.h.Now()
-	token := lease.Token()
-	lostAt := make(chan int64, 1)
+// held is a lease of the workload, recorded in its history.
+type held struct {
+	l      *lockLoad
+	w      *worker
+	lease  *recipes.Lease
+	shared bool
+	since  int64         // when the acquire returned, on the history's clock
+	lost   chan struct{} // closed once lostAt is set
+	lostAt int64         // when the worker saw the lease end without Unlock
+}
+
+// take acquires the lock for w and records the acquire; a failed acquire
+// holds nothing and records nothing.
+func (l *lockLoad) take(ctx context.Context, w *worker, shared bool) (*held, error) {
+	call := l.h.Invoke(w.id, LockInput{Op: Acquire, Shared: shared})
+	lease, err := l.acquire(ctx, w, shared)
+	if err != nil {
+		return nil, err
+	}
+	call.Return(LockOutput{Token: lease.Token()})
+	l.acquired.Add(1)
+	hd := &held{l: l, w: w, lease: lease, shared: shared, since: l.h.Now(), lost: make(chan struct{})}
 	context.AfterFunc(lease.Context(), func() {
 		if !errors.Is(context.Cause(lease.Context()), recipes.ErrReleased) {
-			lostAt <- l.h.Now()
+			hd.lostAt = l.h.Now()
+			close(hd.lost)
 		}
 	})
-	for range 2 {
-		l.write(ctx, w, lease, shared)
-		time.Sleep(l.hold)
-	}
-	// Release with a context of its own: the workload's may have ended.
-	rctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(10*time.Second))
+	return hd, nil
+}
+
+// release releases the lease and records it: a release, or a loss as the
+// worker saw it (from the acquire to the moment Done fired).
+func (hd *held) release() {
+	l, token := hd.l, hd.lease.Token()
+	// A context of its own: the workload's may have ended.
+	ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(10*time.Second))
 	defer cancel()
-	call := l.h.Invoke(w.id, LockInput{Op: Release, Token: token})
-	err := lease.Unlock(rctx)
+	call := l.h.Invoke(hd.w.id, LockInput{Op: Release, Token: token})
+	err := hd.lease.Unlock(ctx)
 	switch {
 	case err == nil:
 		call.Return(LockOutput{})
 		l.released.Add(1)
 	case errors.Is(err, recipes.ErrLost):
-		// Lost before the release: it ended when the worker saw it end.
-		l.h.Record(w.id, LockInput{Op: Release, Token: token}, LockOutput{}, held, <-lostAt)
+		<-hd.lost
+		l.h.Record(hd.w.id, LockInput{Op: Release, Token: token}, LockOutput{}, hd.since, hd.lostAt)
 		l.lost.Add(1)
 	default:
 		call.Unknown(LockOutput{}) // the delete goes on in the background
@@ -201,9 +222,9 @@ func (l *lockLoad) holdAndRelease(ctx context.Context, w *worker, lease *recipes
 // not ordered among themselves) and to ZooKeeper, guarded by the lease.
 // Each write is invoked before the lease is checked, so that a write seen
 // to succeed starts before any loss of the lease is recorded.
-func (l *lockLoad) write(ctx context.Context, w *worker, lease *recipes.Lease, shared bool) {
-	token := lease.Token()
-	if !shared {
+func (hd *held) write(ctx context.Context) {
+	l, w, lease, token := hd.l, hd.w, hd.lease, hd.lease.Token()
+	if !hd.shared {
 		call := l.h.Invoke(w.id, LockInput{Op: Write, Token: token})
 		if lease.Err() != nil {
 			return
@@ -211,7 +232,7 @@ func (l *lockLoad) write(ctx context.Context, w *worker, lease *recipes.Lease, s
 		call.Return(LockOutput{OK: l.fence.Write(token)})
 	}
 	op := client.SetOp(l.data, binary.BigEndian.AppendUint64(nil, uint64(token)), -1)
-	if shared {
+	if hd.shared {
 		op = client.CheckOp(l.data, -1)
 	}
 	call := l.h.Invoke(w.id, LockInput{Op: Write, Token: token})
