@@ -86,6 +86,8 @@ var scenarios = []struct {
 	{"02-rolling-restart", rollingRestart},
 	{"03-long-partition", longPartition},
 	{"04-short-partition", shortPartition},
+	{"05-lost-create-replies", lostReplies},
+	{"06-client-process-paused", processPause},
 }
 
 // healthy makes sure every node runs and serves, and a leader is elected.
@@ -143,14 +145,6 @@ func (w *worker) sessionKept() bool {
 	return w.lost.Load() == 0 && s == w.first && s.Alive()
 }
 
-// sessionsLost counts the sessions the workers lost.
-func sessionsLost(ws ...*worker) int {
-	n := 0
-	for _, w := range ws {
-		n += int(w.lost.Load())
-	}
-	return n
-}
 
 // worker connects a client through a router of its own, with the given
 // session timeout (scaled); it is closed when the test ends.
@@ -176,6 +170,19 @@ func (e *env) worker(t *testing.T, id int, timeout time.Duration, opts ...client
 	}()
 	t.Cleanup(sub.Close)
 	return w
+}
+
+// countStates counts the events of sub in state.
+func countStates(sub *client.Subscription, state client.State) *atomic.Int64 {
+	var n atomic.Int64
+	go func() {
+		for ev := range sub.Events() {
+			if ev.State == state {
+				n.Add(1)
+			}
+		}
+	}()
+	return &n
 }
 
 // admin connects a client straight to the ensemble, for setting up and
