@@ -145,7 +145,6 @@ func (w *worker) sessionKept() bool {
 	return w.lost.Load() == 0 && s == w.first && s.Alive()
 }
 
-
 // worker connects a client through a router of its own, with the given
 // session timeout (scaled); it is closed when the test ends.
 func (e *env) worker(t *testing.T, id int, timeout time.Duration, opts ...client.Option) *worker {
