@@ -25,6 +25,7 @@ var (
 		"W1": {workload.GozkLock()},
 		"W2": {workload.GozkCounter()},
 		"W4": {workload.GozkRaw()},
+		"W5": {workload.GozkFailover()},
 	}
 )
 

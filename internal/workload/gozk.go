@@ -184,3 +184,34 @@ func GozkRaw() Spec {
 		}, nil
 	}}
 }
+
+// GozkFailover is W5_failover on a leader election built on zk.Lock (the
+// anchors' go election: go-zookeeper has no election recipe). Candidates
+// loop: take the lock (lead), step down at once and rejoin at the back.
+// One operation is one term; its latency runs from the previous leader's
+// step-down to this term's start.
+func GozkFailover() Spec {
+	return Spec{Workload: "W5_failover", Impl: "gozk.Lock", Setup: func(ctx context.Context, p Point) (*Instance, error) {
+		cs, path, closeAll, err := gozkConnectAt(ctx, p, "failover")
+		if err != nil {
+			return nil, err
+		}
+		locks := make([]*zk.Lock, p.Clients)
+		for i := range locks {
+			locks[i] = zk.NewLock(cs[i], path, openACL)
+		}
+		var terms terms
+		return &Instance{
+			Op: func(_ context.Context, i int) (time.Duration, error) {
+				if err := locks[i].Lock(); err != nil {
+					return 0, err
+				}
+				lat := terms.begin()
+				terms.end()
+				return lat, locks[i].Unlock()
+			},
+			Check: func(context.Context) []string { return []string{terms.note()} },
+			Close: closeAll,
+		}, nil
+	}}
+}
