@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,34 +16,6 @@ import (
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// fencedResource is what a lock protects: it refuses a token lower than the
-// highest it has seen, and counts overlapping holders.
-type fencedResource struct {
-	mu         sync.Mutex
-	highest    int64
-	inside     int
-	violations []string
-}
-
-func (r *fencedResource) enter(token int64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.inside++
-	if r.inside > 1 {
-		r.violations = append(r.violations, fmt.Sprintf("%d holders at once", r.inside))
-	}
-	if token <= r.highest {
-		r.violations = append(r.violations, fmt.Sprintf("token %d after %d", token, r.highest))
-	}
-	r.highest = token
-}
-
-func (r *fencedResource) leave() {
-	r.mu.Lock()
-	r.inside--
-	r.mu.Unlock()
-}
-
 func TestMutualExclusion(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		const sessions, perSession, rounds = 8, 4, 5 // 32 contenders
@@ -55,7 +26,7 @@ func TestMutualExclusion(t *testing.T) {
 		if _, err := admin.Create(ctx, counter, make([]byte, 8), client.Persistent); err != nil {
 			t.Fatal(err)
 		}
-		var res fencedResource
+		var res recipetest.Exclusion
 		var wg sync.WaitGroup
 		errs := make(chan error, sessions*perSession)
 		for s := 0; s < sessions; s++ {
@@ -71,7 +42,7 @@ func TestMutualExclusion(t *testing.T) {
 							errs <- err
 							return
 						}
-						res.enter(lease.Token())
+						res.Enter(lease.Token())
 						// A fenced write: read the counter, write it back
 						// plus one, guarded by the lease.
 						data, st, err := c.Get(ctx, counter)
@@ -79,7 +50,7 @@ func TestMutualExclusion(t *testing.T) {
 							n := binary.BigEndian.Uint64(data) + 1
 							_, err = lease.Multi(ctx, client.SetOp(counter, binary.BigEndian.AppendUint64(nil, n), st.Version))
 						}
-						res.leave()
+						res.Leave()
 						if uerr := lease.Unlock(ctx); err == nil {
 							err = uerr
 						}
@@ -96,8 +67,8 @@ func TestMutualExclusion(t *testing.T) {
 		for err := range errs {
 			t.Error(err)
 		}
-		if len(res.violations) > 0 {
-			t.Fatalf("mutual exclusion violated: %v", res.violations)
+		if v := res.Violations(); len(v) > 0 {
+			t.Fatalf("mutual exclusion violated: %v", v)
 		}
 		data, _, err := admin.Get(ctx, counter)
 		if err != nil {
