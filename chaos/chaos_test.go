@@ -88,6 +88,10 @@ var scenarios = []struct {
 	{"04-short-partition", shortPartition},
 	{"05-lost-create-replies", lostReplies},
 	{"06-client-process-paused", processPause},
+	{"07-server-paused", serverPause},
+	{"08-thousand-waiters", manyWaiters},
+	{"09-watch-storm", watchStorm},
+	{"10-bad-input", badInput},
 }
 
 // healthy makes sure every node runs and serves, and a leader is elected.

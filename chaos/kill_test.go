@@ -12,7 +12,7 @@ import (
 // leases held on a connection that drops end (zkit's default suspend
 // tolerance is 0) and the histories stay linearizable.
 func killLeader(t *testing.T, e *env) Summary {
-	return underLoad(t, e, false, func(prog *Progress, sum *Summary) {
+	return underLoad(t, e, 10*time.Second, false, func(prog *Progress, sum *Summary) {
 		for range pick(2, 10) {
 			leader, err := e.z.Leader()
 			if err != nil {
@@ -32,14 +32,14 @@ func killLeader(t *testing.T, e *env) Summary {
 	})
 }
 
-// underLoad runs every recipe's workload, on workers of their own with a
-// 10 s session timeout, while faults injects its faults, then checks
+// underLoad runs every recipe's workload, on workers of their own with the
+// given session timeout, while faults injects its faults, then checks
 // them all. With keepSessions, every session lost is a violation.
-func underLoad(t *testing.T, e *env, keepSessions bool, faults func(prog *Progress, sum *Summary)) Summary {
+func underLoad(t *testing.T, e *env, timeout time.Duration, keepSessions bool, faults func(prog *Progress, sum *Summary)) Summary {
 	t.Helper()
 	admin := e.admin(t)
 	prog := NewProgress()
-	ws := lockLoads(t, e, admin, prog, 4, 10*time.Second)
+	ws := lockLoads(t, e, admin, prog, 4, timeout)
 	stop := runWorkloads(testContext(t, 10*time.Minute), ws)
 	defer stop()
 	sum := Summary{}

@@ -3,12 +3,13 @@ package chaos
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // Scenario 2: restart every server in turn, keeping its data, while the
 // recipes run: clients move to the other servers, and no session expires.
 func rollingRestart(t *testing.T, e *env) Summary {
-	return underLoad(t, e, true, func(prog *Progress, sum *Summary) {
+	return underLoad(t, e, 10*time.Second, true, func(prog *Progress, sum *Summary) {
 		for range pick(1, 5) {
 			for i := range e.z.Servers() {
 				at := prog.Now()

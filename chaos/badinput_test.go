@@ -1,0 +1,208 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/lock"
+	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/rwlock"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// Scenario 10: bad input, through the API and over the wire. Each case
+// must end with a typed error, promptly (no retry loop), on the same
+// connection and session, with nothing half-created; and recipe
+// directories full of nodes of foreign or fuzzed shapes must not confuse
+// the recipes.
+func badInput(t *testing.T, e *env) Summary {
+	w := e.worker(t, 0, 10*time.Second)
+	admin := e.admin(t)
+	ctx := testContext(t, 2*time.Minute)
+	base := zktest.UniquePath(t)
+	if err := admin.EnsurePath(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	sub := w.c.Subscribe()
+	defer sub.Close()
+	suspended := countStates(sub, client.StateSuspended)
+	sum := Summary{Recipes: []string{"client", "lock", "rwlock"}}
+	bad := func(name string, err error, want ...error) {
+		t.Helper()
+		sum.Ops++
+		for _, target := range want {
+			if errors.Is(err, target) {
+				return
+			}
+		}
+		t.Errorf("%s: %v, want an error matching one of %v", name, err, want)
+		sum.Violations++
+	}
+	timed := func(name string, fn func() error, want ...error) {
+		t.Helper()
+		start := time.Now()
+		err := fn()
+		if d := time.Since(start); d > zktest.Scale(2*time.Second) {
+			t.Errorf("%s took %v: a retry loop?", name, d)
+			sum.Violations++
+		}
+		bad(name, err, want...)
+	}
+	big := make([]byte, 1<<20)
+	huge := make([]byte, 4<<20)
+	dir := base + "/lock"
+
+	// Through the API: refused before anything is sent.
+	for _, p := range []string{"relative", "/a//b", "/a/", "/a/./b", "/bad\x00name", "/bad\u0001"} {
+		timed("lock at "+strconv.Quote(p), func() error { _, err := lock.New(w.c, p).Lock(ctx); return err }, client.ErrInvalidInput)
+		timed("rwlock at "+strconv.Quote(p), func() error { _, err := rwlock.New(w.c, p).RLock(ctx); return err }, client.ErrInvalidInput)
+	}
+	for _, data := range [][]byte{big, huge} {
+		timed(fmt.Sprintf("lock data of %d bytes", len(data)), func() error {
+			_, err := lock.New(w.c, dir, lock.WithData(data)).Lock(ctx)
+			return err
+		}, client.ErrInvalidInput)
+		timed(fmt.Sprintf("set of %d bytes", len(data)), func() error { _, err := w.c.Set(ctx, base, data, -1); return err }, client.ErrInvalidInput)
+	}
+	timed("version -2", func() error { _, err := w.c.Set(ctx, base, nil, -2); return err }, client.ErrInvalidInput)
+	timed("empty ACL", func() error { _, err := w.c.SetACL(ctx, base, nil, -1); return err }, client.ErrInvalidInput)
+
+	// Over the wire: sent, refused by the server with a typed error.
+	bogus := client.ACL{Perms: client.PermAll, Scheme: "bogus", ID: "x"}
+	timed("lock with an invalid ACL", func() error { _, err := lock.New(w.c, dir, lock.WithACL(bogus)).Lock(ctx); return err },
+		client.ErrInvalidACL)
+	timed("create with an invalid ACL", func() error {
+		_, err := w.c.Create(ctx, base+"/acl", nil, client.Persistent, client.WithACL(bogus))
+		return err
+	}, client.ErrInvalidACL)
+	timed("set at a wrong version", func() error { _, err := w.c.Set(ctx, base, nil, 12345); return err }, client.ErrBadVersion)
+	timed("delete at a wrong version", func() error { return w.c.Delete(ctx, base, 12345) }, client.ErrBadVersion, client.ErrNotEmpty)
+	timed("multi: create, then a set at a wrong version", func() error {
+		_, err := w.c.Multi(ctx, client.CreateOp(base+"/half", nil, client.Persistent), client.SetOp(base, nil, 12345))
+		return err
+	}, client.ErrBadVersion)
+	// Data at the limit goes through a follower to the leader: accepted.
+	maxData := make([]byte, client.MaxData(base+"/max"))
+	timed("create at the data limit", func() error {
+		_, err := w.c.Create(ctx, base+"/max", maxData, client.Persistent)
+		return err
+	}, nil)
+
+	// Nothing half-created: only what succeeded is there (and the lock's
+	// directory, which the attempt with the invalid ACL created before
+	// its node was refused, as Curator does).
+	names := children(t, admin, base)
+	slices.Sort(names)
+	if got := strings.Join(names, ","); got != "max" && got != "lock,max" {
+		t.Errorf("after the bad input, %s holds %v", base, names)
+		sum.Violations++
+	}
+	if names := children(t, admin, dir); len(names) != 0 {
+		t.Errorf("lock nodes left behind: %v", names)
+		sum.Violations++
+	}
+
+	// Fuzzed and foreign node names in a lock directory: a name that ends
+	// with "lock-" and a sequence number is a queue member (Curator's
+	// rule), anything else is ignored; TryLock must agree with that
+	// oracle.
+	fuzzed := fuzzLockNames(t, ctx, w, admin, base, pick(50, 500), &sum)
+
+	// Undecodable recipe data: lock nodes carrying arbitrary bytes (the
+	// lock never decodes them).
+	timed("lock node with binary data", func() error {
+		l, err := lock.New(w.c, dir, lock.WithData([]byte{0xff, 0x00, 0xfe})).Lock(ctx)
+		if err == nil {
+			err = l.Unlock(ctx)
+		}
+		return err
+	}, nil)
+
+	if n := suspended.Load(); n != 0 || !w.sessionKept() {
+		t.Errorf("the connection dropped %d times (session kept: %v)", n, w.sessionKept())
+		sum.Violations++
+	}
+	sum.Held = fmt.Sprintf("%d calls (bad input, at the limits, fuzzed): typed errors, none retried, nothing half-created, connection and session kept; %d fuzzed lock directories agreed with the oracle", sum.Ops, fuzzed)
+	return sum
+}
+
+// member is the oracle for lock queue members: Curator's shape, with a
+// sequence number that fits in an int64.
+var member = regexp.MustCompile(`lock-([0-9]{1,19})$`)
+
+func fuzzLockNames(t *testing.T, ctx context.Context, w *worker, admin *client.Client, base string, trials int, sum *Summary) int {
+	rng := rand.New(rand.NewPCG(10, 10))
+	pieces := []string{"lock-", "lock", "-", "_c_", "__READ__", "x", "é", "0", "1", "9", "0000000001", "9999999999999999999",
+		"9223372036854775807", "9223372036854775808", "00000000000000000000", " ", ".", "lock-lock-"}
+	// Names seen to break a recipe once, then random ones.
+	fixed := [][]string{
+		{"x-lock-9999999999999999999"}, // wrapped to a negative sequence number
+		{"lock-", "lock-12x", "lock--000000001", "_c_x-lock-0000000000"},
+	}
+	for trial := range trials + len(fixed) {
+		dir := fmt.Sprintf("%s/fuzz-%d", base, trial)
+		if err := admin.EnsurePath(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		blocked := false
+		k := 1 + rng.IntN(4)
+		if trial < len(fixed) {
+			k = len(fixed[trial])
+		}
+		var names []string
+		for i := range k {
+			var b strings.Builder
+			for range 1 + rng.IntN(5) {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			name := fmt.Sprintf("%d%s", i, b.String()) // distinct names
+			if strings.HasSuffix(name, " ") {
+				name += "z"
+			}
+			if trial < len(fixed) {
+				name = fixed[trial][i]
+			}
+			names = append(names, name)
+			if _, err := admin.Create(ctx, dir+"/"+name, []byte{0xde, 0xad}, client.Persistent); err != nil {
+				t.Fatalf("creating %q: %v", name, err)
+			}
+			// The attempt's node will get sequence number k (the
+			// directory's k-th child creation).
+			if m := member.FindStringSubmatch(name); m != nil {
+				if seq, err := strconv.ParseInt(m[1], 10, 64); err == nil && seq < int64(k) {
+					blocked = true
+				}
+			}
+		}
+		sum.Ops++
+		start := time.Now()
+		l, err := lock.New(w.c, dir).TryLock(ctx)
+		switch {
+		case time.Since(start) > zktest.Scale(2*time.Second):
+			t.Errorf("TryLock among %q took %v", names, time.Since(start))
+			sum.Violations++
+		case err == nil && blocked:
+			t.Errorf("TryLock among %q: held, but a lower member exists", names)
+			sum.Violations++
+			l.Unlock(ctx)
+		case err == nil:
+			l.Unlock(ctx)
+		case errors.Is(err, recipes.ErrWouldBlock) && !blocked:
+			t.Errorf("TryLock among %q: blocked by a node that is not a lower member", names)
+			sum.Violations++
+		case !errors.Is(err, recipes.ErrWouldBlock):
+			t.Errorf("TryLock among %q: %v", names, err)
+			sum.Violations++
+		}
+	}
+	return trials + len(fixed)
+}
