@@ -1,0 +1,131 @@
+package barrier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// Barrier is a simple barrier, in the layout of Curator's
+// DistributedBarrier: the node at its path is the barrier. While it exists,
+// Wait blocks; once it is removed, Wait returns. A coordinator Sets it
+// before the workers look and Removes it to let them all go.
+type Barrier struct {
+	c    *client.Client
+	path string
+	cfg  config
+}
+
+// New returns the simple barrier at path. It does no I/O.
+func New(c *client.Client, path string, opts ...Option) *Barrier {
+	return &Barrier{c: c, path: path, cfg: newConfig(opts)}
+}
+
+// Path is the barrier's node.
+func (b *Barrier) Path() string { return b.path }
+
+// Set raises the barrier: it creates the node (persistent, with any
+// missing ancestors). Setting a barrier that is already set does nothing.
+// A create whose reply was lost is sent again; "node exists" then means
+// it was applied.
+func (b *Barrier) Set(ctx context.Context) error {
+	if err := b.validate("barrier set"); err != nil {
+		return err
+	}
+	var pause recipes.Backoff
+	for parents := false; ; {
+		_, err := b.c.Create(ctx, b.path, nil, client.Persistent, b.cfg.createOptions()...)
+		switch {
+		case err == nil, errors.Is(err, client.ErrNodeExists):
+			return nil
+		case errors.Is(err, client.ErrNoNode) && !parents:
+			parents = true
+			parent, _ := client.SplitPath(b.path)
+			if err := b.c.EnsurePath(ctx, parent); err != nil && !client.IsRetryable(err) {
+				return b.wrap(err)
+			}
+			continue
+		case client.IsRetryable(err), client.IsOutcomeUnknown(err) && ctx.Err() == nil:
+		default:
+			return b.wrap(err)
+		}
+		if err := pause.Wait(ctx); err != nil {
+			return b.wrap(err)
+		}
+	}
+}
+
+// Remove lowers the barrier: it deletes the node, and every Wait returns.
+// Removing a barrier that is not set does nothing.
+func (b *Barrier) Remove(ctx context.Context) error {
+	if err := b.validate("barrier remove"); err != nil {
+		return err
+	}
+	var pause recipes.Backoff
+	for {
+		err := b.c.Delete(ctx, b.path, -1)
+		switch {
+		case err == nil, errors.Is(err, client.ErrNoNode):
+			return nil
+		case client.IsRetryable(err), client.IsOutcomeUnknown(err) && ctx.Err() == nil:
+		default:
+			return b.wrap(err)
+		}
+		if err := pause.Wait(ctx); err != nil {
+			return b.wrap(err)
+		}
+	}
+}
+
+// Wait returns once the barrier is not set: at once if its node does not
+// exist, otherwise when the node is deleted. A deletion it was told of
+// counts even if the barrier is set again before Wait looks. Wait rides
+// out lost connections and sessions (the barrier belongs to no session),
+// and returns ctx's error when ctx ends first.
+func (b *Barrier) Wait(ctx context.Context) error {
+	if err := b.validate("barrier wait"); err != nil {
+		return err
+	}
+	var pause recipes.Backoff
+	for {
+		set, _, w, err := b.c.ExistsW(ctx, b.path)
+		switch {
+		case err == nil && !set:
+			return nil
+		case err == nil:
+			pause.Reset()
+			select {
+			case ev := <-w:
+				if ev.Type == client.EventNodeDeleted {
+					return nil
+				}
+				continue // changed, or the watch was dropped: look again
+			case <-ctx.Done():
+				return b.wrap(ctx.Err())
+			}
+		case client.IsRetryable(err), client.IsSessionLost(err) && !errors.Is(err, client.ErrClosed):
+		default:
+			return b.wrap(err)
+		}
+		if err := pause.Wait(ctx); err != nil {
+			return b.wrap(err)
+		}
+	}
+}
+
+func (b *Barrier) validate(op string) error {
+	if reason := client.ValidatePath(b.path, false); reason != "" {
+		return &client.InputError{Op: op, Path: b.path, Reason: reason}
+	}
+	if b.path == "/" {
+		return &client.InputError{Op: op, Path: b.path, Reason: "a barrier needs a node of its own, not the root"}
+	}
+	return nil
+}
+
+func (b *Barrier) wrap(err error) error {
+	return fmt.Errorf("zkit: barrier %s: %w", b.path, err)
+}

@@ -1,0 +1,382 @@
+package barrier
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// Double is one member of a double barrier: Enter returns once count
+// members have entered, Leave once every member has left. See the package
+// documentation for the protocol and why it cannot strand a member.
+//
+// A Double is one member for one round at a time: Enter, then Leave, then
+// Enter again for the next round on the same path. Its methods may be
+// called from any goroutine; they run one at a time.
+type Double struct {
+	c     *client.Client
+	dir   string
+	ready string
+	count int
+	cfg   config
+
+	mu     sync.Mutex
+	inside bool            // Enter succeeded and Leave has not been called
+	sess   *client.Session // the session that owns the member node
+	name   string          // the member node's name
+	roster *roster         // the ready node's data, when this member created it
+	first  bool            // lowest of the members it counted on entry: likely the last to leave
+}
+
+// NewDouble returns a member of the double barrier at path for count
+// members. It does no I/O; Enter checks the path and the count.
+func NewDouble(c *client.Client, path string, count int, opts ...Option) *Double {
+	return &Double{c: c, dir: path, ready: client.JoinPath(path, readyName), count: count, cfg: newConfig(opts)}
+}
+
+// Path is the barrier's directory.
+func (d *Double) Path() string { return d.dir }
+
+// Node is the path of the member's node while it is inside the barrier,
+// and "" otherwise.
+func (d *Double) Node() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.inside {
+		return ""
+	}
+	return d.node()
+}
+
+func (d *Double) node() string { return client.JoinPath(d.dir, d.name) }
+
+// Enter joins the barrier and returns once count members have entered,
+// never earlier. If a round at this path is already past its threshold, it
+// first waits for that round to end.
+//
+// It returns an *client.InputError (nothing sent) for an invalid path or a
+// count below 1, ctx's error when ctx ends first, and an error matching
+// recipes.ErrLost and client.ErrSessionLost when the session is lost. On
+// every error the member's node is deleted: at once, or in the background
+// for as long as the client lives.
+//
+// A member that entered is inside until Leave, whatever happens to the
+// connection meanwhile: there is nothing to suspend. If its session is
+// lost, its node goes, and the others' Leave reports ErrMemberLost.
+func (d *Double) Enter(ctx context.Context) error {
+	if err := d.validate("barrier enter"); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.inside {
+		return fmt.Errorf("zkit: barrier %s: %w", d.dir, ErrEntered)
+	}
+	d.sess, d.name, d.roster, d.first = d.c.Session(), newMemberName(), nil, false
+	if d.sess == nil || !d.sess.Alive() {
+		return lost(d.dir, d.sess)
+	}
+	opened, err := d.arrive(ctx)
+	if err != nil {
+		return err
+	}
+	if err := d.join(ctx); err != nil {
+		return err
+	}
+	if err := d.await(ctx, opened); err != nil {
+		d.abandon(ctx)
+		return err
+	}
+	d.inside = true
+	return nil
+}
+
+func (d *Double) validate(op string) error {
+	if reason := client.ValidatePath(d.dir, false); reason != "" {
+		return &client.InputError{Op: op, Path: d.dir, Reason: reason}
+	}
+	if d.dir == "/" {
+		return &client.InputError{Op: op, Path: d.dir, Reason: "a barrier needs a node of its own, not the root"}
+	}
+	if d.count < 1 {
+		return &client.InputError{Op: op, Path: d.dir, Reason: fmt.Sprintf("member count %d: want at least 1", d.count)}
+	}
+	return nil
+}
+
+// arrive waits until no round at the path is past its threshold, and
+// returns a watch set on the ready node while it does not exist, before
+// this member's node exists: it fires when this round's ready node is
+// created, however soon it is deleted again.
+func (d *Double) arrive(ctx context.Context) (opened <-chan client.WatchEvent, err error) {
+	for {
+		var exists bool
+		err := d.retry(ctx, func() (err error) {
+			exists, _, opened, err = d.c.ExistsW(ctx, d.ready)
+			return err
+		})
+		if err != nil || !exists {
+			return opened, err
+		}
+		// A round is past its threshold here. Its last member deletes ready
+		// as it leaves; if no member is left, ready outlived its round.
+		members, st, _, err := d.list(ctx, false)
+		if err != nil {
+			return nil, err
+		}
+		if len(members) == 0 && st != nil {
+			if err := d.clearStale(ctx, st.Version); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := d.wait(ctx, opened); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// clearStale deletes a ready node whose round has no member left. The
+// transaction requires the directory's data version seen with the empty
+// listing and bumps it, so that of two members clearing at once only one
+// deletes, and never the next round's ready node.
+func (d *Double) clearStale(ctx context.Context, version int32) error {
+	err := d.retry(ctx, func() error {
+		_, err := d.c.Multi(ctx, client.SetOp(d.dir, nil, version), client.DeleteOp(d.ready, -1))
+		return err
+	})
+	switch {
+	case err == nil:
+		d.cfg.log.Info("zkit: barrier: removed a ready node left by a round without members", "path", d.dir)
+	case errors.Is(err, client.ErrBadVersion), errors.Is(err, client.ErrNoNode), client.IsOutcomeUnknown(err) && ctx.Err() == nil:
+		// Someone else acted first, or the outcome will show at the next look.
+	default:
+		return d.wrap(err)
+	}
+	return nil
+}
+
+// join creates the member node, and the directory (a container, as Curator
+// makes it) when it is missing. The name is unique: a create whose reply
+// was lost is sent again, and "node exists" then means it was applied.
+func (d *Double) join(ctx context.Context) error {
+	var b recipes.Backoff
+	maybeApplied := false
+	for dirs := 0; ; {
+		_, err := d.c.Create(ctx, d.node(), nil, client.Ephemeral, d.cfg.createOptions()...)
+		switch {
+		case err == nil, maybeApplied && errors.Is(err, client.ErrNodeExists):
+			if !d.sess.Alive() {
+				// Created under the client's next session: not ours to keep.
+				d.abandonUnder(d.c.Session())
+				return lost(d.dir, d.sess)
+			}
+			return nil
+		case errors.Is(err, client.ErrNoNode) && dirs < 3:
+			dirs++
+			if err := d.makeDir(ctx); err != nil {
+				return err
+			}
+			continue
+		case client.IsOutcomeUnknown(err) && ctx.Err() == nil:
+			maybeApplied = true
+		case client.IsOutcomeUnknown(err):
+			d.abandon(ctx)
+			return d.wrap(err)
+		case !client.IsRetryable(err):
+			return d.wrap(err)
+		}
+		if !d.sess.Alive() {
+			return lost(d.dir, d.sess)
+		}
+		if err := b.Wait(ctx); err != nil {
+			if maybeApplied {
+				d.abandon(ctx)
+			}
+			return d.wrap(err)
+		}
+	}
+}
+
+// makeDir creates the barrier directory as a container (the server
+// deletes it once its last child is gone) and its missing ancestors.
+func (d *Double) makeDir(ctx context.Context) error {
+	_, err := d.c.Create(ctx, d.dir, nil, client.Container, d.cfg.createOptions()...)
+	if errors.Is(err, client.ErrNoNode) {
+		parent, _ := client.SplitPath(d.dir)
+		if err = d.c.EnsurePath(ctx, parent); err == nil {
+			_, err = d.c.Create(ctx, d.dir, nil, client.Container, d.cfg.createOptions()...)
+		}
+	}
+	if err == nil || errors.Is(err, client.ErrNodeExists) || client.IsRetryable(err) || client.IsOutcomeUnknown(err) && ctx.Err() == nil {
+		return nil // the member's create tells what to do next
+	}
+	return d.wrap(err)
+}
+
+// await returns once the threshold is reached: this member counts count
+// members and creates the ready node, or the ready watch fires. It never
+// counts twice: once it has counted fewer than count members, only the
+// watch, set before its node existed, decides.
+func (d *Double) await(ctx context.Context, opened <-chan client.WatchEvent) error {
+	for {
+		members, st, _, err := d.list(ctx, false)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(members, d.name) {
+			return d.gone()
+		}
+		d.first = members[0] == d.name
+		if len(members) < d.count {
+			d.cfg.log.Debug("zkit: barrier: waiting for members", "path", d.dir, "members", len(members), "count", d.count)
+			return d.wait(ctx, opened)
+		}
+		done, err := d.open(ctx, members, st.Version)
+		if done || err != nil {
+			return err
+		}
+	}
+}
+
+// open creates the ready node, with the roster as its data. The
+// directory's version is checked in the same transaction, so that the
+// roster records it exactly; if it moved, open reports false and the
+// members are counted again.
+func (d *Double) open(ctx context.Context, members []string, version int32) (bool, error) {
+	r := &roster{Members: members, Version: version}
+	data, _ := json.Marshal(r)
+	if len(data) > client.MaxData(d.ready) {
+		r, data = nil, nil // too many members to list: no loss accounting
+	}
+	var b recipes.Backoff
+	for {
+		_, err := d.c.Multi(ctx, client.CheckOp(d.dir, version), client.CreateOp(d.ready, data, client.Persistent, d.cfg.acl...))
+		switch {
+		case err == nil:
+			d.roster = r
+			return true, nil
+		case errors.Is(err, client.ErrNodeExists):
+			return true, nil // another member opened it (or this one, if a reply was lost)
+		case errors.Is(err, client.ErrBadVersion):
+			return false, nil
+		case client.IsRetryable(err), client.IsOutcomeUnknown(err) && ctx.Err() == nil:
+		default:
+			return false, d.wrap(err)
+		}
+		if !d.sess.Alive() {
+			return false, lost(d.dir, d.sess)
+		}
+		if err := b.Wait(ctx); err != nil {
+			return false, d.wrap(err)
+		}
+	}
+}
+
+// list returns the members in the directory, sorted by name (Curator's
+// order), the directory's Stat (nil when it does not exist), and with
+// watch set a watch on its children.
+func (d *Double) list(ctx context.Context, watch bool) ([]string, *client.Stat, <-chan client.WatchEvent, error) {
+	var (
+		children []string
+		st       *client.Stat
+		w        <-chan client.WatchEvent
+	)
+	err := d.retry(ctx, func() (err error) {
+		if watch {
+			children, st, w, err = d.c.ChildrenW(ctx, d.dir)
+		} else {
+			children, st, err = d.c.Children(ctx, d.dir)
+		}
+		return err
+	})
+	if errors.Is(err, client.ErrNoNode) {
+		return nil, nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	members := slices.DeleteFunc(children, func(n string) bool { return !isMember(n) })
+	slices.Sort(members)
+	return members, st, w, nil
+}
+
+// wait blocks until w fires, with any event: which one does not matter to
+// the callers. A watch dropped because the session ended is that loss.
+func (d *Double) wait(ctx context.Context, w <-chan client.WatchEvent) error {
+	select {
+	case ev := <-w:
+		if ev.Type == client.EventNotWatching {
+			return lost(d.dir, d.sess)
+		}
+		return nil
+	case <-d.sess.Done():
+		return lost(d.dir, d.sess)
+	case <-ctx.Done():
+		return d.wrap(ctx.Err())
+	}
+}
+
+// retry runs op until it fails with anything but a retryable error (the
+// connection is down and op was not applied), pausing between attempts,
+// while ctx and the member's session last.
+func (d *Double) retry(ctx context.Context, op func() error) error {
+	var b recipes.Backoff
+	for {
+		err := op()
+		switch {
+		case err == nil:
+			return nil
+		case client.IsSessionLost(err) && !d.sess.Alive():
+			return lost(d.dir, d.sess)
+		case !client.IsRetryable(err):
+			return d.wrap(err)
+		case !d.sess.Alive():
+			return lost(d.dir, d.sess)
+		}
+		if err := b.Wait(ctx); err != nil {
+			return d.wrap(err)
+		}
+	}
+}
+
+// gone is the error for a member node that disappeared while its member
+// was inside or entering.
+func (d *Double) gone() error {
+	if !d.sess.Alive() {
+		return lost(d.dir, d.sess)
+	}
+	return fmt.Errorf("zkit: barrier %s: %w", d.node(), recipes.ErrNodeDeleted)
+}
+
+// abandon deletes the member node after a failure: now if ctx allows,
+// otherwise in the background while the client lives.
+func (d *Double) abandon(ctx context.Context) {
+	if ctx.Err() == nil && recipes.RemoveNode(ctx, d.c, d.sess, d.node(), false) == nil {
+		return
+	}
+	recipes.DeleteInBackground(d.c, d.sess, d.node(), d.cfg.log)
+}
+
+// abandonUnder deletes the member node in the background under sess, a
+// session newer than the member's.
+func (d *Double) abandonUnder(sess *client.Session) {
+	if sess != nil && sess.Alive() {
+		recipes.DeleteInBackground(d.c, sess, d.node(), d.cfg.log)
+	}
+}
+
+// wrap names the barrier in an error that does not already.
+func (d *Double) wrap(err error) error {
+	var ie *client.InputError
+	if err == nil || errors.As(err, &ie) {
+		return err
+	}
+	return fmt.Errorf("zkit: barrier %s: %w", d.dir, err)
+}

@@ -1,0 +1,301 @@
+package barrier
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// Leave leaves the barrier and returns once every member of the round has
+// left: no member node of the round is left. It never returns earlier, on
+// success or on ErrMemberLost.
+//
+// It returns ErrMemberLost (still only once no member node is left) when a
+// member vanished instead of leaving, ErrNotEntered without a successful
+// Enter, ctx's error when ctx ends first, and an error matching
+// recipes.ErrLost and client.ErrSessionLost when the member's session is
+// lost. On every error the member's node is deleted, at once or in the
+// background: the others then count it as lost.
+func (d *Double) Leave(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.inside {
+		return ErrNotEntered
+	}
+	d.inside = false
+	l := &leaving{d: d}
+	err := l.run(ctx)
+	if err != nil && !l.left {
+		d.abandon(ctx)
+	}
+	return err
+}
+
+// leaving is the state of one Leave: the paper's leave protocol, in which
+// the lowest member (by name) leaves last and every other member waits for
+// it to go.
+type leaving struct {
+	d        *Double
+	round    map[string]bool // the members at the first listing; nodes created later are the next round's
+	left     bool            // this member's node is deleted
+	vanished string          // the last lowest member watched, gone without the release signal
+	lost     bool            // a lowest member vanished while others were still inside
+}
+
+func (l *leaving) run(ctx context.Context) error {
+	d := l.d
+	watch := d.first // the likely last member lists with a watch from the start
+	for {
+		members, st, changed, err := d.list(ctx, watch)
+		if err != nil {
+			return err
+		}
+		members = l.ofRound(members)
+		if !l.left && !slices.Contains(members, d.name) {
+			return d.gone()
+		}
+		if l.vanished != "" && len(members) > 0 {
+			// The lowest member went while others were inside: it cannot
+			// have been the last one out, so it did not leave but vanished.
+			l.lost = true
+		}
+		switch {
+		case len(members) == 0:
+			return l.finish(ctx)
+		case members[0] != d.name:
+			if !l.left {
+				if err := l.depart(ctx); err != nil {
+					return err
+				}
+			}
+			released, err := l.watchLowest(ctx, members[0])
+			if err != nil || released {
+				return l.result(err)
+			}
+			watch = false
+		case len(members) == 1:
+			return l.release(ctx, st)
+		case changed == nil:
+			watch = true // the last one out waits for the others' nodes to go
+		default:
+			if err := d.wait(ctx, changed); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// ofRound keeps the members of this round: those of the first listing.
+// After the last member's release, members of the next round may already
+// be joining on the same path; they are not waited for.
+func (l *leaving) ofRound(members []string) []string {
+	if l.round == nil {
+		l.round = make(map[string]bool, len(members))
+		for _, m := range members {
+			l.round[m] = true
+		}
+		return members
+	}
+	return slices.DeleteFunc(members, func(m string) bool { return !l.round[m] })
+}
+
+// depart deletes this member's node and records the leave in one
+// transaction: setting the directory's data increments its version, which
+// counts the members that left through Leave. A reply that was lost is
+// sent again: if the first one was applied, the node is gone and nothing
+// is applied twice.
+func (l *leaving) depart(ctx context.Context) error {
+	d := l.d
+	var b recipes.Backoff
+	for {
+		_, err := d.c.Multi(ctx, client.SetOp(d.dir, nil, -1), client.DeleteOp(d.node(), -1))
+		switch {
+		case err == nil:
+			l.left = true
+			return nil
+		case errors.Is(err, client.ErrNoNode):
+			if !d.sess.Alive() {
+				return lost(d.dir, d.sess)
+			}
+			l.left = true // an earlier attempt was applied
+			return nil
+		case client.IsRetryable(err), client.IsOutcomeUnknown(err) && ctx.Err() == nil:
+		default:
+			return d.wrap(err)
+		}
+		if !d.sess.Alive() {
+			return lost(d.dir, d.sess)
+		}
+		if err := b.Wait(ctx); err != nil {
+			return d.wrap(err)
+		}
+	}
+}
+
+// watchLowest waits for the lowest member's node to go. It reports true
+// when the node went with the release signal (its data set in the
+// transaction that deleted it): the last member saw everyone else leave.
+func (l *leaving) watchLowest(ctx context.Context, lowest string) (released bool, err error) {
+	d := l.d
+	var gone <-chan client.WatchEvent
+	err = d.retry(ctx, func() (err error) {
+		_, _, gone, err = d.c.GetW(ctx, client.JoinPath(d.dir, lowest))
+		return err
+	})
+	if errors.Is(err, client.ErrNoNode) {
+		l.vanished = lowest
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	select {
+	case ev := <-gone:
+		switch ev.Type {
+		case client.EventNodeDataChanged:
+			return true, nil
+		case client.EventNotWatching:
+			return false, lost(d.dir, d.sess)
+		}
+		l.vanished = lowest
+		return false, nil
+	case <-d.sess.Done():
+		return false, lost(d.dir, d.sess)
+	case <-ctx.Done():
+		return false, d.wrap(ctx.Err())
+	}
+}
+
+// result is Leave's outcome once the last member released.
+func (l *leaving) result(err error) error {
+	if err == nil && l.lost {
+		return membersLost(l.d.dir, 0)
+	}
+	return err
+}
+
+// finish is reached when no member of the round is left and this member
+// did not see the release signal: the lowest member it watched went
+// without it, or before it could watch. A zkit member that released wrote
+// its outcome into the directory's data; one that vanished did not.
+// Curator's members release with a plain delete, which proves nothing
+// either way.
+func (l *leaving) finish(ctx context.Context) error {
+	d := l.d
+	if l.lost {
+		return membersLost(d.dir, 0)
+	}
+	if !isZkit(l.vanished) {
+		return nil
+	}
+	var data []byte
+	err := d.retry(ctx, func() (err error) {
+		data, _, err = d.c.Get(ctx, d.dir)
+		return err
+	})
+	if errors.Is(err, client.ErrNoNode) {
+		return nil // the server reaped the empty directory: a release emptied it
+	}
+	if err != nil {
+		return err
+	}
+	var o outcome
+	if json.Unmarshal(data, &o) != nil || o.Last != l.vanished {
+		return membersLost(d.dir, 1) // it vanished without releasing
+	}
+	if o.Lost > 0 {
+		return membersLost(d.dir, o.Lost)
+	}
+	return nil
+}
+
+// release is the last member's leave: every other member of the round is
+// gone. It finds, from the roster, the zkit members that vanished instead
+// of leaving; then, in one transaction, it deletes its node and the ready
+// node (so that the path can serve the next round) and writes its outcome
+// into the directory's data. When nobody was lost it sets its node's data
+// first: that is the release signal every other member is watching for.
+func (l *leaving) release(ctx context.Context, st *client.Stat) error {
+	d := l.d
+	r, hasReady, err := l.readRoster(ctx)
+	if err != nil {
+		return err
+	}
+	missing := 0
+	if r != nil && st != nil {
+		missing = max(r.zkitOthers(d.name)-int(st.Version-r.Version), 0)
+	}
+	record, _ := json.Marshal(outcome{Last: d.name, Lost: missing})
+	var b recipes.Backoff
+	for {
+		var ops []client.Op
+		if missing == 0 {
+			ops = append(ops, client.SetOp(d.node(), nil, -1))
+		}
+		ops = append(ops, client.DeleteOp(d.node(), -1))
+		if hasReady {
+			ops = append(ops, client.DeleteOp(d.ready, -1))
+		}
+		ops = append(ops, client.SetOp(d.dir, record, -1))
+		_, err := d.c.Multi(ctx, ops...)
+		var me *client.MultiError
+		switch {
+		case err == nil:
+			l.left = true
+			if missing > 0 {
+				d.cfg.log.Warn("zkit: barrier: members vanished instead of leaving", "path", d.dir, "lost", missing)
+				return membersLost(d.dir, missing)
+			}
+			return nil
+		case errors.As(err, &me) && errors.Is(err, client.ErrNoNode) && me.Path == d.ready:
+			hasReady = false // deleted by someone else (a Curator member)
+			continue
+		case errors.Is(err, client.ErrNoNode):
+			if !d.sess.Alive() {
+				return lost(d.dir, d.sess)
+			}
+			l.left = true // an earlier attempt was applied
+			if missing > 0 {
+				return membersLost(d.dir, missing)
+			}
+			return nil
+		case client.IsRetryable(err), client.IsOutcomeUnknown(err) && ctx.Err() == nil:
+		default:
+			return d.wrap(err)
+		}
+		if !d.sess.Alive() {
+			return lost(d.dir, d.sess)
+		}
+		if err := b.Wait(ctx); err != nil {
+			return d.wrap(err)
+		}
+	}
+}
+
+// readRoster returns the roster of the round (nil if the ready node was
+// not written by a zkit member), and whether the ready node exists.
+func (l *leaving) readRoster(ctx context.Context) (*roster, bool, error) {
+	d := l.d
+	if d.roster != nil {
+		return d.roster, true, nil
+	}
+	var data []byte
+	err := d.retry(ctx, func() (err error) {
+		data, _, err = d.c.Get(ctx, d.ready)
+		return err
+	})
+	if errors.Is(err, client.ErrNoNode) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if r, ok := parseRoster(data); ok {
+		return &r, true, nil
+	}
+	return nil, true, nil
+}
