@@ -218,7 +218,9 @@ func TestSessionExpiryInside(t *testing.T) {
 				if got := members(t, admin, path); len(got) != 0 {
 					t.Fatalf("members left behind: %v", got)
 				}
-				// The path serves the next round.
+				// The path serves the next round; the victim joins it under
+				// its client's new session.
+				waitUntil(t, "the victim's client has a new session", func() bool { return ms[victim].c.Session().Alive() })
 				ms[victim].d = barrier.NewDouble(ms[victim].c, path, n)
 				enterAll(t, ctx, ms)
 				leaveAll(t, ctx, ms)

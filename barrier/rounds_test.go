@@ -27,7 +27,7 @@ const roundsEnv = "ZKIT_BARRIER_ROUNDS"
 // Enter, no Leave before all 8 have called Leave. Even rounds reuse one
 // path, odd rounds take a fresh one (as Curator must).
 func TestEnsembleRounds(t *testing.T) {
-	rounds := 150
+	rounds := 100
 	if s := os.Getenv(roundsEnv); s != "" {
 		var err error
 		if rounds, err = strconv.Atoi(s); err != nil || rounds < 1 {

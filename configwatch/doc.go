@@ -1,0 +1,84 @@
+// Package configwatch publishes and follows a configuration made of
+// several znodes, and never lets a reader see half of a publish: the
+// paper's "ready" znode protocol (§2.1), plus an atomic mode.
+//
+//	type Config struct {
+//		Workers int    `json:"workers"`
+//		DB      string `json:"db"`
+//	}
+//	feed := configwatch.Watch[Config](ctx, c, "/app/config", nil)
+//	for snap := range feed.Values() {
+//		if snap.Err == nil {
+//			apply(snap.Value) // complete, never mixed; the last one is the current config
+//		}
+//	}
+//
+// # Layout
+//
+// One node per key, and a flag:
+//
+//	<path>           the configuration node (its data is not used)
+//	<path>/<key>     PERSISTENT, data = the key's value, one JSON value
+//	<path>/ready     PERSISTENT, exists when the keys form a complete configuration
+//
+// The JSON decoder reads the keys as the members of one JSON object, so
+// a struct with json tags (or a map) decodes the whole configuration, and
+// "zkit config PATH set workers=8 db=primary" writes what it reads (a
+// value that is not valid JSON is stored, and read, as a string). Keys are
+// node names: no "/", and "ready" is taken. Every snapshot carries the
+// zxid of the publish it reflects (ready's mzxid), the same for every
+// reader, comparable with client.LastZxid and usable with
+// client.CatchUp for read-your-writes across processes.
+//
+// # Publishing
+//
+// With the ready flag (the default, and the only way for a configuration
+// too large for one request), a publisher deletes ready, writes the keys,
+// and creates ready. Publishers must take turns (a leader, or a lock):
+// two flag publishes that overlap can expose a mix of both.
+//
+// With Atomic, a publisher writes the keys and sets ready's data (creating
+// ready if needed) in one multi. The flag never goes down, readers never
+// wait, and concurrent atomic publishers each apply whole.
+//
+// Java or Python services publish compatibly with the same steps:
+//
+//	// Curator, ready flag
+//	client.delete().quietly().forPath(path + "/ready");
+//	client.create().orSetData().forPath(path + "/workers", "8".getBytes(UTF_8));
+//	client.create().forPath(path + "/ready", new byte[0]);
+//
+//	# kazoo, atomic
+//	t = zk.transaction()
+//	t.set_data(path + "/workers", b"8")
+//	t.set_data(path + "/ready", b"")
+//	t.commit()
+//
+// Values are JSON (a quoted string for text). Readers in other languages
+// follow the reading rule below.
+//
+// # Reading
+//
+// A reader reads ready's Stat (with a watch), lists the keys, reads them
+// (in parallel), and reads ready's Stat again. It accepts the keys only if
+// ready existed both times with the same czxid and the same version;
+// otherwise a publish overlapped its read, and it reads again. While
+// ready is missing it waits for its creation.
+//
+// Why an unchanged ready proves the keys consistent: the reads go, in
+// order, to one server, which applies transactions in zxid order; so all
+// of them see states between the first look at ready and the last one. A
+// flag publisher writes keys only while ready does not exist; if ready
+// was deleted and created again in between, its czxid changed. An atomic
+// publish sets ready in the same transaction as its keys; if one was
+// applied in between, ready's version changed. Neither changed, so no
+// key was written in between, and every key was read as it stood at the
+// first look: in the complete configuration that ready (created or set
+// last by its publish) marks.
+//
+// Watch is built on recipes.Follow: level-triggered, it reads again after
+// every change of ready, reconnect and new session, and delivers a
+// snapshot only when its zxid differs from the last one delivered. After
+// a burst of publishes or a partition, the last snapshot it delivers is
+// the current configuration.
+package configwatch

@@ -1,0 +1,321 @@
+package configwatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// Option configures a publish.
+type Option func(*config)
+
+type config struct {
+	atomic bool
+	acl    []client.ACL
+	log    *slog.Logger
+}
+
+// Atomic publishes in one transaction (a multi) instead of with the ready
+// flag: readers never wait, and concurrent atomic publishers each apply
+// whole. The whole publish must fit in one request (the server's
+// jute.maxbuffer, 1 MB by default); larger configurations use the flag.
+func Atomic() Option { return func(c *config) { c.atomic = true } }
+
+// WithACL gives the nodes a publish creates (the configuration node, keys,
+// ready) acl instead of the client's default ACL.
+func WithACL(acl ...client.ACL) Option { return func(c *config) { c.acl = acl } }
+
+// WithLogger routes the publisher's log lines to l. By default nothing is
+// logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.log = l
+		}
+	}
+}
+
+// Set publishes values at path: each key gets its value (a nil value
+// deletes the key), and keys not named keep theirs. It returns the zxid of
+// the publish, the Zxid of the snapshots that reflect it.
+//
+// Without Atomic it follows the paper's ready-flag protocol: delete ready,
+// write the keys, create ready; readers wait meanwhile. Publishers must
+// then take turns (one leader, or a lock): two flag publishes that overlap
+// can expose a mix of both. Writes are retried while the connection is
+// down; each is idempotent. A publish that fails midway leaves ready
+// missing, and readers keep their last snapshot until a publish completes.
+//
+// Input errors (*client.InputError) are returned before anything is
+// written.
+func Set(ctx context.Context, c *client.Client, path string, values Values, opts ...Option) (int64, error) {
+	return publish(ctx, c, path, values, false, opts)
+}
+
+// Publish replaces the configuration at path with values: keys not in
+// values are deleted. Otherwise it is Set.
+func Publish(ctx context.Context, c *client.Client, path string, values Values, opts ...Option) (int64, error) {
+	return publish(ctx, c, path, values, true, opts)
+}
+
+// publisher is one publish in progress.
+type publisher struct {
+	c       *client.Client
+	path    string
+	ready   string
+	values  Values
+	keys    []string // of values, sorted
+	replace bool
+	cfg     config
+}
+
+func publish(ctx context.Context, c *client.Client, path string, values Values, replace bool, opts []Option) (int64, error) {
+	op := "config set"
+	if replace {
+		op = "config publish"
+	}
+	if err := checkPath(op, path); err != nil {
+		return 0, err
+	}
+	p := &publisher{c: c, path: path, ready: client.JoinPath(path, readyName), values: values, replace: replace,
+		cfg: config{log: slog.New(slog.DiscardHandler)}}
+	for _, o := range opts {
+		o(&p.cfg)
+	}
+	for k, v := range values {
+		if err := checkKey(op, path, k); err != nil {
+			return 0, err
+		}
+		if max := client.MaxData(client.JoinPath(path, k)); len(v) > max {
+			return 0, &client.InputError{Op: op, Path: path, Reason: fmt.Sprintf("key %q: value is %d bytes, over the %d-byte limit of a request", k, len(v), max)}
+		}
+		p.keys = append(p.keys, k)
+	}
+	slices.Sort(p.keys)
+	var zxid int64
+	var err error
+	if p.cfg.atomic {
+		zxid, err = p.atomic(ctx, op)
+	} else {
+		zxid, err = p.flagged(ctx)
+	}
+	if err != nil {
+		var ie *client.InputError
+		if !errors.As(err, &ie) {
+			err = fmt.Errorf("zkit: %s %s: %w", op, path, err)
+		}
+		return 0, err
+	}
+	p.cfg.log.Debug("zkit: configuration published", "path", path, "zxid", zxid, "atomic", p.cfg.atomic)
+	return zxid, nil
+}
+
+// flagged publishes with the ready flag.
+func (p *publisher) flagged(ctx context.Context) (int64, error) {
+	stored, _, err := p.list(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if err := p.retry(ctx, func() error { return ignore(p.c.Delete(ctx, p.ready, -1), client.ErrNoNode) }); err != nil {
+		return 0, err
+	}
+	for _, k := range p.keys {
+		if err := p.write(ctx, k, p.values[k], stored[k]); err != nil {
+			return 0, err
+		}
+	}
+	if p.replace {
+		for _, k := range sortedKeys(stored) {
+			if _, keep := p.values[k]; !keep {
+				if err := p.write(ctx, k, nil, true); err != nil {
+					return 0, err
+				}
+			}
+		}
+	}
+	return p.raise(ctx)
+}
+
+// write stores one key (nil: deletes it). exists is what the listing
+// said; if it is out of date the other operation is used.
+func (p *publisher) write(ctx context.Context, key string, value []byte, exists bool) error {
+	node := client.JoinPath(p.path, key)
+	return p.retry(ctx, func() error {
+		if value == nil {
+			return ignore(p.c.Delete(ctx, node, -1), client.ErrNoNode)
+		}
+		if exists {
+			_, err := p.c.Set(ctx, node, value, -1)
+			if !errors.Is(err, client.ErrNoNode) {
+				return err
+			}
+			exists = false
+		}
+		_, err := p.c.Create(ctx, node, value, client.Persistent, p.createOptions()...)
+		if errors.Is(err, client.ErrNodeExists) {
+			exists = true
+			_, err = p.c.Set(ctx, node, value, -1)
+		}
+		return err
+	})
+}
+
+// raise creates ready, and returns its zxid: the publish is complete.
+func (p *publisher) raise(ctx context.Context) (int64, error) {
+	var zxid int64
+	err := p.retry(ctx, func() error {
+		res, err := p.c.Multi(ctx, client.CreateOp(p.ready, nil, client.Persistent, p.cfg.acl...), client.SetOp(p.ready, nil, 0))
+		if errors.Is(err, client.ErrNodeExists) {
+			// Created by this publish, if a reply was lost.
+			var st *client.Stat
+			if _, st, err = p.c.Exists(ctx, p.ready); st != nil {
+				zxid = st.Mzxid
+			}
+			return err
+		}
+		if err == nil {
+			zxid = res[1].Stat.Mzxid
+		}
+		return err
+	})
+	return zxid, err
+}
+
+// atomic publishes in one multi: the keys' writes, and a write to ready
+// (creating it if needed) that tells readers a publish happened.
+func (p *publisher) atomic(ctx context.Context, op string) (int64, error) {
+	var b recipes.Backoff
+	for {
+		stored, hasReady, err := p.list(ctx)
+		if err != nil {
+			return 0, err
+		}
+		ops := p.ops(stored, hasReady)
+		size := 0
+		for _, o := range ops {
+			size += len(o.Path()) + 64
+		}
+		for _, v := range p.values {
+			size += len(v)
+		}
+		if size > client.DefaultMaxBuffer-1024 {
+			return 0, &client.InputError{Op: op, Path: p.path, Reason: fmt.Sprintf(
+				"an atomic publish of about %d bytes exceeds the server's request limit: publish without Atomic", size)}
+		}
+		res, err := p.c.Multi(ctx, ops...)
+		var me *client.MultiError
+		switch {
+		case err == nil:
+			return res[len(res)-1].Stat.Mzxid, nil
+		case errors.As(err, &me) && (errors.Is(err, client.ErrNoNode) || errors.Is(err, client.ErrNodeExists)):
+			// The keys changed since the listing (another publisher): list
+			// and build the transaction again.
+		case client.IsRetryable(err), client.IsOutcomeUnknown(err) && ctx.Err() == nil:
+			// Publishing again is harmless: it writes the same values.
+		default:
+			return 0, err
+		}
+		if err := b.Wait(ctx); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// ops is the multi of an atomic publish, given the stored keys.
+func (p *publisher) ops(stored map[string]bool, hasReady bool) []client.Op {
+	var ops []client.Op
+	for _, k := range p.keys {
+		node, v := client.JoinPath(p.path, k), p.values[k]
+		switch {
+		case v == nil && stored[k]:
+			ops = append(ops, client.DeleteOp(node, -1))
+		case v == nil:
+		case stored[k]:
+			ops = append(ops, client.SetOp(node, v, -1))
+		default:
+			ops = append(ops, client.CreateOp(node, v, client.Persistent, p.cfg.acl...))
+		}
+	}
+	if p.replace {
+		for _, k := range sortedKeys(stored) {
+			if _, keep := p.values[k]; !keep {
+				ops = append(ops, client.DeleteOp(client.JoinPath(p.path, k), -1))
+			}
+		}
+	}
+	if hasReady {
+		return append(ops, client.SetOp(p.ready, nil, -1))
+	}
+	return append(ops, client.CreateOp(p.ready, nil, client.Persistent, p.cfg.acl...), client.SetOp(p.ready, nil, 0))
+}
+
+// list returns the stored keys and whether ready exists, creating the
+// configuration node (and its ancestors) when it is missing.
+func (p *publisher) list(ctx context.Context) (map[string]bool, bool, error) {
+	var children []string
+	err := p.retry(ctx, func() (err error) {
+		children, _, err = p.c.Children(ctx, p.path)
+		if errors.Is(err, client.ErrNoNode) {
+			parent, _ := client.SplitPath(p.path)
+			if err = p.c.EnsurePath(ctx, parent); err == nil {
+				_, err = p.c.Create(ctx, p.path, nil, client.Persistent, p.createOptions()...)
+				err = ignore(err, client.ErrNodeExists)
+			}
+		}
+		return err
+	})
+	stored := make(map[string]bool, len(children))
+	hasReady := false
+	for _, ch := range children {
+		if ch == readyName {
+			hasReady = true
+		} else {
+			stored[ch] = true
+		}
+	}
+	return stored, hasReady, err
+}
+
+// retry runs op until it succeeds or fails for good. Connection loss and
+// lost replies are retried: every write of a publish is idempotent.
+func (p *publisher) retry(ctx context.Context, op func() error) error {
+	var b recipes.Backoff
+	for {
+		err := op()
+		if err == nil || !client.IsRetryable(err) && !(client.IsOutcomeUnknown(err) && ctx.Err() == nil) {
+			return err
+		}
+		if err := b.Wait(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+func (p *publisher) createOptions() []client.CreateOption {
+	if len(p.cfg.acl) == 0 {
+		return nil
+	}
+	return []client.CreateOption{client.WithACL(p.cfg.acl...)}
+}
+
+// ignore turns the given error (errors.Is) into nil.
+func ignore(err, target error) error {
+	if errors.Is(err, target) {
+		return nil
+	}
+	return err
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,240 @@
+package configwatch_test
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/configwatch"
+	"github.com/zkit-dev/zkit/internal/recipetest"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+type service struct {
+	Workers int    `json:"workers"`
+	DB      string `json:"db"`
+	Debug   bool   `json:"debug,omitempty"`
+}
+
+// Set changes the keys it names (nil deletes), Publish replaces them all;
+// both modes store the same layout.
+func TestSetAndPublish(t *testing.T) {
+	for _, mode := range []string{"flag", "atomic"} {
+		t.Run(mode, func(t *testing.T) {
+			zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+				ctx := recipetest.Context(t)
+				c := b.Connect(t)
+				path := zktest.UniquePath(t) + "/a/config"
+				var opts []configwatch.Option
+				if mode == "atomic" {
+					opts = append(opts, configwatch.Atomic())
+				}
+				vals, err := configwatch.Encode(service{Workers: 4, DB: "primary", Debug: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				z1, err := configwatch.Publish(ctx, c, path, vals, opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := recipetest.Children(t, c, path); !slices.Equal(sorted(got), []string{"db", "debug", "ready", "workers"}) {
+					t.Fatalf("layout: %v", got)
+				}
+				z2, err := configwatch.Set(ctx, c, path, configwatch.Values{"workers": []byte("8"), "debug": nil}, opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if z2 <= z1 {
+					t.Fatalf("second publish zxid %d not above the first's %d", z2, z1)
+				}
+				s, err := configwatch.Get[service](ctx, c, path, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := (service{Workers: 8, DB: "primary"}); s.Value != want || s.Zxid != z2 {
+					t.Fatalf("after Set: %+v at %d, want %+v at %d", s.Value, s.Zxid, want, z2)
+				}
+				if _, err := configwatch.Publish(ctx, c, path, configwatch.Values{"db": []byte(`"replica"`)}, opts...); err != nil {
+					t.Fatal(err)
+				}
+				raw, err := configwatch.Get(ctx, c, path, configwatch.Raw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(raw.Value) != 1 || !bytes.Equal(raw.Value["db"], []byte(`"replica"`)) {
+					t.Fatalf("after Publish: %q", raw.Value)
+				}
+			})
+		})
+	}
+}
+
+func sorted(s []string) []string { slices.Sort(s); return s }
+
+// A value that is not JSON (written by a publisher that does not encode)
+// reads as a string; one that does not fit the caller's type is a decode
+// error, delivered without ending the watch.
+func TestDecoding(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		path := zktest.UniquePath(t) + "/config"
+		if _, err := configwatch.Publish(ctx, c, path, configwatch.Values{"db": []byte("primary host"), "workers": []byte("2")}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := configwatch.Get[service](ctx, c, path, nil)
+		if err != nil || s.Value != (service{Workers: 2, DB: "primary host"}) {
+			t.Fatalf("Get = %+v, %v", s.Value, err)
+		}
+		doc, err := configwatch.Document(configwatch.Values{"db": []byte("primary host"), "workers": []byte("2")})
+		if err != nil || string(doc) != `{"db":"primary host","workers":2}` {
+			t.Fatalf("Document = %s, %v", doc, err)
+		}
+
+		feed := configwatch.Watch[service](ctx, c, path, nil)
+		if s := <-feed.Values(); s.Err != nil {
+			t.Fatal(s.Err)
+		}
+		if _, err := configwatch.Set(ctx, c, path, configwatch.Values{"workers": []byte(`"many"`)}); err != nil {
+			t.Fatal(err)
+		}
+		if s := <-feed.Values(); s.Err == nil {
+			t.Fatalf("a string for an int decoded: %+v", s.Value)
+		}
+		if _, err := configwatch.Get[service](ctx, c, path, nil); err == nil {
+			t.Fatal("Get decoded a string for an int")
+		}
+		if _, err := configwatch.Set(ctx, c, path, configwatch.Values{"workers": []byte("3")}); err != nil {
+			t.Fatal(err)
+		}
+		if s := <-feed.Values(); s.Err != nil || s.Value.Workers != 3 {
+			t.Fatalf("after the repair: %+v, %v", s.Value, s.Err)
+		}
+	})
+}
+
+// Bad input is refused before anything is written.
+func TestBadInput(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		base := zktest.UniquePath(t)
+		path := base + "/config"
+		bad := map[string]configwatch.Values{
+			"ready key":    {"ready": []byte("1")},
+			"slash":        {"a/b": []byte("1")},
+			"empty key":    {"": []byte("1")},
+			"dot":          {"..": []byte("1")},
+			"control char": {"a\x01": []byte("1")},
+			"too large":    {"big": make([]byte, client.DefaultMaxBuffer)},
+		}
+		for name, vals := range bad {
+			for _, opts := range [][]configwatch.Option{nil, {configwatch.Atomic()}} {
+				if _, err := configwatch.Set(ctx, c, path, vals, opts...); !isInputError(err) {
+					t.Errorf("%s: Set = %v, want an *client.InputError", name, err)
+				}
+			}
+		}
+		// Each value fits a request, but not all of them one transaction.
+		big := configwatch.Values{}
+		for _, k := range []string{"a", "b", "c"} {
+			big[k] = bytes.Repeat([]byte("x"), client.DefaultMaxBuffer/2)
+		}
+		if _, err := configwatch.Set(ctx, c, path, big, configwatch.Atomic()); !isInputError(err) || !strings.Contains(err.Error(), "without Atomic") {
+			t.Errorf("oversized atomic publish: %v, want an *client.InputError", err)
+		}
+		for _, p := range []string{"", "relative", "/", base + "//x", base + "/x/"} {
+			if _, err := configwatch.Set(ctx, c, p, configwatch.Values{"a": []byte("1")}); !isInputError(err) {
+				t.Errorf("Set(%q) = %v, want an *client.InputError", p, err)
+			}
+			if _, err := configwatch.Get[service](ctx, c, p, nil); !isInputError(err) {
+				t.Errorf("Get(%q) = %v, want an *client.InputError", p, err)
+			}
+			feed := configwatch.Watch[service](ctx, c, p, nil)
+			for range feed.Values() {
+				t.Errorf("Watch(%q) delivered a snapshot", p)
+			}
+			if !isInputError(feed.Err()) {
+				t.Errorf("Watch(%q) ended with %v, want an *client.InputError", p, feed.Err())
+			}
+		}
+		if _, err := configwatch.Encode([]int{1}); err == nil {
+			t.Error("Encode of a JSON array succeeded")
+		}
+		// Only the oversized atomic publish's listing created the
+		// configuration node; no key, no ready.
+		if got := recipetest.Children(t, c, path); len(got) != 0 {
+			t.Fatalf("bad input left %v", got)
+		}
+		if !c.Session().Alive() {
+			t.Fatal("bad input cost the session")
+		}
+	})
+}
+
+func isInputError(err error) bool {
+	var ie *client.InputError
+	return errors.As(err, &ie) && errors.Is(err, client.ErrInvalidInput)
+}
+
+// A publish whose reply is lost is completed, not doubled or abandoned.
+func TestLostReply(t *testing.T) {
+	for _, mode := range []string{"flag", "atomic"} {
+		t.Run(mode, func(t *testing.T) {
+			zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+				ctx := recipetest.Context(t)
+				admin := b.Connect(t)
+				path := zktest.UniquePath(t) + "/config"
+				if err := admin.EnsurePath(ctx, path); err != nil {
+					t.Fatal(err)
+				}
+				var opts []configwatch.Option
+				if mode == "atomic" {
+					opts = append(opts, configwatch.Atomic())
+				}
+				c := b.Connect(t, b.CutNextCreate(t, path)...)
+				if _, err := configwatch.Set(ctx, c, path, gen(3), opts...); err != nil {
+					t.Fatal(err)
+				}
+				s, err := configwatch.Get[generation](ctx, admin, path, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g, err := uniform(s.Value); err != nil || g != 3 {
+					t.Fatalf("after a lost reply: %v (%v)", s.Value, err)
+				}
+			})
+		})
+	}
+}
+
+// The nodes a publish creates get the caller's ACL.
+func TestACL(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t, client.WithDigestAuth("zkit", "secret"))
+		acl := client.DigestACL(client.PermAll, "zkit", "secret")
+		for _, mode := range []string{"flag", "atomic"} {
+			path := zktest.UniquePath(t) + "/config"
+			opts := []configwatch.Option{configwatch.WithACL(acl...)}
+			if mode == "atomic" {
+				opts = append(opts, configwatch.Atomic())
+			}
+			if _, err := configwatch.Set(ctx, c, path, configwatch.Values{"k": []byte("1")}, opts...); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []string{path, path + "/k", path + "/ready"} {
+				got, _, err := c.GetACL(ctx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != 1 || got[0].Scheme != "digest" {
+					t.Errorf("%s: %s has ACL %v", mode, p, got)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,224 @@
+package configwatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// ErrNoConfig is returned by Get when the configuration node does not
+// exist.
+var ErrNoConfig = errors.New("zkit: no configuration")
+
+// Snapshot is one complete configuration.
+type Snapshot[T any] struct {
+	Value T
+	// Zxid is the transaction id of the publish the snapshot reflects (the
+	// ready node's mzxid): every reader of that publish sees the same one,
+	// and a later publish has a higher one.
+	Zxid int64
+	// Err is the Decoder's error for a configuration it could not decode;
+	// Value is then the zero T. Watch delivers such a snapshot instead of
+	// stopping, so that the next publish can repair it.
+	Err error
+}
+
+// Get reads the current configuration at path, decoded with decode (nil:
+// JSON). While a publish is in progress (ready is missing) it waits for
+// that publish to complete, until ctx ends. It returns ErrNoConfig when
+// the configuration node does not exist, and the decoder's error as is.
+func Get[T any](ctx context.Context, c *client.Client, path string, decode Decoder[T]) (Snapshot[T], error) {
+	if err := checkPath("config get", path); err != nil {
+		return Snapshot[T]{}, err
+	}
+	if decode == nil {
+		decode = JSON[T]
+	}
+	var b recipes.Backoff
+	for {
+		vals, zxid, _, err := read(ctx, c, path, false)
+		if err == nil && vals != nil {
+			v, err := decode(vals)
+			if err != nil {
+				err = fmt.Errorf("zkit: config %s: %w", path, err)
+			}
+			return Snapshot[T]{Value: v, Zxid: zxid, Err: err}, err
+		}
+		if err == nil {
+			err = awaitPublish(ctx, c, path)
+		}
+		switch {
+		case err == nil:
+			b.Reset()
+		case !transient(err):
+			return Snapshot[T]{}, fmt.Errorf("zkit: config %s: %w", path, err)
+		case b.Wait(ctx) != nil:
+			return Snapshot[T]{}, fmt.Errorf("zkit: config %s: %w", path, ctx.Err())
+		}
+	}
+}
+
+// awaitPublish waits until ready exists (a publish completed), or returns
+// ErrNoConfig when the configuration node does not exist.
+func awaitPublish(ctx context.Context, c *client.Client, path string) error {
+	ok, _, ready, err := c.ExistsW(ctx, client.JoinPath(path, readyName))
+	if err != nil || ok {
+		return err
+	}
+	if ok, _, err := c.Exists(ctx, path); err != nil || !ok {
+		if err == nil {
+			err = ErrNoConfig
+		}
+		return err
+	}
+	return waitReady(ctx, ready)
+}
+
+// Watch follows the configuration at path and delivers each complete
+// snapshot, decoded with decode (nil: JSON), on the feed's Values channel
+// until ctx ends. Snapshots are never mixed: a publish in progress is not
+// seen until it completes. The feed is level-triggered (recipes.Follow):
+// it reads again after every reconnect and new session, and a slow
+// receiver skips snapshots but always ends up with the current one. A
+// snapshot that does not decode is delivered with Err set.
+//
+// The feed stops (Values closes, Err says why) when ctx ends, when the
+// client is closed, or on an error retrying cannot cure (an invalid path,
+// no permission to read).
+func Watch[T any](ctx context.Context, c *client.Client, path string, decode Decoder[T]) *recipes.Feed[Snapshot[T]] {
+	if decode == nil {
+		decode = JSON[T]
+	}
+	next := func(ctx context.Context) (Snapshot[T], <-chan client.WatchEvent, error) {
+		if err := checkPath("config watch", path); err != nil {
+			return Snapshot[T]{}, nil, err
+		}
+		for {
+			vals, zxid, ready, err := read(ctx, c, path, true)
+			if err != nil {
+				return Snapshot[T]{}, nil, err
+			}
+			if vals != nil {
+				v, err := decode(vals)
+				return Snapshot[T]{Value: v, Zxid: zxid, Err: err}, ready, nil
+			}
+			// Not ready: there is nothing complete to deliver yet.
+			if err := waitReady(ctx, ready); err != nil {
+				return Snapshot[T]{}, nil, err
+			}
+		}
+	}
+	return recipes.Follow(ctx, c, next, func(a, b Snapshot[T]) bool { return a.Zxid == b.Zxid })
+}
+
+// read reads one complete snapshot of the configuration at path: its
+// values (nil while ready is missing), the zxid it reflects, and with
+// watch set a watch on ready that fires at the next publish (or at
+// ready's creation).
+//
+// ready is checked before and after the keys are read; if it was deleted
+// and created again (a new czxid) or set (a new version) in between, a
+// publish overlapped the read, and it starts over. See the package
+// documentation for why an unchanged ready proves the keys consistent.
+func read(ctx context.Context, c *client.Client, path string, watch bool) (Values, int64, <-chan client.WatchEvent, error) {
+	readyPath := client.JoinPath(path, readyName)
+	for {
+		var (
+			ok     bool
+			before *client.Stat
+			ready  <-chan client.WatchEvent
+			err    error
+		)
+		if watch {
+			ok, before, ready, err = c.ExistsW(ctx, readyPath)
+		} else {
+			ok, before, err = c.Exists(ctx, readyPath)
+		}
+		if err != nil || !ok {
+			return nil, 0, ready, err
+		}
+		children, _, err := c.Children(ctx, path)
+		if errors.Is(err, client.ErrNoNode) {
+			continue // deleted with ready: look again
+		}
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		vals, err := getAll(ctx, c, path, children)
+		if errors.Is(err, client.ErrNoNode) {
+			continue // a key went: a publish overlapped
+		}
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		ok, after, err := c.Exists(ctx, readyPath)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		if ok && after.Czxid == before.Czxid && after.Version == before.Version {
+			return vals, before.Mzxid, ready, nil
+		}
+	}
+}
+
+// maxReads bounds the reads of one snapshot in flight at once.
+const maxReads = 32
+
+// getAll reads every key among children (all but ready), in parallel:
+// one round trip for a small configuration.
+func getAll(ctx context.Context, c *client.Client, path string, children []string) (Values, error) {
+	var (
+		mu    sync.Mutex
+		vals  = make(Values, len(children))
+		first error
+		wg    sync.WaitGroup
+		slots = make(chan struct{}, maxReads)
+	)
+	for _, key := range children {
+		if key == readyName {
+			continue
+		}
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			data, _, err := c.Get(ctx, client.JoinPath(path, key))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && first == nil {
+				first = err
+			}
+			if data == nil {
+				data = []byte{}
+			}
+			vals[key] = data
+		}()
+	}
+	wg.Wait()
+	return vals, first
+}
+
+// waitReady waits for the watch on ready to fire. A watch dropped with the
+// session is a transient error: the caller reads again under the next.
+func waitReady(ctx context.Context, ready <-chan client.WatchEvent) error {
+	select {
+	case ev := <-ready:
+		if ev.Type == client.EventNotWatching {
+			return ev.Err
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// transient reports whether a read error goes away by itself: the
+// connection or the session is being replaced.
+func transient(err error) bool {
+	return client.IsRetryable(err) || client.IsSessionLost(err) && !errors.Is(err, client.ErrClosed)
+}

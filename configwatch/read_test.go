@@ -1,0 +1,274 @@
+package configwatch_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/configwatch"
+	"github.com/zkit-dev/zkit/internal/recipetest"
+	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// generation is a configuration whose keys a publisher always sets to the
+// same number: a snapshot with two different numbers is a mixed one.
+type generation map[string]int
+
+const keysPerGeneration = 3
+
+func gen(g int) configwatch.Values {
+	v := configwatch.Values{}
+	for k := range keysPerGeneration {
+		v[fmt.Sprintf("k%d", k)] = fmt.Appendf(nil, "%d", g)
+	}
+	return v
+}
+
+// uniform returns the generation of a snapshot, or an error if it mixes two.
+func uniform(s generation) (int, error) {
+	if len(s) != keysPerGeneration {
+		return 0, fmt.Errorf("snapshot with %d keys, want %d: %v", len(s), keysPerGeneration, s)
+	}
+	g := -1
+	for _, v := range s {
+		if g >= 0 && v != g {
+			return 0, fmt.Errorf("mixed generations: %v", s)
+		}
+		g = v
+	}
+	return g, nil
+}
+
+// A reader racing 1000 publishes never observes a mixed generation, with
+// the ready flag or atomic publishes, through Watch or through Get; the
+// watch ends on the last one.
+func TestNoMixedGenerations(t *testing.T) {
+	for _, mode := range []string{"flag", "atomic"} {
+		t.Run(mode, func(t *testing.T) {
+			zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+				const publishes = 1000
+				ctx := recipetest.Context(t)
+				pub, watcher, getter := b.Connect(t), b.Connect(t), b.Connect(t)
+				path := zktest.UniquePath(t) + "/config"
+				var opts []configwatch.Option
+				if mode == "atomic" {
+					opts = append(opts, configwatch.Atomic())
+				}
+				if _, err := configwatch.Publish(ctx, pub, path, gen(0), opts...); err != nil {
+					t.Fatal(err)
+				}
+				wctx, stopWatch := context.WithCancel(ctx)
+				defer stopWatch()
+				feed := configwatch.Watch[generation](wctx, watcher, path, nil)
+
+				var wg sync.WaitGroup
+				var last int64
+				wg.Add(1)
+				go func() { // the publisher
+					defer wg.Done()
+					for g := 1; g <= publishes; g++ {
+						zxid, err := configwatch.Set(ctx, pub, path, gen(g), opts...)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						last = zxid
+					}
+				}()
+				gets := 0
+				getsDone := make(chan struct{})
+				go func() { // a reader that polls with Get
+					defer close(getsDone)
+					for g := 0; g < publishes; {
+						s, err := configwatch.Get[generation](ctx, getter, path, nil)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if g, err = uniform(s.Value); err != nil {
+							t.Error("Get:", err)
+							return
+						}
+						gets++
+					}
+				}()
+				// A naive reader (no ready check) shows that the race is real.
+				naiveReads, naiveMixed := 0, 0
+				naiveDone := make(chan struct{})
+				go func() {
+					defer close(naiveDone)
+					if mode != "flag" {
+						return
+					}
+					naive := b.Connect(t)
+					for g := 0; g < publishes && ctx.Err() == nil; naiveReads++ {
+						s := generation{}
+						for k := range keysPerGeneration {
+							data, _, err := naive.Get(ctx, fmt.Sprintf("%s/k%d", path, k))
+							if err != nil {
+								t.Error(err)
+								return
+							}
+							fmt.Sscan(string(data), &g)
+							s[fmt.Sprintf("k%d", k)] = g
+						}
+						if _, err := uniform(s); err != nil {
+							naiveMixed++
+						}
+					}
+				}()
+				var prev int64
+				seen := 0
+				for s := range feed.Values() {
+					if s.Err != nil {
+						t.Fatalf("snapshot did not decode: %v", s.Err)
+					}
+					g, err := uniform(s.Value)
+					if err != nil {
+						t.Fatal("Watch:", err)
+					}
+					if s.Zxid <= prev {
+						t.Fatalf("snapshot zxid %d after %d", s.Zxid, prev)
+					}
+					prev = s.Zxid
+					seen++
+					if g == publishes {
+						break
+					}
+				}
+				wg.Wait()
+				<-getsDone
+				<-naiveDone
+				if prev != last {
+					t.Fatalf("last snapshot has zxid %d, the last publish %d", prev, last)
+				}
+				t.Logf("%s: %d snapshots watched, %d read with Get, of %d publishes; a naive reader saw %d mixed snapshots in %d reads",
+					mode, seen, gets, publishes, naiveMixed, naiveReads)
+				if mode == "flag" && naiveReads >= 100 && naiveMixed == 0 {
+					t.Fatal("the naive reader never saw a publish in progress: the test does not race")
+				}
+			})
+		})
+	}
+}
+
+// After a partition, and across a session expiry, the watch ends on the
+// configuration published meanwhile, and does not send a snapshot twice.
+func TestWatchLevelTriggered(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		pub := b.Connect(t)
+		opts, cut, heal := b.Blackhole(t)
+		c := b.Connect(t, opts...)
+		path := zktest.UniquePath(t) + "/config"
+		if _, err := configwatch.Publish(ctx, pub, path, gen(1)); err != nil {
+			t.Fatal(err)
+		}
+		feed := configwatch.Watch[generation](ctx, c, path, nil)
+		until(t, feed, 1)
+		cut()
+		for g := 2; g <= 5; g++ {
+			if _, err := configwatch.Set(ctx, pub, path, gen(g)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		heal()
+		until(t, feed, 5)
+		none(t, feed, "after the partition healed")
+
+		sess := c.Session()
+		b.ExpireSession(t, sess)
+		recipetest.Within(t, sess.Done(), "the watcher's session loss")
+		zxid, err := configwatch.Set(ctx, pub, path, gen(6), configwatch.Atomic())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := until(t, feed, 6); s.Zxid != zxid {
+			t.Fatalf("snapshot zxid %d, publish zxid %d", s.Zxid, zxid)
+		}
+		none(t, feed, "after the new session")
+	})
+}
+
+// until receives snapshots until one of generation g.
+func until(t *testing.T, feed *recipes.Feed[configwatch.Snapshot[generation]], g int) configwatch.Snapshot[generation] {
+	t.Helper()
+	deadline := time.After(zktest.Scale(30 * time.Second))
+	for {
+		select {
+		case s, ok := <-feed.Values():
+			if !ok {
+				t.Fatalf("feed ended: %v", feed.Err())
+			}
+			got, err := uniform(s.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got == g {
+				return s
+			}
+		case <-deadline:
+			t.Fatalf("no snapshot of generation %d", g)
+		}
+	}
+}
+
+func none(t *testing.T, feed *recipes.Feed[configwatch.Snapshot[generation]], when string) {
+	t.Helper()
+	select {
+	case s := <-feed.Values():
+		t.Fatalf("a snapshot %s: %v", when, s.Value)
+	case <-time.After(zktest.Scale(300 * time.Millisecond)):
+	}
+}
+
+// Get waits while a publish is in progress, and says when there is no
+// configuration at all.
+func TestGet(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		path := zktest.UniquePath(t) + "/config"
+		if _, err := configwatch.Get[generation](ctx, c, path, nil); !errors.Is(err, configwatch.ErrNoConfig) {
+			t.Fatalf("Get of a missing configuration: %v, want ErrNoConfig", err)
+		}
+		// A publish in progress: keys written, ready not yet created.
+		if err := c.EnsurePath(ctx, path); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range gen(7) {
+			if _, err := c.Create(ctx, path+"/"+k, v, client.Persistent); err != nil {
+				t.Fatal(err)
+			}
+		}
+		done := make(chan configwatch.Snapshot[generation], 1)
+		go func() {
+			s, err := configwatch.Get[generation](ctx, b.Connect(t), path, nil)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- s
+		}()
+		select {
+		case s := <-done:
+			t.Fatalf("Get returned during a publish: %v", s.Value)
+		case <-time.After(zktest.Scale(200 * time.Millisecond)):
+		}
+		if _, err := c.Create(ctx, path+"/ready", nil, client.Persistent); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case s := <-done:
+			if g, err := uniform(s.Value); err != nil || g != 7 {
+				t.Fatalf("Get returned %v (%v)", s.Value, err)
+			}
+		case <-time.After(zktest.Scale(20 * time.Second)):
+			t.Fatal("Get did not return once ready was created")
+		}
+	})
+}

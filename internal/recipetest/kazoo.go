@@ -1,0 +1,42 @@
+package recipetest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// RunKazoo runs script with /usr/bin/python3 (where Debian's python3-kazoo
+// lives) and returns what it printed. The script finds the connect string
+// in the environment variable ZK. It skips the test when kazoo is missing,
+// unless ZKIT_REQUIRE_ZOOKEEPER is set, and fails it when the script
+// fails.
+func RunKazoo(t *testing.T, servers []string, script string) string {
+	t.Helper()
+	const python = "/usr/bin/python3"
+	if err := exec.Command(python, "-c", "import kazoo").Run(); err != nil {
+		switch strings.ToLower(os.Getenv(zktest.RequireZooKeeperEnv)) {
+		case "1", "true", "yes":
+			t.Fatalf("kazoo interop: %s cannot import kazoo (%v); apt-get install python3-kazoo", python, err)
+		}
+		t.Skipf("skipping kazoo interop: %s cannot import kazoo: %v", python, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(60*time.Second))
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "-c", script)
+	cmd.Env = append(os.Environ(), "ZK="+strings.Join(servers, ","))
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("kazoo script: %v\n%s%s", err, out, stderr)
+	}
+	return string(out)
+}
