@@ -192,14 +192,11 @@ func (d *Double) join(ctx context.Context) error {
 		case !client.IsRetryable(err):
 			return d.wrap(err)
 		}
-		if !d.sess.Alive() {
-			return lost(d.dir, d.sess)
-		}
-		if err := b.Wait(ctx); err != nil {
-			if maybeApplied {
+		if err := d.pause(ctx, &b); err != nil {
+			if maybeApplied && d.sess.Alive() {
 				d.abandon(ctx)
 			}
-			return d.wrap(err)
+			return err
 		}
 	}
 }
@@ -270,11 +267,8 @@ func (d *Double) open(ctx context.Context, members []string, version int32) (boo
 		default:
 			return false, d.wrap(err)
 		}
-		if !d.sess.Alive() {
-			return false, lost(d.dir, d.sess)
-		}
-		if err := b.Wait(ctx); err != nil {
-			return false, d.wrap(err)
+		if err := d.pause(ctx, &b); err != nil {
+			return false, err
 		}
 	}
 }
@@ -337,13 +331,24 @@ func (d *Double) retry(ctx context.Context, op func() error) error {
 			return lost(d.dir, d.sess)
 		case !client.IsRetryable(err):
 			return d.wrap(err)
-		case !d.sess.Alive():
-			return lost(d.dir, d.sess)
 		}
-		if err := b.Wait(ctx); err != nil {
-			return d.wrap(err)
+		if err := d.pause(ctx, &b); err != nil {
+			return err
 		}
 	}
+}
+
+// pause waits before the next attempt of a request that failed while the
+// connection was down (or whose reply was lost), while ctx and the
+// member's session last.
+func (d *Double) pause(ctx context.Context, b *recipes.Backoff) error {
+	if !d.sess.Alive() {
+		return lost(d.dir, d.sess)
+	}
+	if err := b.Wait(ctx); err != nil {
+		return d.wrap(err)
+	}
+	return nil
 }
 
 // gone is the error for a member node that disappeared while its member

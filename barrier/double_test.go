@@ -96,7 +96,7 @@ func TestThresholds(t *testing.T) {
 			}
 			// The others have deleted their nodes, except the lowest one,
 			// which waits for the straggler.
-			waitUntil(t, "the other members started leaving", func() bool { return len(members(t, admin, path)) <= 2 })
+			recipetest.Eventually(t, "the other members started leaving", func() bool { return len(members(t, admin, path)) <= 2 })
 			quiet(t, left, fmt.Sprintf("round %d: a Leave returned while the %s member was inside", round, hold))
 			close(gates[held])
 			for range n {
@@ -145,7 +145,7 @@ func TestSlowMemberNotStranded(t *testing.T) {
 		go enterAndLeave(slow)
 		waitMembers(t, admin, path, n-1)
 		go enterAndLeave(fast[n-2].d)
-		waitUntil(t, "the slow member counted", func() bool {
+		recipetest.Eventually(t, "the slow member counted", func() bool {
 			return len(log.ints("zkit: barrier: waiting for members", "members")) > 0
 		})
 		proxy.SetLatency(0)
@@ -220,7 +220,7 @@ func TestSessionExpiryInside(t *testing.T) {
 				}
 				// The path serves the next round; the victim joins it under
 				// its client's new session.
-				waitUntil(t, "the victim's client has a new session", func() bool { return ms[victim].c.Session().Alive() })
+				recipetest.Eventually(t, "the victim's client has a new session", func() bool { return ms[victim].c.Session().Alive() })
 				ms[victim].d = barrier.NewDouble(ms[victim].c, path, n)
 				enterAll(t, ctx, ms)
 				leaveAll(t, ctx, ms)

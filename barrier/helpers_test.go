@@ -41,18 +41,7 @@ func members(t *testing.T, c *client.Client, dir string) []string {
 // waitMembers waits until dir holds exactly n member nodes.
 func waitMembers(t *testing.T, c *client.Client, dir string, n int) {
 	t.Helper()
-	waitUntil(t, "the barrier has the expected number of members", func() bool { return len(members(t, c, dir)) == n })
-}
-
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	recipetest.Eventually(t, "the barrier has the expected number of members", func() bool { return len(members(t, c, dir)) == n })
 }
 
 // quiet checks that nothing arrives on ch for a moment.

@@ -127,11 +127,8 @@ func (l *leaving) depart(ctx context.Context) error {
 		default:
 			return d.wrap(err)
 		}
-		if !d.sess.Alive() {
-			return lost(d.dir, d.sess)
-		}
-		if err := b.Wait(ctx); err != nil {
-			return d.wrap(err)
+		if err := d.pause(ctx, &b); err != nil {
+			return err
 		}
 	}
 }
@@ -267,11 +264,8 @@ func (l *leaving) release(ctx context.Context, st *client.Stat) error {
 		default:
 			return d.wrap(err)
 		}
-		if !d.sess.Alive() {
-			return lost(d.dir, d.sess)
-		}
-		if err := b.Wait(ctx); err != nil {
-			return d.wrap(err)
+		if err := d.pause(ctx, &b); err != nil {
+			return err
 		}
 	}
 }

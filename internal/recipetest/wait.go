@@ -39,9 +39,9 @@ func Children(t *testing.T, c *client.Client, dir string) []string {
 	return ch
 }
 
-// eventually waits until cond holds, polling, or fails the test at the
+// Eventually waits until cond holds, polling, or fails the test at the
 // deadline with what.
-func eventually(t *testing.T, what string, cond func() bool) {
+func Eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
 	for !cond() {
@@ -55,7 +55,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // WaitChildren waits until dir has n children.
 func WaitChildren(t *testing.T, c *client.Client, dir string, n int) {
 	t.Helper()
-	eventually(t, "the lock has the expected number of nodes", func() bool {
+	Eventually(t, "the lock has the expected number of nodes", func() bool {
 		return len(Children(t, c, dir)) == n
 	})
 }
