@@ -1,0 +1,254 @@
+package counter
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// view is the counter node as this engine last saw it: read, or written by
+// itself.
+type view struct {
+	known   bool
+	exists  bool
+	data    []byte
+	value   int64
+	bad     bool  // data does not decode
+	version int32 // the node's data version
+	czxid   int64 // which incarnation of the node; 0 when not known
+	at      time.Time
+}
+
+// apply applies calls, in order, with one conditional write, and returns
+// their results. It retries on conflicts (another writer got in first)
+// and on writes known not to have been applied; everything else ends the
+// batch with the same error for every call.
+//
+// The write is a setData with the version of the value it was computed
+// from (a create when the node is missing), so it is applied only if the
+// node is still what the calls were applied to: the paper's compare-and-
+// set. It starts from the engine's view when that is probably current (the
+// view after this engine's own last write, while other writers are quiet),
+// saving a read; a stale view costs one failed write.
+//
+// A batch that changes nothing (gets, a compareAndSet that does not match,
+// deltas that cancel out) is answered from a read made during the batch,
+// after a sync, without writing.
+func (e *engine) apply(ctx context.Context, calls []*call) []result {
+	// fresh: the view was read during this batch, after a sync or after a
+	// failed write of this session, so it is no older than the calls.
+	// failed: a write of this batch failed (reads after it are fresh).
+	fresh, failed := false, false
+	start := time.Now()
+	log := calls[0].log
+	var pause recipes.Backoff // for connection trouble
+	for {
+		if !e.view.known || e.pace.stale(e.view) {
+			if err := e.read(ctx, false, &pause); err != nil {
+				return fail(calls, err)
+			}
+			fresh = failed
+		}
+		v := e.view
+		if v.bad {
+			if !fresh {
+				if err := e.read(ctx, true, &pause); err != nil {
+					return fail(calls, err)
+				}
+				fresh = true
+				continue
+			}
+			return fail(calls, &DataError{Path: e.path, Encoding: e.enc, Len: len(v.data)})
+		}
+		cur := state{v.value, v.exists}
+		next, res := cur, make([]result, len(calls))
+		for i, cl := range calls {
+			next, res[i] = cl.apply(next, e.enc, e.path)
+		}
+		if next == cur {
+			if fresh {
+				return res
+			}
+			if err := e.read(ctx, true, &pause); err != nil {
+				return fail(calls, err)
+			}
+			fresh = true
+			continue
+		}
+
+		data := e.enc.encode(next.value)
+		err := e.write(ctx, v, data, calls[0].acl)
+		switch {
+		case err == nil:
+			return res
+		case errors.Is(err, client.ErrBadVersion), errors.Is(err, client.ErrNodeExists):
+			// Another writer got in first. Wait, then read again: our
+			// session's read after the failed write sees at least what
+			// made it fail.
+			log.Debug("zkit: counter write conflict", "path", e.path, "version", v.version)
+			e.view.known, failed = false, true
+			if err := e.pace.conflict(ctx, time.Since(start)); err != nil {
+				return fail(calls, err) // nothing of this batch was applied
+			}
+		case errors.Is(err, client.ErrNoNode) && v.exists:
+			e.view = view{known: true, at: time.Now()}
+			fresh, failed = true, true
+		case errors.Is(err, client.ErrNoNode):
+			// The parent is missing: create it, as Curator does.
+			if err := e.c.EnsurePath(ctx, parent(e.path)); err != nil {
+				return fail(calls, err)
+			}
+		case client.IsRetryable(err):
+			if err := pause.Wait(ctx); err != nil {
+				return fail(calls, err)
+			}
+		case client.IsOutcomeUnknown(err) && ctx.Err() == nil:
+			log.Warn("zkit: counter write outcome unknown; reading back", "path", e.path, "err", err)
+			ok, rerr := e.notApplied(ctx, v, data, &pause)
+			if rerr != nil || !ok {
+				e.view.known = false
+				if rerr != nil {
+					err = fmt.Errorf("%w (and reading back failed: %v)", err, rerr)
+				}
+				return unknown(calls, e.path, err)
+			}
+			fresh = true
+		case client.IsOutcomeUnknown(err):
+			e.view.known = false
+			return unknown(calls, e.path, err)
+		default:
+			return fail(calls, err)
+		}
+	}
+}
+
+// write stores data if the node is still as v says, and updates the view.
+func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.ACL) error {
+	if !v.exists {
+		var opts []client.CreateOption
+		if len(acl) > 0 {
+			opts = append(opts, client.WithACL(acl...))
+		}
+		if _, err := e.c.Create(ctx, e.path, data, client.Persistent, opts...); err != nil {
+			return err
+		}
+		e.setView(data, 0, 0)
+		e.pace.won()
+		// Learn the node's czxid (a create does not return it): without
+		// it, a later write whose reply is lost cannot be resolved.
+		var pause recipes.Backoff
+		if e.read(ctx, false, &pause) != nil {
+			e.view.known = false
+		}
+		return nil
+	}
+	st, err := e.c.Set(ctx, e.path, data, v.version)
+	if err != nil {
+		return err
+	}
+	e.setView(data, st.Version, st.Czxid)
+	e.pace.won()
+	return nil
+}
+
+func (e *engine) setView(data []byte, version int32, czxid int64) {
+	val, ok := e.enc.decode(data)
+	e.view = view{known: true, exists: true, data: data, value: val, bad: !ok, version: version, czxid: czxid, at: time.Now()}
+}
+
+// read loads the node into the view, after a sync when sync is set,
+// retrying while the connection is down.
+func (e *engine) read(ctx context.Context, sync bool, pause *recipes.Backoff) error {
+	for {
+		var err error
+		if sync {
+			err = e.c.Sync(ctx, e.path)
+			if errors.Is(err, client.ErrNoNode) {
+				err = nil // sync works on paths that do not exist too; be lenient
+			}
+		}
+		var data []byte
+		var st *client.Stat
+		if err == nil {
+			data, st, err = e.c.Get(ctx, e.path)
+		}
+		switch {
+		case err == nil:
+			e.pace.observe(e.view, st)
+			e.setView(data, st.Version, st.Czxid)
+			return nil
+		case errors.Is(err, client.ErrNoNode):
+			e.view = view{known: true, at: time.Now()}
+			return nil
+		case !client.IsRetryable(err):
+			return err
+		}
+		if err := pause.Wait(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// notApplied reads the node back after a write from view v whose reply
+// was lost, and reports whether the write is known not to have been
+// applied: then the view is the node as it is now, and the calls can be
+// applied again. A write that was not applied cannot be applied later (its
+// version or create condition no longer holds, and a request still in
+// flight on the old connection is refused once the session moved).
+//
+// Known not applied: the node is still at v's version (same incarnation);
+// or it is one version further but holds other data than ours; or, for a
+// create, it exists at version 0 with other data. Anything else (our data
+// one version on, which another writer may have written too; several
+// versions on; the node gone) is unknown.
+func (e *engine) notApplied(ctx context.Context, v view, data []byte, pause *recipes.Backoff) (bool, error) {
+	if err := e.read(ctx, true, pause); err != nil {
+		return false, err
+	}
+	now := e.view
+	if !now.exists {
+		return false, nil
+	}
+	if !v.exists {
+		return now.version == 0 && !bytes.Equal(now.data, data), nil
+	}
+	if v.czxid == 0 || now.czxid != v.czxid {
+		return false, nil
+	}
+	return now.version == v.version || (now.version == v.version+1 && !bytes.Equal(now.data, data)), nil
+}
+
+func fail(calls []*call, err error) []result {
+	res := make([]result, len(calls))
+	for i := range res {
+		res[i].err = err
+	}
+	return res
+}
+
+func unknown(calls []*call, path string, err error) []result {
+	cause := err
+	if ou, ok := err.(*client.OutcomeUnknownError); ok {
+		cause = ou.Err
+	}
+	res := make([]result, len(calls))
+	for i, cl := range calls {
+		res[i].err = cl.unknown(path, cause)
+	}
+	return res
+}
+
+// parent is the path of p's parent node.
+func parent(p string) string {
+	for i := len(p) - 1; i > 0; i-- {
+		if p[i] == '/' {
+			return p[:i]
+		}
+	}
+	return "/"
+}

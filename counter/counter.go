@@ -1,0 +1,142 @@
+package counter
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/zkit-dev/zkit/client"
+)
+
+// Counter is a 64-bit integer counter stored in the data of one znode. It is
+// safe for concurrent use; see the package documentation for how calls
+// are combined and what they guarantee.
+type Counter struct {
+	c    *client.Client
+	path string
+	cfg  config
+}
+
+// New returns the counter at path. It does no I/O; the path is checked by
+// every call.
+func New(c *client.Client, path string, opts ...Option) *Counter {
+	cfg := config{log: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return &Counter{c: c, path: path, cfg: cfg}
+}
+
+// Path is the counter's node.
+func (k *Counter) Path() string { return k.path }
+
+// Encoding is how the counter stores its value.
+func (k *Counter) Encoding() Encoding { return k.cfg.enc }
+
+// Get returns the counter's value: 0 while its node does not exist. The
+// value is read after a sync (or taken from a write made meanwhile by a
+// concurrent call of this client), so it is no older than any change that
+// completed before Get was called.
+func (k *Counter) Get(ctx context.Context) (int64, error) {
+	r := k.do(ctx, &call{kind: opGet})
+	return r.value, r.err
+}
+
+// Add adds delta to the counter and returns the value right after this
+// caller's own delta was added. Concurrent callers each get a distinct
+// result (for non-zero deltas). If the node does not exist, Add creates it
+// (and any missing parent) holding delta, as Curator's
+// DistributedAtomicLong does; two clients creating it at once both count.
+//
+// A result that would not fit the encoding is refused with an
+// *OverflowError; the counter does not wrap. Data that does not decode is
+// a *DataError. In both cases nothing is written.
+//
+// If the write's reply is lost (connection loss, or ctx ending while it is
+// in flight), Add reads the node back and retries only when it can tell
+// that the write was not applied; otherwise it returns an error matching
+// client.ErrOutcomeUnknown: the delta was added once or not at all, never
+// twice. Do not simply call Add again for such an error if double
+// counting matters.
+func (k *Counter) Add(ctx context.Context, delta int64) (int64, error) {
+	r := k.do(ctx, &call{kind: opAdd, a: delta})
+	return r.value, r.err
+}
+
+// Set stores value, creating the node (and any missing parent) if needed.
+// It fails like Add when the outcome of its write is unknown.
+func (k *Counter) Set(ctx context.Context, value int64) error {
+	if !k.cfg.enc.fits(value) {
+		return k.inputError("set", fmt.Sprintf("value %d does not fit the %s encoding", value, k.cfg.enc))
+	}
+	return k.do(ctx, &call{kind: opSet, a: value}).err
+}
+
+// CompareAndSet stores new if the counter holds old (a missing node holds
+// 0), and reports whether it did. It fails like Add when the outcome of its
+// write is unknown. A false result is decided on a value read during the
+// call.
+func (k *Counter) CompareAndSet(ctx context.Context, old, new int64) (bool, error) {
+	for _, v := range []int64{old, new} {
+		if !k.cfg.enc.fits(v) {
+			return false, k.inputError("compareAndSet", fmt.Sprintf("value %d does not fit the %s encoding", v, k.cfg.enc))
+		}
+	}
+	r := k.do(ctx, &call{kind: opCAS, a: old, b: new})
+	return r.swapped, r.err
+}
+
+func (k *Counter) do(ctx context.Context, cl *call) result {
+	op := "counter " + opNames[cl.kind]
+	if reason := client.ValidatePath(k.path, false); reason != "" {
+		return result{err: &client.InputError{Op: op, Path: k.path, Reason: reason}}
+	}
+	if !k.cfg.enc.valid() {
+		return result{err: k.inputError(opNames[cl.kind], fmt.Sprintf("unknown encoding %d", int(k.cfg.enc)))}
+	}
+	if k.cfg.aclSet && len(k.cfg.acl) == 0 {
+		return result{err: k.inputError(opNames[cl.kind], "empty ACL")}
+	}
+	if err := k.c.Context().Err(); err != nil {
+		return result{err: fmt.Errorf("zkit: %s %q: %w", op, k.path, client.ErrClosed)}
+	}
+	cl.acl, cl.log = k.cfg.acl, k.cfg.log
+	return engineFor(k.c, k.path, k.cfg.enc).do(ctx, cl)
+}
+
+func (k *Counter) inputError(op, reason string) error {
+	return &client.InputError{Op: "counter " + op, Path: k.path, Reason: reason}
+}
+
+// Option configures a Counter.
+type Option func(*config)
+
+type config struct {
+	enc    Encoding
+	acl    []client.ACL
+	aclSet bool
+	log    *slog.Logger
+}
+
+// WithEncoding sets how the value is stored (default Long, Curator's
+// DistributedAtomicLong layout). Every client of one counter must use the
+// same encoding.
+func WithEncoding(e Encoding) Option { return func(c *config) { c.enc = e } }
+
+// WithACL gives the counter node, when Add, Set or CompareAndSet creates
+// it, acl instead of the client's default ACL. Parents created on the way
+// get the client's default ACL.
+func WithACL(acl ...client.ACL) Option {
+	return func(c *config) { c.acl, c.aclSet = acl, true }
+}
+
+// WithLogger routes the counter's log lines (write conflicts at debug
+// level, outcome-unknown writes at warn level) to l. By default nothing is
+// logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.log = l
+		}
+	}
+}

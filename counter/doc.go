@@ -1,0 +1,69 @@
+// Package counter is a distributed integer counter on ZooKeeper: the
+// versioned setData loop of the ZooKeeper paper, stored the way Curator's
+// DistributedAtomicLong stores it (8 bytes, big-endian, in the data of
+// the counter's node), so that Go processes using zkit and Java processes
+// using Curator can count on the same path.
+//
+//	hits := counter.New(c, "/app/hits")
+//	n, err := hits.Add(ctx, 1) // the value right after this increment
+//
+// Every change is a conditional write: setData with the version the new
+// value was computed from (or a create, when the node does not exist yet),
+// retried when another writer got in first. Nothing is ever written that
+// was not computed from the value it replaces, so increments are neither
+// lost nor doubled, whoever else (zkit, Curator, kazoo) writes the node
+// with the same discipline.
+//
+// # Combining
+//
+// Counters of one client, path and encoding share their state, even when
+// made by separate calls to New. Calls made while a write is in flight
+// wait for it, then go together in the next write: 32 goroutines adding
+// through one client cost one write per round, not 32 contending ones.
+// Each caller still gets its own result: the value after its own delta, in
+// the order the calls were made (prefix sums). A combined write that fails
+// fails for every call in it, with the same error.
+//
+// # Contention
+//
+// A client writes from the value and version its own last write returned,
+// without reading first, as long as other writers seem quiet: one round
+// trip per increment. When a write fails because another got in first, it
+// waits a random time that adapts to the contention it meets (see pacer in
+// pace.go), reads, and tries again.
+//
+// # Unknown outcomes
+//
+// A write whose reply is lost (the connection dropped, or the caller's
+// context ended while it was in flight) may or may not have been applied.
+// The counter then syncs, reads the node back, and retries only when it
+// can tell that the write was not applied: the node is still at the
+// version it was written from, or one version further with other data than
+// ours (a create: the node exists at version 0 with other data). A write
+// that was not applied by then cannot be applied later: its version
+// condition no longer holds, and a request still in flight on the old
+// connection is refused by the server once the session has moved. In every
+// other case (our data one version further, which another writer may have
+// written too; several versions further; the node gone) every call of the
+// write gets an error matching client.ErrOutcomeUnknown: its change was
+// applied once or not at all. A caller whose context ends while its call
+// is being written gets that error too; one whose call was still queued
+// gets the context's error, and nothing was sent for it.
+//
+// # Sessions
+//
+// A counter holds nothing that belongs to a session: its node is
+// persistent. A call made while the connection is down waits (within its
+// context) for the client to reconnect; the session expiring changes
+// nothing but the rule above for writes in flight at that moment.
+//
+// # Encodings and errors
+//
+// [Long] (the default) is Curator's DistributedAtomicLong, [Int] Curator's
+// SharedCount (4 bytes), [Text] kazoo's Counter (decimal). Empty data reads
+// as 0, as they all read it. Data that does not decode is a *[DataError]
+// naming the path and the length found; a result outside the encoding's
+// range is an *[OverflowError] (the counter never wraps). Both leave the
+// node untouched. Invalid paths and values out of range for Set and
+// CompareAndSet are a *client.InputError before anything is sent.
+package counter
