@@ -1,0 +1,27 @@
+// Package rendezvous is the rendezvous of the ZooKeeper paper (§2.2): a
+// launcher that starts a master and workers does not know the master's
+// address in advance, so it creates a rendezvous node zr, the master fills
+// zr with its address, and the workers read zr, waiting while it is empty.
+//
+//	launcher: r, _ := rendezvous.Create(ctx, c, "/jobs/42/zr") // ephemeral, empty
+//	master:   rendezvous.Publish(ctx, c, "/jobs/42/zr", []byte(addr))
+//	worker:   addr, _ := rendezvous.Wait(ctx, c, "/jobs/42/zr")
+//
+// zr is ephemeral and owned by the launcher, so that master and workers see
+// it vanish when the launcher ends: [Watch] reports it, and [Wait] returns
+// [ErrGone]. The launcher's [Rendezvous] is a held value: its Done is
+// closed when zr may be gone (the session lost, the connection suspended
+// beyond the tolerance, zr deleted by someone else), and zr is not created
+// again: a new zr would be a new rendezvous, which the master has not
+// filled.
+//
+// In the common variant without a launcher, the master owns zr itself:
+// [PublishEphemeral] creates zr with the address and keeps it present,
+// creating it again under each new session (a [Publication], which works
+// like a group member: see package membership). Workers use Wait and Watch
+// the same way; a master that restarts shows up in Watch as zr vanishing
+// and coming back with a new creation zxid (Stat.Czxid) and, usually, a new
+// address.
+//
+// An empty zr means "not filled yet", so Publish refuses empty data.
+package rendezvous

@@ -1,0 +1,88 @@
+package rendezvous
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// Value is zr as a worker sees it.
+type Value struct {
+	// Exists is false when zr does not exist: not created yet, or deleted
+	// (the launcher ended, or the master that owned it is gone).
+	Exists bool
+	// Data is the master's address; empty while zr is not filled.
+	Data []byte
+	// Stat is zr's Stat, nil when it does not exist. A zr created again
+	// (a restarted master) has a new Czxid.
+	Stat *client.Stat
+}
+
+// Filled reports whether zr exists and holds data.
+func (v Value) Filled() bool { return v.Exists && len(v.Data) > 0 }
+
+// Watch follows zr at path and delivers its state whenever it changes:
+// created, filled, filled again, deleted. It is built on recipes.Follow and
+// level-triggered like it: the last value delivered is zr's current state,
+// though a change undone quickly may never be seen. When zr is deleted,
+// the worker receives a Value with Exists false; the feed goes on (zr may
+// come back: a restarted master in the PublishEphemeral variant), until
+// ctx ends or on an error retrying cannot cure (an invalid path: an
+// *client.InputError, before anything is sent).
+func Watch(ctx context.Context, c *client.Client, path string) *recipes.Feed[Value] {
+	read := func(ctx context.Context) (Value, <-chan client.WatchEvent, error) {
+		if reason := client.ValidatePath(path, false); reason != "" {
+			return Value{}, nil, &client.InputError{Op: "watch", Path: path, Reason: reason}
+		}
+		data, st, w, err := c.GetW(ctx, path)
+		if errors.Is(err, client.ErrNoNode) {
+			var ok bool
+			ok, _, w, err = c.ExistsW(ctx, path)
+			if err == nil && ok {
+				w = fired() // created meanwhile: read it
+			}
+			return Value{}, w, err
+		}
+		return Value{Exists: true, Data: data, Stat: st}, w, err
+	}
+	return recipes.Follow(ctx, c, read, sameValue)
+}
+
+func sameValue(a, b Value) bool {
+	if !a.Exists || !b.Exists {
+		return a.Exists == b.Exists
+	}
+	return a.Stat.Czxid == b.Stat.Czxid && a.Stat.Mzxid == b.Stat.Mzxid
+}
+
+func fired() <-chan client.WatchEvent {
+	ch := make(chan client.WatchEvent, 1)
+	ch <- client.WatchEvent{Type: client.EventNodeCreated}
+	return ch
+}
+
+// Wait returns zr's data once it is filled, for a worker. It waits for zr
+// to be created if it does not exist yet, and for the master to fill it
+// while it is empty. When zr is deleted after Wait saw it, Wait returns an
+// error matching ErrGone: the launcher has ended. It returns ctx's error
+// when ctx ends first, and an *client.InputError for an invalid path.
+func Wait(ctx context.Context, c *client.Client, path string) ([]byte, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	feed := Watch(ctx, c, path)
+	seen := false
+	for v := range feed.Values() {
+		switch {
+		case v.Filled():
+			return v.Data, nil
+		case v.Exists:
+			seen = true
+		case seen:
+			return nil, fmt.Errorf("zkit: wait %s: %w", path, ErrGone)
+		}
+	}
+	return nil, feed.Err()
+}
