@@ -60,7 +60,34 @@ func List(ctx context.Context, c *client.Client, path string) ([]Entry, error) {
 // *client.InputError, before anything is sent).
 func Watch(ctx context.Context, c *client.Client, path string) *recipes.Feed[[]Entry] {
 	r := &groupReader{c: c, path: path, notify: make(chan client.WatchEvent, 1), cache: map[string]*cached{}}
+	r.followConnection(ctx)
 	return recipes.Follow(ctx, c, r.read, sameGroup)
+}
+
+// followConnection counts the client's (re)connections. The reader trusts
+// its watches only within one connection: go-zookeeper re-sets them after
+// a reconnect, but concurrently with other requests, with a "last zxid
+// seen" that may already include changes the watches never reported. So
+// after each reconnect the reader reads everything again.
+func (r *groupReader) followConnection(ctx context.Context) {
+	sub := r.c.Subscribe()
+	go func() {
+		defer sub.Close()
+		for {
+			select {
+			case ev, ok := <-sub.Events():
+				if !ok {
+					return
+				}
+				if ev.State == client.StateConnected || ev.State == client.StateReconnected {
+					r.epoch.Add(1)
+					r.signal(client.WatchEvent{})
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 }
 
 // groupReader reads a group for Follow, keeping what it read: after an
@@ -72,7 +99,9 @@ type groupReader struct {
 	path   string
 	notify chan client.WatchEvent // every watch set by the reader fires here
 
-	listed atomic.Bool // the children watch is set and has not fired
+	epoch  atomic.Int64 // connections so far
+	listed atomic.Bool  // the children watch is set and has not fired
+	seen   int64        // the epoch of what the reader holds
 	names  []string
 	cache  map[string]*cached
 }
@@ -87,6 +116,11 @@ func (r *groupReader) read(ctx context.Context) ([]Entry, <-chan client.WatchEve
 	if err := checkPath("watch", r.path); err != nil {
 		return nil, nil, err
 	}
+	if e := r.epoch.Load(); e != r.seen {
+		r.seen = e
+		r.listed.Store(false)
+		clear(r.cache)
+	}
 	if !r.listed.Load() {
 		if err := r.list(ctx); err != nil {
 			return nil, nil, err
@@ -99,9 +133,9 @@ func (r *groupReader) read(ctx context.Context) ([]Entry, <-chan client.WatchEve
 		}
 	}
 	fresh := make([]*cached, len(todo))
-	err := fetch(ctx, len(todo), func(ctx context.Context, j int) error {
+	err := fetch(ctx, len(todo), func(fctx context.Context, j int) error {
 		name := r.names[todo[j]]
-		data, st, w, err := r.c.GetW(ctx, client.JoinPath(r.path, name))
+		data, st, w, err := r.c.GetW(fctx, client.JoinPath(r.path, name))
 		if errors.Is(err, client.ErrNoNode) {
 			return nil // left meanwhile: the children watch tells
 		}
@@ -169,13 +203,18 @@ func (r *groupReader) forward(ctx context.Context, w <-chan client.WatchEvent, m
 		select {
 		case ev := <-w:
 			mark()
-			select {
-			case r.notify <- ev:
-			default: // a read is due already
-			}
+			r.signal(ev)
 		case <-ctx.Done():
 		}
 	}()
+}
+
+// signal tells Follow to read again.
+func (r *groupReader) signal(ev client.WatchEvent) {
+	select {
+	case r.notify <- ev:
+	default: // a read is due already
+	}
 }
 
 func firedWatch() <-chan client.WatchEvent {

@@ -91,6 +91,9 @@ type Kept struct {
 	stopCtx  context.Context
 	stop     context.CancelCauseFunc
 	loopDone chan struct{}
+
+	removeOnce sync.Once
+	removed    error
 }
 
 // Keep creates the ephemeral node path with data and keeps it present until
@@ -294,6 +297,11 @@ func (k *Kept) check(p *Presence, data []byte, st *client.Stat) (bool, error) {
 // ended (a conflict, a lost client), Remove returns that reason. Calling it
 // again returns the same.
 func (k *Kept) Remove(ctx context.Context) error {
+	k.removeOnce.Do(func() { k.removed = k.remove(ctx) })
+	return k.removed
+}
+
+func (k *Kept) remove(ctx context.Context) error {
 	k.mu.Lock()
 	ended := k.ended
 	if ended == nil {
@@ -402,6 +410,9 @@ func (k *Kept) watch(p *Presence, watch <-chan client.WatchEvent) error {
 		case !suspended && timer != nil:
 			timer.Stop()
 			timer, expired = nil, nil
+			// Back within the tolerance: the watch was re-set, but events
+			// from while disconnected may be lost with it; look again.
+			watch = retryEvent(k.stopCtx, &Backoff{Min: time.Nanosecond, Max: time.Nanosecond})
 		}
 		select {
 		case <-changed:

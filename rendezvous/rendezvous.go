@@ -58,6 +58,9 @@ func (r *Rendezvous) Context() context.Context { return r.k.Context() }
 // Err is nil while zr is held, then the reason it ended.
 func (r *Rendezvous) Err() error { return r.k.Err() }
 
+// Session is the session that owns zr.
+func (r *Rendezvous) Session() *client.Session { return r.k.Presence().Session() }
+
 // Token is zr's czxid: workers see it as Value.Stat.Czxid.
 func (r *Rendezvous) Token() int64 { return r.k.Presence().Token() }
 
@@ -122,6 +125,9 @@ func readBack(ctx context.Context, c *client.Client, path string, b *recipes.Bac
 func checkPublish(path string, data []byte) error {
 	if reason := client.ValidatePath(path, false); reason != "" {
 		return &client.InputError{Op: "publish", Path: path, Reason: reason}
+	}
+	if path == "/" {
+		return &client.InputError{Op: "publish", Path: path, Reason: "the root cannot be a rendezvous node"}
 	}
 	if len(data) == 0 {
 		return &client.InputError{Op: "publish", Path: path, Reason: "empty data (an empty rendezvous node means not filled yet)"}
