@@ -1,3 +1,12 @@
+// The churn test does not run under the race detector: go-zookeeper 1.0.4
+// (the latest) has a data race of its own on Conn.lastZxid when a client
+// with watches reconnects while requests are in flight (sendSetWatches
+// reads it while recvLoop writes it; upstream go-zookeeper/zk#35, open),
+// and this test makes hundreds of such reconnects. scripts/test.sh runs it
+// without -race.
+
+//go:build !race
+
 package membership_test
 
 import (
@@ -11,7 +20,6 @@ import (
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/membership"
-	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -161,5 +169,4 @@ func churn(t *testing.T, servers []string, fault func() (repair func())) {
 			t.Fatalf("%s present on a lost session", id)
 		}
 	}
-	_ = recipes.ErrLost
 }

@@ -82,7 +82,8 @@ func TestConflictingJoin(t *testing.T) {
 		ctx := recipetest.Context(t)
 		admin := b.Connect(t)
 		path := groupPath(t, admin)
-		first, err := membership.Join(ctx, b.Connect(t), path, "w", []byte("first"))
+		fc := b.Connect(t)
+		first, err := membership.Join(ctx, fc, path, "w", []byte("first"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,6 +94,10 @@ func TestConflictingJoin(t *testing.T) {
 		}
 		if ce.Owner != first.Presence().Session().ID() {
 			t.Fatalf("conflict names owner 0x%x, want 0x%x", ce.Owner, first.Presence().Session().ID())
+		}
+		// The same id twice on one client (one session) too.
+		if _, err := membership.Join(ctx, fc, path, "w", []byte("again")); !errors.Is(err, membership.ErrConflict) {
+			t.Fatalf("second Join on the same client = %v, want ErrConflict", err)
 		}
 		eventuallyList(t, admin, path, "w=first")
 		if first.Err() != nil {

@@ -116,10 +116,15 @@ func Keep(ctx context.Context, c *client.Client, path string, data []byte, o Kee
 	}
 	k := &Kept{c: c, path: path, opts: o, log: logger(o.Logger), conn: watchConn(c),
 		data: bytes.Clone(data), changed: make(chan struct{}), owned: map[int64]bool{}, loopDone: make(chan struct{})}
+	if _, dup := keptNodes.LoadOrStore(keptKey{c, path}, k); dup {
+		// The server cannot tell two claims of one session apart.
+		return nil, &ConflictError{Path: path, Owner: c.Session().ID(), Reason: "already kept by this process on this client"}
+	}
 	k.stopCtx, k.stop = context.WithCancelCause(context.Background())
 	p, watch, err := k.establish(ctx)
 	if err != nil {
 		k.stop(err)
+		k.forget()
 		return nil, err
 	}
 	k.cur = p
@@ -130,6 +135,18 @@ func Keep(ctx context.Context, c *client.Client, path string, data []byte, o Kee
 	}()
 	return k, nil
 }
+
+// keptNodes holds every Kept that has not ended, by client and path: a
+// second Keep of the same node on the same client is a conflict.
+var keptNodes sync.Map // keptKey -> *Kept
+
+type keptKey struct {
+	c    *client.Client
+	path string
+}
+
+// forget frees the node's name for another Keep on the same client.
+func (k *Kept) forget() { keptNodes.CompareAndDelete(keptKey{k.c, k.path}, k) }
 
 func checkData(op, path string, data []byte) error {
 	if max := client.MaxData(path); len(data) > max {
@@ -311,6 +328,7 @@ func (k *Kept) remove(ctx context.Context) error {
 	k.mu.Unlock()
 	k.stop(ErrReleased)
 	<-k.loopDone
+	k.forget()
 	p := k.Presence()
 	p.end(ErrReleased)
 	if ended != nil {
@@ -374,6 +392,7 @@ func (k *Kept) finish(cause error, sess *client.Session) {
 		k.notifyLocked()
 	}
 	k.mu.Unlock()
+	k.forget()
 	k.log.Warn("zkit: stopped keeping node", "node", k.path, "cause", cause)
 	if sess != nil {
 		k.removeInBackground(sess)
