@@ -3,6 +3,7 @@ package recipes
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/zkit-dev/zkit/client"
 )
@@ -76,7 +77,7 @@ func (f *Feed[T]) run(ctx context.Context, sub *client.Subscription, read ReadFu
 		case err != nil && !transient(err):
 			return err
 		case err != nil:
-			retry = afterBackoff(ctx, &b)
+			retry = afterBackoff(&b)
 		default:
 			b.Reset()
 			fl.offer(v)
@@ -137,13 +138,10 @@ func transient(err error) bool {
 	return client.IsRetryable(err) || (client.IsSessionLost(err) && !errors.Is(err, client.ErrClosed))
 }
 
-// afterBackoff returns a channel closed after b's next delay.
-func afterBackoff(ctx context.Context, b *Backoff) <-chan struct{} {
+// afterBackoff returns a channel closed after b's next delay. The delay is
+// taken here, on the loop's goroutine, which also resets b.
+func afterBackoff(b *Backoff) <-chan struct{} {
 	ch := make(chan struct{})
-	go func() {
-		if b.Wait(ctx) == nil {
-			close(ch)
-		}
-	}()
+	time.AfterFunc(b.Next(), func() { close(ch) })
 	return ch
 }
