@@ -1,25 +1,41 @@
 package client
 
-import "context"
+import (
+	"context"
+	"fmt"
 
-// do runs a blocking wire-client call and returns early with ctx's error
-// when ctx ends first. The call itself runs on until the wire client answers
-// or drops it; its result is then discarded.
-func do[T any](ctx context.Context, fn func() (T, error)) (T, error) {
+	"github.com/go-zookeeper/zk"
+)
+
+// errNotConnected refuses a call made while the client has no connection:
+// it fails at once with a retryable error instead of waiting in
+// go-zookeeper's queue for a reconnect (see reconnect.go for why a queued
+// request is a hazard).
+var errNotConnected = fmt.Errorf("not connected: %w", zk.ErrNoServer)
+
+// do runs a blocking wire-client call on the current connection. It
+// returns early with ctx's error when ctx ends first, and with
+// zk.ErrConnectionClosed when that connection is lost first. In both cases
+// the call itself runs on until the wire client answers or drops it; its
+// result is then discarded.
+func do[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
 		return zero, err
 	}
-	if ctx.Done() == nil {
-		return fn()
+	link := c.link.Load()
+	if link == nil {
+		return zero, errNotConnected
 	}
 	type result struct {
 		v   T
 		err error
 	}
 	ch := make(chan result, 1)
+	c.pending.Add(1)
 	go func() {
 		v, err := fn()
+		c.pending.Add(-1)
 		ch <- result{v, err}
 	}()
 	select {
@@ -31,6 +47,13 @@ func do[T any](ctx context.Context, fn func() (T, error)) (T, error) {
 			return r.v, r.err
 		default:
 			return zero, ctx.Err()
+		}
+	case <-*link:
+		select {
+		case r := <-ch:
+			return r.v, r.err
+		default:
+			return zero, zk.ErrConnectionClosed
 		}
 	}
 }

@@ -15,13 +15,17 @@ import (
 // It is safe for concurrent use. Close it when done: that ends the session
 // and deletes its ephemeral nodes.
 type Client struct {
-	conn *zk.Conn
-	cfg  config
-	log  *slog.Logger
-	hub  *hub
+	conn   *zk.Conn
+	cfg    config
+	log    *slog.Logger
+	hub    *hub
+	reconn *reconnector
 
 	lastZxid  atomic.Int64
-	handshake atomic.Pointer[handshake] // from the latest connect response
+	handshake atomic.Pointer[handshake]     // from the latest connect response
+	link      atomic.Pointer[chan struct{}] // closed when the current connection is lost; nil while there is none
+	pending   atomic.Int64                  // wire calls not yet answered
+	abandoned atomic.Int64                  // the id of the last session declared lost: never resumed
 
 	mu          sync.Mutex
 	sess        *Session // current session; nil before the first
@@ -57,7 +61,9 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	}
 	c.log = c.cfg.logger
 	c.life, c.endLife = context.WithCancel(context.Background())
+	c.reconn = newReconnector(c.life.Done(), c.cfg.sessionTimeout)
 	conn, _, err := zk.Connect(servers, c.cfg.sessionTimeout,
+		zk.WithHostProvider(c.reconn),
 		zk.WithDialer(c.dial),
 		zk.WithEventCallback(c.onEvent),
 		zk.WithLogger(slogPrintf{c.log}),
@@ -76,7 +82,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		return nil, fmt.Errorf("zkit: connect %v: %w", servers, ctx.Err())
 	}
 	for _, a := range c.cfg.auth {
-		if _, err := do(ctx, func() (struct{}, error) { return struct{}{}, conn.AddAuth(a.scheme, a.auth) }); err != nil {
+		if _, err := do(ctx, c, func() (struct{}, error) { return struct{}{}, conn.AddAuth(a.scheme, a.auth) }); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("zkit: auth %s: %w", a.scheme, err)
 		}
@@ -175,6 +181,8 @@ func (c *Client) onEvent(ev zk.Event) {
 		if h == nil {
 			return
 		}
+		link := make(chan struct{})
+		c.link.Store(&link)
 		if c.sess != nil && c.sess.Alive() && c.sess.id == h.sessionID {
 			if c.suspended {
 				c.suspended = false
@@ -197,6 +205,9 @@ func (c *Client) onEvent(ev zk.Event) {
 			close(c.ready)
 		}
 	case zk.StateDisconnected:
+		if link := c.link.Swap(nil); link != nil {
+			close(*link)
+		}
 		if c.sess == nil || !c.sess.Alive() || c.suspended {
 			return
 		}
@@ -212,6 +223,11 @@ func (c *Client) onEvent(ev zk.Event) {
 			}
 		})
 	case zk.StateExpired:
+		if c.pending.Load() > 0 {
+			// A call of the old session may still be queued: have
+			// go-zookeeper fail it before the new session starts.
+			c.reconn.flushQueued()
+		}
 		if c.sess != nil && c.sess.Alive() {
 			c.loseLocked(fmt.Errorf("%w: %w", ErrSessionLost, zk.ErrSessionExpired))
 		}
@@ -225,6 +241,7 @@ func (c *Client) loseLocked(cause error) {
 		c.lossTimer.Stop()
 	}
 	c.suspended = false
+	c.abandoned.Store(c.sess.id)
 	c.log.Warn("zkit: session lost", "session", fmt.Sprintf("0x%x", c.sess.id), "cause", cause)
 	c.sess.lose(cause)
 	c.hub.publish(Event{State: StateLost, Session: c.sess}, false)

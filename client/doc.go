@@ -25,7 +25,31 @@
 //
 // Connection loss and session loss are different things. While disconnected
 // (Suspended) the session may still live on the server and its ephemeral
-// nodes with it; calls fail with a retryable error. Once the session is lost,
-// its ephemeral nodes are gone (or will be soon) and nothing held under it
-// may be trusted any more.
+// nodes with it; calls fail at once with a retryable error (matching
+// ErrNoServer), and a call cut off by the disconnect fails with
+// ErrConnectionClosed (an *OutcomeUnknownError for writes). Once the session
+// is lost, its ephemeral nodes are gone (or will be soon) and nothing held
+// under it may be trusted any more.
+//
+// # Reconnecting and its timing
+//
+// With a session timeout T, the client pings every T/3 and gives up on a
+// silent connection after 2T/3 (go-zookeeper's timings); it is then
+// Suspended. It tries the next server at once, and then again after a
+// jittered delay that starts at 10 ms and doubles up to T/10, at most
+// 500 ms (go-zookeeper itself pauses a full second each time it has tried
+// every server, which with one server leaves a session behind a short
+// partition only about T/3 - 1 s to reconnect in). So a session survives a
+// partition as long as the server has not expired it, which it does between
+// T and T plus one tickTime after it last heard from the client; and when
+// the server ends a session the client learns of it within a round trip of
+// the connection closing.
+//
+// The client declares a session lost by itself once it has been Suspended
+// for T: the server will have expired it by then (or will, within a tick).
+// A session declared lost is never resumed: if a server still has it when
+// the client reconnects (servers revive sessions with fresh timeouts after
+// a restart or a quorum loss), the client asks for a new session and lets
+// the old one expire, ephemeral nodes and all, rather than keep nodes alive
+// whose holders were told they are gone.
 package client

@@ -23,13 +23,43 @@ func (c *Client) dial(network, address string, timeout time.Duration) (net.Conn,
 	return &sniffConn{Conn: conn, c: c}, nil
 }
 
-// sniffConn passes everything through, and parses the first frame the server
-// sends (the connect response).
+// sniffConn passes everything through, parses the first frame the server
+// sends (the connect response), and may rewrite the first frame the client
+// sends (the connect request; see Write).
 type sniffConn struct {
 	net.Conn
-	c    *Client
-	done bool
-	buf  []byte
+	c     *Client
+	done  bool
+	buf   []byte
+	wrote bool
+}
+
+// Write passes p through, except that a connect request that would resume a
+// session the client has declared lost asks for a new session instead.
+// After the client gave a session up (its holders were told it is gone),
+// the servers may still have it: a server that restarts, or a quorum that
+// re-forms, revives its sessions with fresh timeouts. Resuming it would keep
+// its ephemeral nodes alive with nobody left who knows of them. Asked for a
+// new session, the server leaves the old one to expire, and deletes its
+// ephemeral nodes then. (Curator does the same when it declares a session
+// lost: it injects an expiry into its ZooKeeper handle.)
+func (s *sniffConn) Write(p []byte) (int, error) {
+	if !s.wrote {
+		s.wrote = true
+		// ConnectRequest after the length: protocolVersion int32,
+		// lastZxidSeen int64, timeOut int32, sessionId int64, passwd.
+		const idAt = 4 + 4 + 8 + 4
+		if gone := s.c.abandoned.Load(); gone != 0 && len(p) >= idAt+8 &&
+			int64(binary.BigEndian.Uint64(p[idAt:])) == gone {
+			q := append([]byte(nil), p...)
+			binary.BigEndian.PutUint64(q[idAt:], 0)
+			if _, err := s.Conn.Write(q); err != nil {
+				return 0, err
+			}
+			return len(p), nil
+		}
+	}
+	return s.Conn.Write(p)
 }
 
 func (s *sniffConn) Read(p []byte) (int, error) {

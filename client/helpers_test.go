@@ -2,6 +2,9 @@ package client_test
 
 import (
 	"context"
+	"encoding/binary"
+	"io"
+	"net"
 	"testing"
 	"time"
 
@@ -54,4 +57,63 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() boo
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// holdSession attaches sess to a connection of its own to addr (the server
+// drops the owner's connection) and pings on it until release, which
+// closes that connection without closing the session.
+func holdSession(t *testing.T, addr string, sess *client.Session) (release func()) {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, zktest.Scale(5*time.Second))
+	require.NoError(t, err)
+	// ConnectRequest: protocolVersion, lastZxidSeen, timeOut, sessionId,
+	// passwd, readOnly.
+	body := binary.BigEndian.AppendUint32(nil, 0)
+	body = binary.BigEndian.AppendUint64(body, 0)
+	body = binary.BigEndian.AppendUint32(body, uint32(sess.Timeout().Milliseconds()))
+	body = binary.BigEndian.AppendUint64(body, uint64(sess.ID()))
+	body = binary.BigEndian.AppendUint32(body, uint32(len(sess.Password())))
+	body = append(body, sess.Password()...)
+	body = append(body, 0)
+	_, err = conn.Write(append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...))
+	require.NoError(t, err)
+	var hdr [4]byte
+	conn.SetReadDeadline(time.Now().Add(zktest.Scale(5 * time.Second)))
+	_, err = io.ReadFull(conn, hdr[:])
+	require.NoError(t, err)
+	resp := make([]byte, binary.BigEndian.Uint32(hdr[:]))
+	_, err = io.ReadFull(conn, resp)
+	require.NoError(t, err)
+	require.Equal(t, sess.ID(), int64(binary.BigEndian.Uint64(resp[8:])), "the server did not hand over the session")
+	conn.SetReadDeadline(time.Time{})
+	go io.Copy(io.Discard, conn) // ping replies
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ping := []byte{0, 0, 0, 8, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 11} // xid -2, opcode 11
+		tick := time.NewTicker(sess.Timeout() / 4)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if _, err := conn.Write(ping); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	var once bool
+	release = func() {
+		if !once {
+			once = true
+			close(stop)
+			<-done
+			conn.Close()
+		}
+	}
+	t.Cleanup(release)
+	return release
 }

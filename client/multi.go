@@ -126,7 +126,7 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			reqs[i] = &zk.CheckVersionRequest{Path: o.path, Version: o.version}
 		}
 	}
-	resp, err := do(ctx, func() ([]zk.MultiResponse, error) { return c.conn.Multi(reqs...) })
+	resp, err := do(ctx, c, func() ([]zk.MultiResponse, error) { return c.conn.Multi(reqs...) })
 	if err != nil && len(resp) != len(ops) {
 		return nil, classify("multi", ops[0].path, true, err)
 	}

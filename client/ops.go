@@ -99,7 +99,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, mode Crea
 	if err != nil {
 		return "", err
 	}
-	p, err := do(ctx, func() (string, error) {
+	p, err := do(ctx, c, func() (string, error) {
 		switch {
 		case mode == Container:
 			return c.conn.CreateContainer(path, data, int32(mode), o.acl)
@@ -116,7 +116,7 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
 	if err := c.checkPath("get", path, false); err != nil {
 		return nil, nil, err
 	}
-	r, err := do(ctx, func() (pair[[]byte], error) {
+	r, err := do(ctx, c, func() (pair[[]byte], error) {
 		d, st, err := c.conn.Get(path)
 		return pair[[]byte]{d, st}, err
 	})
@@ -130,7 +130,7 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan W
 	if err := c.checkPath("get", path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := do(ctx, func() (watched[[]byte], error) {
+	r, err := do(ctx, c, func() (watched[[]byte], error) {
 		d, st, ch, err := c.conn.GetW(path)
 		return watched[[]byte]{d, st, ch}, err
 	})
@@ -152,7 +152,7 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 	if err := checkVersion("set", path, version); err != nil {
 		return nil, err
 	}
-	st, err := do(ctx, func() (*Stat, error) { return c.conn.Set(path, data, version) })
+	st, err := do(ctx, c, func() (*Stat, error) { return c.conn.Set(path, data, version) })
 	c.observe(st)
 	return st, classify("set", path, true, err)
 }
@@ -168,7 +168,7 @@ func (c *Client) Delete(ctx context.Context, path string, version int32) error {
 	if err := checkVersion("delete", path, version); err != nil {
 		return err
 	}
-	_, err := do(ctx, func() (struct{}, error) { return struct{}{}, c.conn.Delete(path, version) })
+	_, err := do(ctx, c, func() (struct{}, error) { return struct{}{}, c.conn.Delete(path, version) })
 	return classify("delete", path, true, err)
 }
 
@@ -177,7 +177,7 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *Stat, error) {
 	if err := c.checkPath("exists", path, false); err != nil {
 		return false, nil, err
 	}
-	r, err := do(ctx, func() (pair[bool], error) {
+	r, err := do(ctx, c, func() (pair[bool], error) {
 		ok, st, err := c.conn.Exists(path)
 		return pair[bool]{ok, st}, err
 	})
@@ -193,7 +193,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan 
 	if err := c.checkPath("exists", path, false); err != nil {
 		return false, nil, nil, err
 	}
-	r, err := do(ctx, func() (watched[bool], error) {
+	r, err := do(ctx, c, func() (watched[bool], error) {
 		ok, st, ch, err := c.conn.ExistsW(path)
 		return watched[bool]{ok, st, ch}, err
 	})
@@ -212,7 +212,7 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *Stat, er
 	if err := c.checkPath("children", path, false); err != nil {
 		return nil, nil, err
 	}
-	r, err := do(ctx, func() (pair[[]string], error) {
+	r, err := do(ctx, c, func() (pair[[]string], error) {
 		ch, st, err := c.conn.Children(path)
 		return pair[[]string]{ch, st}, err
 	})
@@ -226,7 +226,7 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, <
 	if err := c.checkPath("children", path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := do(ctx, func() (watched[[]string], error) {
+	r, err := do(ctx, c, func() (watched[[]string], error) {
 		ch, st, w, err := c.conn.ChildrenW(path)
 		return watched[[]string]{ch, st, w}, err
 	})
@@ -243,7 +243,7 @@ func (c *Client) Sync(ctx context.Context, path string) error {
 	if err := c.checkPath("sync", path, false); err != nil {
 		return err
 	}
-	_, err := do(ctx, func() (string, error) { return c.conn.Sync(path) })
+	_, err := do(ctx, c, func() (string, error) { return c.conn.Sync(path) })
 	return classify("sync", path, false, err)
 }
 
@@ -252,7 +252,7 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]ACL, *Stat, error) 
 	if err := c.checkPath("getACL", path, false); err != nil {
 		return nil, nil, err
 	}
-	r, err := do(ctx, func() (pair[[]ACL], error) {
+	r, err := do(ctx, c, func() (pair[[]ACL], error) {
 		acl, st, err := c.conn.GetACL(path)
 		return pair[[]ACL]{acl, st}, err
 	})
@@ -272,7 +272,7 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []ACL, version int
 	if len(acl) == 0 {
 		return nil, &InputError{Op: "setACL", Path: path, Reason: "empty ACL"}
 	}
-	st, err := do(ctx, func() (*Stat, error) { return c.conn.SetACL(path, acl, version) })
+	st, err := do(ctx, c, func() (*Stat, error) { return c.conn.SetACL(path, acl, version) })
 	c.observe(st)
 	return st, classify("setACL", path, true, err)
 }
@@ -282,7 +282,7 @@ func (c *Client) AddAuth(ctx context.Context, scheme string, auth []byte) error 
 	if scheme == "" {
 		return &InputError{Op: "addAuth", Reason: "empty scheme"}
 	}
-	_, err := do(ctx, func() (struct{}, error) { return struct{}{}, c.conn.AddAuth(scheme, auth) })
+	_, err := do(ctx, c, func() (struct{}, error) { return struct{}{}, c.conn.AddAuth(scheme, auth) })
 	return classify("addAuth", "", false, err)
 }
 

@@ -41,10 +41,20 @@ func TestServerRestartKeepsSession(t *testing.T) {
 
 // A partition longer than the session timeout ends the old Session, the
 // server deletes its ephemerals, and the client carries on with a new one.
+//
+// The client declares the session lost by itself once it has been suspended
+// for the negotiated timeout. The server counts the timeout from when it
+// last heard from the client and expires the session up to one tick later
+// (ZooKeeper's expiry buckets), so the two are close here, where the client
+// notices the partition at once; a client that notices it by its read
+// timeout (two thirds of the session timeout) declares the loss that much
+// after the server. Once the network heals the client has a new session at
+// once.
 func TestPartitionLongerThanTimeoutLosesSession(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		timeout := zktest.Scale(time.Second)
 		proxy := zktest.NewProxy(t, b.Addr())
-		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(time.Second)))
+		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(timeout))
 		observer := connect(t, b.Servers)
 		ctx := testCtx(t)
 		base := zktest.UniquePath(t)
@@ -55,9 +65,11 @@ func TestPartitionLongerThanTimeoutLosesSession(t *testing.T) {
 		sub := c.Subscribe()
 		defer sub.Close()
 
-		proxy.Blackhole()
-		assert.Equal(t, client.StateSuspended, nextState(t, sub, 10*time.Second).State)
+		require.NoError(t, c.Sync(ctx, "/")) // the server hears from the client now
+		start := time.Now()
+		since := partition(t, c, sub, proxy)
 		lost := nextState(t, sub, 10*time.Second)
+		lostAt := time.Now()
 		require.Equal(t, client.StateLost, lost.State)
 		assert.Same(t, old, lost.Session)
 		select {
@@ -67,19 +79,27 @@ func TestPartitionLongerThanTimeoutLosesSession(t *testing.T) {
 		}
 		assert.ErrorIs(t, old.Err(), client.ErrSessionLost)
 		assert.ErrorIs(t, old.Context().Err(), context.Canceled)
+		assert.GreaterOrEqual(t, lostAt.Sub(since), timeout, "lost before the session timeout passed")
+		assert.Less(t, lostAt.Sub(since), timeout+zktest.Scale(time.Second), "loss declared late")
 
 		// The server expires the session on its own clock and deletes the node.
 		eventually(t, 20*time.Second, "the server to delete the lost session's ephemeral", func() bool {
 			ok, _, err := observer.Exists(ctx, node)
 			return err == nil && !ok
 		})
+		serverExpired := time.Since(start)
 
 		proxy.Heal()
+		healed := time.Now()
 		ev := nextState(t, sub, 30*time.Second)
 		require.Equal(t, client.StateConnected, ev.State)
+		took := time.Since(healed)
 		require.NotSame(t, old, ev.Session)
 		assert.NotEqual(t, old.ID(), ev.Session.ID())
 		assert.Same(t, ev.Session, c.Session())
+		t.Logf("%s: timeout %v; the client declared the loss %v after its last request, the server by %v; new session %v after the heal",
+			b.Name, timeout, lostAt.Sub(start), serverExpired, took)
+		assert.Less(t, took, zktest.Scale(500*time.Millisecond), "new session late")
 		_, err = c.Create(ctx, base+"/again", nil, client.Ephemeral)
 		require.NoError(t, err, "the client carries on with the new session")
 	})

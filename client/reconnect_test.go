@@ -1,0 +1,176 @@
+package client_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// partition cuts the client off at once: the proxy drops everything from now
+// on and resets the open connections, so the client notices immediately
+// (instead of after two thirds of its timeout) and its reconnect attempts
+// hang in the blackhole until Heal. It returns when the client is suspended,
+// with the moment the client says it was suspended.
+func partition(t *testing.T, c *client.Client, sub *client.Subscription, p *zktest.Proxy) time.Time {
+	t.Helper()
+	p.Blackhole()
+	p.ResetAll()
+	require.Equal(t, client.StateSuspended, nextState(t, sub, 10*time.Second).State)
+	suspended, since := c.Suspended()
+	require.True(t, suspended)
+	return since
+}
+
+// A partition of half the session timeout keeps the session and its
+// ephemeral node, and the client reconnects as soon as the network heals.
+// (go-zookeeper's own host provider pauses a second before every attempt on
+// a single server, so with a 2 s timeout it lost this session.)
+func TestBlipOfHalfTheTimeoutKeepsSession(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		timeout := zktest.Scale(2 * time.Second)
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(timeout))
+		observer := connect(t, b.Servers)
+		ctx := testCtx(t)
+		sess := c.Session()
+		require.Equal(t, timeout, sess.Timeout())
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
+		node, err := c.Create(ctx, base+"/eph", nil, client.Ephemeral)
+		require.NoError(t, err)
+		sub := c.Subscribe()
+		defer sub.Close()
+
+		require.NoError(t, c.Sync(ctx, "/")) // the server hears from the client now
+		start := time.Now()
+		partition(t, c, sub, proxy)
+		time.Sleep(time.Until(start.Add(timeout / 2))) // the fault's length, not a wait for a condition
+		proxy.Heal()
+		healed := time.Now()
+
+		ev := nextState(t, sub, 10*time.Second)
+		took := time.Since(healed)
+		require.Equal(t, client.StateReconnected, ev.State, "the session outlived a partition of half its timeout")
+		assert.Same(t, sess, ev.Session)
+		assert.True(t, sess.Alive())
+		assert.Less(t, took, zktest.Scale(500*time.Millisecond), "reconnected %v after the network healed", took)
+		t.Logf("%s: reconnected %v after a %v partition healed (session timeout %v)", b.Name, took, timeout/2, timeout)
+		ok, st, err := observer.Exists(ctx, node)
+		require.NoError(t, err)
+		require.True(t, ok, "the ephemeral node survived")
+		assert.Equal(t, sess.ID(), st.EphemeralOwner)
+	})
+}
+
+// When the server ends the session of a connected client, the client learns
+// it at once (it reconnects without pausing and is told the session
+// expired), and has a new session right after.
+func TestServerExpiryIsSeenPromptly(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := connect(t, b.Servers, client.WithSessionTimeout(zktest.Scale(10*time.Second)))
+		sess := c.Session()
+		sub := c.Subscribe()
+		defer sub.Close()
+
+		b.ExpireSession(t, sess)
+		expired := time.Now()
+		var lost time.Time
+		for lost.IsZero() {
+			ev := nextState(t, sub, 10*time.Second)
+			switch ev.State {
+			case client.StateSuspended:
+			case client.StateLost:
+				lost = time.Now()
+				assert.Same(t, sess, ev.Session)
+			default:
+				t.Fatalf("unexpected %v before Lost", ev.State)
+			}
+		}
+		assert.ErrorIs(t, sess.Err(), client.ErrSessionExpired)
+		ev := nextState(t, sub, 10*time.Second)
+		require.Equal(t, client.StateConnected, ev.State)
+		renewed := time.Now()
+		assert.NotEqual(t, sess.ID(), ev.Session.ID())
+		t.Logf("%s: expiry seen %v after the server ended the session; new session %v later",
+			b.Name, lost.Sub(expired), renewed.Sub(lost))
+		assert.Less(t, lost.Sub(expired), zktest.Scale(500*time.Millisecond), "expiry seen late")
+		assert.Less(t, renewed.Sub(lost), zktest.Scale(500*time.Millisecond), "new session late")
+	})
+}
+
+// A call made while the client is suspended fails at once with a retryable
+// error, and is not sent later: it was never queued.
+func TestCallWhileSuspendedFailsAtOnce(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(10*time.Second)))
+		observer := connect(t, b.Servers)
+		ctx := testCtx(t)
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
+		path := base + "/refused"
+		sub := c.Subscribe()
+		defer sub.Close()
+
+		partition(t, c, sub, proxy)
+		start := time.Now()
+		_, err := c.Create(ctx, path, nil, client.Persistent)
+		took := time.Since(start)
+		require.Error(t, err)
+		assert.True(t, client.IsRetryable(err), "retryable: %v", err)
+		assert.False(t, client.IsOutcomeUnknown(err), "never sent, so not unknown: %v", err)
+		assert.ErrorIs(t, err, client.ErrNoServer)
+		assert.Less(t, took, zktest.Scale(100*time.Millisecond))
+		_, _, err = c.Get(ctx, "/")
+		assert.True(t, client.IsRetryable(err), "retryable: %v", err)
+
+		proxy.Heal()
+		require.Equal(t, client.StateReconnected, nextState(t, sub, 10*time.Second).State)
+		require.NoError(t, c.Sync(ctx, "/"))
+		ok, _, err := observer.Exists(ctx, path)
+		require.NoError(t, err)
+		assert.False(t, ok, "the refused create was applied after the reconnect")
+	})
+}
+
+// A session the client declared lost stays lost, even if the server still
+// has it when the client reconnects (after a quorum loss or a restart the
+// servers revive sessions with fresh timeouts): the client opens a new
+// session, and the server expires the old one with its ephemeral nodes.
+// Otherwise those nodes, whose holders were told they are gone, would live
+// for as long as the client (a lock nobody holds and nobody can take).
+func TestLostSessionIsNotResumed(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		timeout := zktest.Scale(time.Second)
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(timeout))
+		observer := connect(t, b.Servers)
+		ctx := testCtx(t)
+		old := c.Session()
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
+		node, err := c.Create(ctx, base+"/eph", nil, client.Ephemeral)
+		require.NoError(t, err)
+		sub := c.Subscribe()
+		defer sub.Close()
+
+		partition(t, c, sub, proxy)
+		// Keep the session alive on the server behind the client's back.
+		release := holdSession(t, b.Addr(), old)
+		require.Equal(t, client.StateLost, nextState(t, sub, 10*time.Second).State)
+		release() // the server keeps the session for one more timeout
+		proxy.Heal()
+
+		ev := nextState(t, sub, 10*time.Second)
+		require.Equal(t, client.StateConnected, ev.State)
+		assert.NotEqual(t, old.ID(), ev.Session.ID(), "the lost session was resumed")
+		eventually(t, 20*time.Second, "the server to expire the abandoned session", func() bool {
+			ok, _, err := observer.Exists(ctx, node)
+			return err == nil && !ok
+		})
+	})
+}
