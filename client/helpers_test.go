@@ -117,3 +117,54 @@ func holdSession(t *testing.T, addr string, sess *client.Session) (release func(
 	t.Cleanup(release)
 	return release
 }
+
+// proxied is a client whose connections go through a fault proxy, with an
+// ephemeral node of its first session, an observer connected directly to
+// the server, and a subscription to its events.
+type proxied struct {
+	c, observer *client.Client
+	proxy       *zktest.Proxy
+	sub         *client.Subscription
+	sess        *client.Session
+	base, node  string
+}
+
+func newProxied(t *testing.T, b zktest.Backend, timeout time.Duration) *proxied {
+	t.Helper()
+	p := &proxied{proxy: zktest.NewProxy(t, b.Addr())}
+	p.c = connect(t, []string{p.proxy.Addr()}, client.WithSessionTimeout(timeout))
+	p.observer = connect(t, b.Servers)
+	ctx := testCtx(t)
+	p.sess = p.c.Session()
+	p.base = zktest.UniquePath(t)
+	require.NoError(t, p.observer.EnsurePath(ctx, p.base))
+	var err error
+	p.node, err = p.c.Create(ctx, p.base+"/eph", nil, client.Ephemeral)
+	require.NoError(t, err)
+	p.sub = p.c.Subscribe()
+	t.Cleanup(p.sub.Close)
+	return p
+}
+
+// partition cuts the client off at once: the proxy drops everything from now
+// on and resets the open connections, so the client notices immediately
+// (instead of after two thirds of its timeout) and its reconnect attempts
+// hang in the blackhole until Heal. It returns when the client is suspended,
+// with the moment the client says it was suspended.
+func (p *proxied) partition(t *testing.T) time.Time {
+	t.Helper()
+	p.proxy.Blackhole()
+	p.proxy.ResetAll()
+	require.Equal(t, client.StateSuspended, nextState(t, p.sub, 10*time.Second).State)
+	suspended, since := p.c.Suspended()
+	require.True(t, suspended)
+	return since
+}
+
+// nodeExists asks the observer whether the client's ephemeral node exists.
+func (p *proxied) nodeExists(t *testing.T) (bool, *client.Stat) {
+	t.Helper()
+	ok, st, err := p.observer.Exists(testCtx(t), p.node)
+	require.NoError(t, err)
+	return ok, st
+}

@@ -10,21 +10,6 @@ import (
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// partition cuts the client off at once: the proxy drops everything from now
-// on and resets the open connections, so the client notices immediately
-// (instead of after two thirds of its timeout) and its reconnect attempts
-// hang in the blackhole until Heal. It returns when the client is suspended,
-// with the moment the client says it was suspended.
-func partition(t *testing.T, c *client.Client, sub *client.Subscription, p *zktest.Proxy) time.Time {
-	t.Helper()
-	p.Blackhole()
-	p.ResetAll()
-	require.Equal(t, client.StateSuspended, nextState(t, sub, 10*time.Second).State)
-	suspended, since := c.Suspended()
-	require.True(t, suspended)
-	return since
-}
-
 // A partition of half the session timeout keeps the session and its
 // ephemeral node, and the client reconnects as soon as the network heals.
 // (go-zookeeper's own host provider pauses a second before every attempt on
@@ -32,37 +17,26 @@ func partition(t *testing.T, c *client.Client, sub *client.Subscription, p *zkte
 func TestBlipOfHalfTheTimeoutKeepsSession(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		timeout := zktest.Scale(2 * time.Second)
-		proxy := zktest.NewProxy(t, b.Addr())
-		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(timeout))
-		observer := connect(t, b.Servers)
-		ctx := testCtx(t)
-		sess := c.Session()
-		require.Equal(t, timeout, sess.Timeout())
-		base := zktest.UniquePath(t)
-		require.NoError(t, c.EnsurePath(ctx, base))
-		node, err := c.Create(ctx, base+"/eph", nil, client.Ephemeral)
-		require.NoError(t, err)
-		sub := c.Subscribe()
-		defer sub.Close()
+		p := newProxied(t, b, timeout)
+		require.Equal(t, timeout, p.sess.Timeout())
 
-		require.NoError(t, c.Sync(ctx, "/")) // the server hears from the client now
+		require.NoError(t, p.c.Sync(testCtx(t), "/")) // the server hears from the client now
 		start := time.Now()
-		partition(t, c, sub, proxy)
+		p.partition(t)
 		time.Sleep(time.Until(start.Add(timeout / 2))) // the fault's length, not a wait for a condition
-		proxy.Heal()
+		p.proxy.Heal()
 		healed := time.Now()
 
-		ev := nextState(t, sub, 10*time.Second)
+		ev := nextState(t, p.sub, 10*time.Second)
 		took := time.Since(healed)
 		require.Equal(t, client.StateReconnected, ev.State, "the session outlived a partition of half its timeout")
-		assert.Same(t, sess, ev.Session)
-		assert.True(t, sess.Alive())
+		assert.Same(t, p.sess, ev.Session)
+		assert.True(t, p.sess.Alive())
 		assert.Less(t, took, zktest.Scale(500*time.Millisecond), "reconnected %v after the network healed", took)
 		t.Logf("%s: reconnected %v after a %v partition healed (session timeout %v)", b.Name, took, timeout/2, timeout)
-		ok, st, err := observer.Exists(ctx, node)
-		require.NoError(t, err)
+		ok, st := p.nodeExists(t)
 		require.True(t, ok, "the ephemeral node survived")
-		assert.Equal(t, sess.ID(), st.EphemeralOwner)
+		assert.Equal(t, p.sess.ID(), st.EphemeralOwner)
 	})
 }
 
@@ -106,32 +80,26 @@ func TestServerExpiryIsSeenPromptly(t *testing.T) {
 // error, and is not sent later: it was never queued.
 func TestCallWhileSuspendedFailsAtOnce(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
-		proxy := zktest.NewProxy(t, b.Addr())
-		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(10*time.Second)))
-		observer := connect(t, b.Servers)
+		p := newProxied(t, b, zktest.Scale(10*time.Second))
 		ctx := testCtx(t)
-		base := zktest.UniquePath(t)
-		require.NoError(t, c.EnsurePath(ctx, base))
-		path := base + "/refused"
-		sub := c.Subscribe()
-		defer sub.Close()
+		path := p.base + "/refused"
 
-		partition(t, c, sub, proxy)
+		p.partition(t)
 		start := time.Now()
-		_, err := c.Create(ctx, path, nil, client.Persistent)
+		_, err := p.c.Create(ctx, path, nil, client.Persistent)
 		took := time.Since(start)
 		require.Error(t, err)
 		assert.True(t, client.IsRetryable(err), "retryable: %v", err)
 		assert.False(t, client.IsOutcomeUnknown(err), "never sent, so not unknown: %v", err)
 		assert.ErrorIs(t, err, client.ErrNoServer)
 		assert.Less(t, took, zktest.Scale(100*time.Millisecond))
-		_, _, err = c.Get(ctx, "/")
+		_, _, err = p.c.Get(ctx, "/")
 		assert.True(t, client.IsRetryable(err), "retryable: %v", err)
 
-		proxy.Heal()
-		require.Equal(t, client.StateReconnected, nextState(t, sub, 10*time.Second).State)
-		require.NoError(t, c.Sync(ctx, "/"))
-		ok, _, err := observer.Exists(ctx, path)
+		p.proxy.Heal()
+		require.Equal(t, client.StateReconnected, nextState(t, p.sub, 10*time.Second).State)
+		require.NoError(t, p.c.Sync(ctx, "/"))
+		ok, _, err := p.observer.Exists(ctx, path)
 		require.NoError(t, err)
 		assert.False(t, ok, "the refused create was applied after the reconnect")
 	})
@@ -145,32 +113,21 @@ func TestCallWhileSuspendedFailsAtOnce(t *testing.T) {
 // for as long as the client (a lock nobody holds and nobody can take).
 func TestLostSessionIsNotResumed(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
-		timeout := zktest.Scale(time.Second)
-		proxy := zktest.NewProxy(t, b.Addr())
-		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(timeout))
-		observer := connect(t, b.Servers)
-		ctx := testCtx(t)
-		old := c.Session()
-		base := zktest.UniquePath(t)
-		require.NoError(t, c.EnsurePath(ctx, base))
-		node, err := c.Create(ctx, base+"/eph", nil, client.Ephemeral)
-		require.NoError(t, err)
-		sub := c.Subscribe()
-		defer sub.Close()
+		p := newProxied(t, b, zktest.Scale(time.Second))
 
-		partition(t, c, sub, proxy)
+		p.partition(t)
 		// Keep the session alive on the server behind the client's back.
-		release := holdSession(t, b.Addr(), old)
-		require.Equal(t, client.StateLost, nextState(t, sub, 10*time.Second).State)
+		release := holdSession(t, b.Addr(), p.sess)
+		require.Equal(t, client.StateLost, nextState(t, p.sub, 10*time.Second).State)
 		release() // the server keeps the session for one more timeout
-		proxy.Heal()
+		p.proxy.Heal()
 
-		ev := nextState(t, sub, 10*time.Second)
+		ev := nextState(t, p.sub, 10*time.Second)
 		require.Equal(t, client.StateConnected, ev.State)
-		assert.NotEqual(t, old.ID(), ev.Session.ID(), "the lost session was resumed")
+		assert.NotEqual(t, p.sess.ID(), ev.Session.ID(), "the lost session was resumed")
 		eventually(t, 20*time.Second, "the server to expire the abandoned session", func() bool {
-			ok, _, err := observer.Exists(ctx, node)
-			return err == nil && !ok
+			ok, _ := p.nodeExists(t)
+			return !ok
 		})
 	})
 }

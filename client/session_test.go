@@ -53,22 +53,14 @@ func TestServerRestartKeepsSession(t *testing.T) {
 func TestPartitionLongerThanTimeoutLosesSession(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		timeout := zktest.Scale(time.Second)
-		proxy := zktest.NewProxy(t, b.Addr())
-		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(timeout))
-		observer := connect(t, b.Servers)
+		p := newProxied(t, b, timeout)
 		ctx := testCtx(t)
-		base := zktest.UniquePath(t)
-		require.NoError(t, observer.EnsurePath(ctx, base))
-		old := c.Session()
-		node, err := c.Create(ctx, base+"/eph", nil, client.Ephemeral)
-		require.NoError(t, err)
-		sub := c.Subscribe()
-		defer sub.Close()
+		old := p.sess
 
-		require.NoError(t, c.Sync(ctx, "/")) // the server hears from the client now
+		require.NoError(t, p.c.Sync(ctx, "/")) // the server hears from the client now
 		start := time.Now()
-		since := partition(t, c, sub, proxy)
-		lost := nextState(t, sub, 10*time.Second)
+		since := p.partition(t)
+		lost := nextState(t, p.sub, 10*time.Second)
 		lostAt := time.Now()
 		require.Equal(t, client.StateLost, lost.State)
 		assert.Same(t, old, lost.Session)
@@ -84,23 +76,23 @@ func TestPartitionLongerThanTimeoutLosesSession(t *testing.T) {
 
 		// The server expires the session on its own clock and deletes the node.
 		eventually(t, 20*time.Second, "the server to delete the lost session's ephemeral", func() bool {
-			ok, _, err := observer.Exists(ctx, node)
-			return err == nil && !ok
+			ok, _ := p.nodeExists(t)
+			return !ok
 		})
 		serverExpired := time.Since(start)
 
-		proxy.Heal()
+		p.proxy.Heal()
 		healed := time.Now()
-		ev := nextState(t, sub, 30*time.Second)
+		ev := nextState(t, p.sub, 30*time.Second)
 		require.Equal(t, client.StateConnected, ev.State)
 		took := time.Since(healed)
 		require.NotSame(t, old, ev.Session)
 		assert.NotEqual(t, old.ID(), ev.Session.ID())
-		assert.Same(t, ev.Session, c.Session())
+		assert.Same(t, ev.Session, p.c.Session())
 		t.Logf("%s: timeout %v; the client declared the loss %v after its last request, the server by %v; new session %v after the heal",
 			b.Name, timeout, lostAt.Sub(start), serverExpired, took)
 		assert.Less(t, took, zktest.Scale(500*time.Millisecond), "new session late")
-		_, err = c.Create(ctx, base+"/again", nil, client.Ephemeral)
+		_, err := p.c.Create(ctx, p.base+"/again", nil, client.Ephemeral)
 		require.NoError(t, err, "the client carries on with the new session")
 	})
 }
