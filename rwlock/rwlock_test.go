@@ -8,12 +8,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/recipetest"
-	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/rwlock"
 	"github.com/zkit-dev/zkit/zktest"
 )
+
+// The behaviour every queue recipe owes, for both the write lock
+// (exclusive) and the read lock (shared): see recipetest.RunQueueContract.
+// This file keeps what is the read/write lock's own: readers share, a
+// reader waits only for the nearest lower writer, no upgrade, no downgrade.
+func TestContract(t *testing.T) {
+	type rw = recipetest.Mode[*rwlock.RWLock, *rwlock.Lease]
+	recipetest.RunQueueContract(t, recipetest.QueueRecipe[*rwlock.RWLock, *rwlock.Lease]{
+		New: func(p recipetest.Participant) *rwlock.RWLock {
+			return rwlock.New(p.Client, p.Path, rwlock.WithSuspendTolerance(p.SuspendTolerance))
+		},
+		Modes: []rw{
+			{Name: "write", Marker: "__WRIT__", Exclusive: true, Acquire: (*rwlock.RWLock).Lock, Try: (*rwlock.RWLock).TryLock},
+			{Name: "read", Marker: "__READ__", Acquire: (*rwlock.RWLock).RLock, Try: (*rwlock.RWLock).TryRLock},
+		},
+		Release: (*rwlock.Lease).Unlock,
+	})
+}
 
 // resource counts readers and writers inside, and checks write tokens.
 type resource struct {
@@ -247,96 +263,5 @@ func TestNoDowngrade(t *testing.T) {
 			t.Fatalf("RLock after the write lease ended: %v", err)
 		}
 		r.Unlock(ctx)
-	})
-}
-
-func TestCancelWhileWaiting(t *testing.T) {
-	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
-		ctx := recipetest.Context(t)
-		c := b.Connect(t)
-		dir := recipetest.LockDir(t, c)
-		w, err := rwlock.New(c, dir).Lock(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, write := range []bool{false, true} {
-			rw := rwlock.New(b.Connect(t), dir)
-			acquire := rw.RLock
-			if write {
-				acquire = rw.Lock
-			}
-			tctx, cancel := context.WithTimeout(ctx, zktest.Scale(200*time.Millisecond))
-			if _, err := acquire(tctx); !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("write=%v: %v, want context.DeadlineExceeded", write, err)
-			}
-			cancel()
-			recipetest.WaitChildren(t, c, dir, 1)
-		}
-		w.Unlock(ctx)
-	})
-}
-
-func TestSessionExpiry(t *testing.T) {
-	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
-		ctx := recipetest.Context(t)
-		ca := b.Connect(t)
-		dir := recipetest.LockDir(t, ca)
-		r, err := rwlock.New(ca, dir, rwlock.WithSuspendTolerance(time.Hour)).RLock(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		next := make(chan *rwlock.Lease, 1)
-		go func() {
-			l, err := rwlock.New(b.Connect(t), dir).Lock(ctx)
-			if err != nil {
-				t.Error(err)
-			}
-			next <- l
-		}()
-		recipetest.WaitChildren(t, ca, dir, 2)
-		b.ExpireSession(t, r.Session())
-		recipetest.Within(t, r.Done(), "the expired reader's Done")
-		if !errors.Is(r.Err(), client.ErrSessionLost) || !errors.Is(r.Err(), recipes.ErrLost) {
-			t.Fatalf("lease ended with %v", r.Err())
-		}
-		if l := <-next; l != nil {
-			l.Unlock(ctx)
-		}
-	})
-}
-
-func TestLostCreateReply(t *testing.T) {
-	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
-		ctx := recipetest.Context(t)
-		admin := b.Connect(t)
-		dir := recipetest.LockDir(t, admin)
-		if err := admin.EnsurePath(ctx, dir); err != nil {
-			t.Fatal(err)
-		}
-		c := b.Connect(t, b.CutNextCreate(t, dir)...)
-		lease, err := rwlock.New(c, dir).Lock(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := recipetest.Children(t, admin, dir); len(got) != 1 || dir+"/"+got[0] != lease.Node() {
-			t.Fatalf("after a lost create reply: nodes %v, lease %s", got, lease.Node())
-		}
-		lease.Unlock(ctx)
-		recipetest.WaitChildren(t, admin, dir, 0)
-	})
-}
-
-func TestInvalidPath(t *testing.T) {
-	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
-		ctx := recipetest.Context(t)
-		c := b.Connect(t)
-		for _, p := range []string{"", "x", "/a//b", "/a/"} {
-			rw := rwlock.New(c, p)
-			for _, acquire := range []func(context.Context) (*rwlock.Lease, error){rw.RLock, rw.Lock, rw.TryRLock, rw.TryLock} {
-				if _, err := acquire(ctx); !errors.Is(err, client.ErrInvalidInput) {
-					t.Errorf("path %q: %v, want ErrInvalidInput", p, err)
-				}
-			}
-		}
 	})
 }

@@ -32,6 +32,7 @@ type Proxy struct {
 	latency   atomic.Int64 // time.Duration
 	blackhole atomic.Bool
 	cutArmed  atomic.Bool
+	requests  atomic.Int64
 
 	mu     sync.Mutex
 	conns  map[*proxyConn]struct{}
@@ -117,6 +118,13 @@ func (p *Proxy) SetLatency(d time.Duration) { p.latency.Store(int64(d)) }
 // applied, but its reply is lost: the client sees connection loss and cannot
 // tell whether its write happened.
 func (p *Proxy) CutAfterNextRequest() { p.cutArmed.Store(true) }
+
+// Requests returns how many requests clients have sent through the proxy,
+// counted as they arrive (whether forwarded or dropped by a fault): frames
+// with a non-negative xid, so neither connect handshakes nor pings, auth or
+// watch resets. A test that must show that a call sent nothing compares it
+// before and after.
+func (p *Proxy) Requests() int64 { return p.requests.Load() }
 
 // ActiveConns returns the number of client connections open through the
 // proxy.
@@ -266,10 +274,13 @@ func (c *proxyConn) clientToServer() {
 		if err != nil {
 			return
 		}
+		xid, hasXid := frameXid(chunk, framed)
+		if framed && !first && hasXid && xid >= 0 {
+			c.p.requests.Add(1)
+		}
 		if c.cut.Load() {
 			continue // the cut request was the last one forwarded
 		}
-		xid, hasXid := frameXid(chunk, framed)
 		if c.p.blackhole.Load() {
 			if !(hasXid && xid == xidPing) {
 				c.damaged.Store(true)

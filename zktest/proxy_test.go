@@ -244,6 +244,10 @@ func TestProxyForwards(t *testing.T) {
 	if n := p.ActiveConns(); n != 1 {
 		t.Fatalf("ActiveConns = %d; want 1", n)
 	}
+	// The connect frame and the ping are not requests; xids 1 and 2 are.
+	if n := p.Requests(); n != 2 {
+		t.Fatalf("Requests = %d; want 2", n)
+	}
 }
 
 func TestProxyDialer(t *testing.T) {

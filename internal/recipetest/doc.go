@@ -1,7 +1,15 @@
-// Package recipetest is test support for zkit's recipes (lock, rwlock and
-// the primitives built like them): small wait helpers, and Java peers that
-// drive Curator's recipes on the same paths. The servers to run against,
-// and their faults, are zktest.EachBackend's.
+// Package recipetest is test support for zkit's recipes (lock, rwlock,
+// election and the primitives built like them on recipes.Queue).
+//
+// RunQueueContract is the one suite every queue recipe runs: a recipe
+// describes itself in a QueueRecipe (how to make a participant, how it
+// acquires in each mode, how a holder releases) and gets the behaviour
+// every such recipe owes its users checked on real ZooKeeper and on the
+// reference server. A recipe's own tests keep only what is its own.
+//
+// Around it: wait helpers, a fencing-token checker (Exclusion), and Java
+// peers that drive Curator's recipes on the same paths. The servers to run
+// against, and their faults, are zktest.EachBackend's.
 //
 // It is for tests only; its functions fail the test they are given
 // instead of returning errors.

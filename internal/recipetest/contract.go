@@ -1,0 +1,166 @@
+package recipetest
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// Lease is what a queue recipe gives the participant whose turn has come:
+// a *recipes.Lease (lock, rwlock) or a type built on one (election.Term).
+type Lease interface {
+	Node() string
+	Token() int64
+	Session() *client.Session
+	Done() <-chan struct{}
+	Err() error
+	Guard() client.Op
+	Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult, error)
+}
+
+// Participant is what the contract gives a recipe to make one participant.
+type Participant struct {
+	Client *client.Client
+	Path   string
+	// ID names the participant, unique within the test ("p7"), for
+	// recipes whose participants have one.
+	ID string
+	// SuspendTolerance is how long the participant's holds survive a
+	// suspended connection (the recipe's WithSuspendTolerance).
+	SuspendTolerance time.Duration
+}
+
+// QueueRecipe describes a recipe built on recipes.Queue (lock, rwlock,
+// election, ...) to RunQueueContract: how to make a participant R, the
+// ways it acquires (its modes), and how a holder L releases.
+type QueueRecipe[R any, L Lease] struct {
+	New     func(Participant) R
+	Modes   []Mode[R, L] // at least one Exclusive
+	Release func(L, context.Context) error
+}
+
+// Mode is one way a participant acquires: exclusively (a lock, a write
+// lock, a leadership) or shared with the other shared modes (a read lock).
+type Mode[R any, L Lease] struct {
+	Name      string // in subtest names: "lock", "write", "read", ...
+	Marker    string // its nodes are "<path>/_c_<uuid>-<Marker><10-digit seq>"
+	Exclusive bool
+	// Acquire waits for the turn (Lock, RLock, Campaign).
+	Acquire func(R, context.Context) (L, error)
+	// Try takes the turn only if it need not wait, and otherwise returns
+	// an error matching recipes.ErrWouldBlock (TryLock); nil if the
+	// recipe has no such call.
+	Try func(R, context.Context) (L, error)
+}
+
+// RunQueueContract runs the behaviour every queue recipe owes its users,
+// as parallel subtests each on both servers (zktest.EachBackend):
+//
+//   - Exclusion: 32 contenders on 8 sessions take turns, each with a token
+//     above the last holder's, and fenced writes through Multi lose no
+//     update; no node is left.
+//   - FIFO: waiters hold in the order they joined.
+//   - AbandonedPredecessor: a waiter whose predecessor gives up waits on
+//     for the holder.
+//   - HolderExpiry: a holder whose session expires sees Done with a
+//     session-lost cause; the next holder gets a higher token; the old
+//     holder's fenced writes are refused, by the lease and by the server.
+//   - NodeChanged: deleting or writing a holder's node ends its lease.
+//   - Suspension: a suspended connection ends leases without tolerance and
+//     keeps tolerant ones; the ended ones' nodes are deleted after healing.
+//   - LostCreateReply: a create whose reply is lost leaves exactly one
+//     node, which holds.
+//   - CancelAndTimeout: a cancelled or timed-out acquire leaves no node.
+//   - Try: a try on a free queue holds, on a held one fails with
+//     recipes.ErrWouldBlock and leaves no node.
+//   - BadInput: invalid paths give an *client.InputError and send nothing.
+//   - ForeignNodes: children of other shapes are ignored.
+//
+// Every mode is tried where the test is about one participant; the
+// exclusion tests use the exclusive modes.
+func RunQueueContract[R any, L Lease](t *testing.T, r QueueRecipe[R, L]) {
+	t.Helper()
+	c := &contract[R, L]{QueueRecipe: r}
+	for _, m := range r.Modes {
+		if m.Exclusive {
+			c.exclusive = append(c.exclusive, m)
+		}
+		if m.Name == "" || m.Marker == "" || m.Acquire == nil {
+			t.Fatalf("recipetest: mode %+v needs a Name, a Marker and Acquire", m)
+		}
+	}
+	if r.New == nil || r.Release == nil || len(c.exclusive) == 0 {
+		t.Fatal("recipetest: a QueueRecipe needs New, Release and an exclusive mode")
+	}
+	for _, tc := range []struct {
+		name string
+		fn   func(*testing.T, zktest.Backend)
+	}{
+		{"Exclusion", c.exclusion},
+		{"FIFO", c.fifo},
+		{"AbandonedPredecessor", c.abandonedPredecessor},
+		{"HolderExpiry", c.holderExpiry},
+		{"NodeChanged", c.nodeChanged},
+		{"Suspension", c.suspension},
+		{"LostCreateReply", c.lostCreateReply},
+		{"CancelAndTimeout", c.cancelAndTimeout},
+		{"Try", c.try},
+		{"BadInput", c.badInput},
+		{"ForeignNodes", c.foreignNodes},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			zktest.EachBackend(t, tc.fn)
+		})
+	}
+}
+
+// contract is one recipe under test.
+type contract[R any, L Lease] struct {
+	QueueRecipe[R, L]
+	exclusive []Mode[R, L]
+	ids       atomic.Int64
+}
+
+// participant makes a new participant on c at path.
+func (q *contract[R, L]) participant(c *client.Client, path string, tolerance time.Duration) R {
+	id := fmt.Sprintf("p%d", q.ids.Add(1))
+	return q.New(Participant{Client: c, Path: path, ID: id, SuspendTolerance: tolerance})
+}
+
+// acquire makes a participant and acquires in mode m, failing the test on
+// error.
+func (q *contract[R, L]) acquire(t *testing.T, ctx context.Context, m Mode[R, L], c *client.Client, path string, tolerance time.Duration) L {
+	t.Helper()
+	l, err := m.Acquire(q.participant(c, path, tolerance), ctx)
+	if err != nil {
+		t.Fatalf("%s on %s: %v", m.Name, path, err)
+	}
+	checkNode(t, path, m.Marker, l.Node())
+	return l
+}
+
+// release releases l, failing the test on error.
+func (q *contract[R, L]) release(t *testing.T, ctx context.Context, l L) {
+	t.Helper()
+	if err := q.Release(l, ctx); err != nil {
+		t.Fatalf("release %s: %v", l.Node(), err)
+	}
+}
+
+// checkNode checks that node is a protected sequential node of marker's
+// shape in dir, as Curator names them.
+func checkNode(t testing.TB, dir, marker, node string) {
+	t.Helper()
+	re := `^` + regexp.QuoteMeta(dir+"/") + `_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-` +
+		regexp.QuoteMeta(marker) + `[0-9]{10}$`
+	if !regexp.MustCompile(re).MatchString(node) {
+		t.Errorf("node %q is not %s/_c_<uuid>-%s<10-digit seq>", node, dir, marker)
+	}
+}
