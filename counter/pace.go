@@ -11,7 +11,7 @@ import (
 // Pacing bounds. See pacer.
 const (
 	minWindow = 200 * time.Microsecond
-	maxWindow = 32 * time.Millisecond
+	maxWindow = 96 * time.Millisecond
 	maxAge    = 10 * time.Second
 )
 
