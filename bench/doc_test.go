@@ -1,6 +1,7 @@
 // Package bench holds zkit's recipe benchmarks. They run only with -bench:
 //
 //	ZKIT_BENCH_SERVERS=127.0.0.1:2381 go test ./bench -run '^$' -bench Lock -benchtime 10s
+//	ZKIT_BENCH_SERVERS=127.0.0.1:2381 go test ./bench -run '^$' -bench Counter -benchtime 10000x
 //
 // ZKIT_BENCH_SERVERS names the ensemble to measure against (to compare with
 // the anchors in ../shared/anchors, start it with their start-zk.sh and run

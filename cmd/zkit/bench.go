@@ -19,6 +19,7 @@ import (
 var (
 	benchWorkloads = map[string][]workload.Spec{
 		"W1": {workload.Lock(), workload.RWLock()},
+		"W2": {workload.Counter()},
 		"W4": {workload.Raw()},
 	}
 	benchBaselines = map[string][]workload.Spec{

@@ -122,45 +122,61 @@ func GozkLock() Spec {
 // as the anchors ran it, with decimal text data).
 func GozkCounter() Spec {
 	return Spec{Workload: "W2_counter", Impl: "gozk.CASCounter", Setup: func(ctx context.Context, p Point) (*Instance, error) {
-		cs, path, closeAll, err := gozkConnectAt(ctx, p, "counter")
-		if err != nil {
-			return nil, err
-		}
-		var done, conflicts atomic.Int64
-		return &Instance{
-			Op: func(_ context.Context, i int) (time.Duration, error) {
-				c := cs[i]
-				t0 := time.Now()
-				for {
-					data, st, err := c.Get(path)
-					if err != nil {
-						return 0, err
-					}
-					v, _ := strconv.ParseInt(string(data), 10, 64)
-					_, err = c.Set(path, strconv.AppendInt(nil, v+1, 10), st.Version)
-					if errors.Is(err, zk.ErrBadVersion) {
-						conflicts.Add(1)
-						continue
-					}
-					if err == nil {
-						done.Add(1)
-					}
-					return time.Since(t0), err
-				}
-			},
-			Check: func(context.Context) []string {
-				data, _, err := cs[0].Get(path)
-				v, _ := strconv.ParseInt(string(data), 10, 64)
-				check := "ok"
-				if err != nil || v != done.Load() {
-					check = fmt.Sprintf("MISMATCH (%v)", err)
-				}
-				return []string{fmt.Sprintf("final=%d increments=%d %s bad_version_per_inc=%.2f",
-					v, done.Load(), check, float64(conflicts.Load())/float64(max(done.Load(), 1)))}
-			},
-			Close: closeAll,
-		}, nil
+		return gozkCounter(ctx, p)
 	}}
+}
+
+// GozkSharedCounter is the same loop with every client a goroutine of one
+// session (the baseline of SharedCounter).
+func GozkSharedCounter() Spec {
+	return Spec{Workload: "W2_counter_shared", Impl: "gozk.CASCounter", Setup: func(ctx context.Context, p Point) (*Instance, error) {
+		q := p
+		q.Clients = 1
+		return gozkCounter(ctx, q)
+	}}
+}
+
+// gozkCounter sets up the naive loop on p.Clients sessions; client i uses
+// session i modulo their number.
+func gozkCounter(ctx context.Context, p Point) (*Instance, error) {
+	cs, path, closeAll, err := gozkConnectAt(ctx, p, "counter")
+	if err != nil {
+		return nil, err
+	}
+	var done, conflicts atomic.Int64
+	return &Instance{
+		Op: func(_ context.Context, i int) (time.Duration, error) {
+			c := cs[i%len(cs)]
+			t0 := time.Now()
+			for {
+				data, st, err := c.Get(path)
+				if err != nil {
+					return 0, err
+				}
+				v, _ := strconv.ParseInt(string(data), 10, 64)
+				_, err = c.Set(path, strconv.AppendInt(nil, v+1, 10), st.Version)
+				if errors.Is(err, zk.ErrBadVersion) {
+					conflicts.Add(1)
+					continue
+				}
+				if err == nil {
+					done.Add(1)
+				}
+				return time.Since(t0), err
+			}
+		},
+		Check: func(context.Context) []string {
+			data, _, err := cs[0].Get(path)
+			v, _ := strconv.ParseInt(string(data), 10, 64)
+			check := "ok"
+			if err != nil || v != done.Load() {
+				check = fmt.Sprintf("MISMATCH (%v)", err)
+			}
+			return []string{fmt.Sprintf("final=%d increments=%d %s bad_version_per_inc=%.2f",
+				v, done.Load(), check, float64(conflicts.Load())/float64(max(done.Load(), 1)))}
+		},
+		Close: closeAll,
+	}, nil
 }
 
 // GozkRaw is W4_createdelete on go-zookeeper.
