@@ -90,6 +90,7 @@ Global flags may appear anywhere on the line.`,
 		newDemoCmd(a),
 		newServeCmd(a),
 		newLockCmd(a),
+		newCounterCmd(a),
 		newBenchCmd(a),
 		newVersionCmd(a),
 	)
