@@ -91,6 +91,8 @@ Global flags may appear anywhere on the line.`,
 		newServeCmd(a),
 		newLockCmd(a),
 		newCounterCmd(a),
+		newMembersCmd(a),
+		newRendezvousCmd(a),
 		newBenchCmd(a),
 		newVersionCmd(a),
 	)

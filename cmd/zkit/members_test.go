@@ -1,0 +1,139 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/membership"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// background starts the built zkit with args, its stdout and stderr in
+// buffers, and returns a function that sends SIGTERM and returns the
+// exit status.
+func background(t *testing.T, bin string, args ...string) (stdout, stderr *syncBuffer, stop func() int) {
+	t.Helper()
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-done })
+	return stdout, stderr, func() int {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(zktest.Scale(20 * time.Second)):
+			t.Fatal("zkit did not stop on SIGTERM")
+		}
+		return cmd.ProcessState.ExitCode()
+	}
+}
+
+func TestMembersJoinRunsCommandWhilePresent(t *testing.T) {
+	servers, c, ctx := env(t)
+	flag := filepath.Join(t.TempDir(), "go")
+	done := make(chan result, 1)
+	go func() {
+		done <- zkit(t, "members", "/svc", "join", "a-1", "--data", "10.0.0.1", "--servers", servers, "--",
+			"sh", "-c", `echo "$ZKIT_MEMBER_NODE $ZKIT_MEMBER_ID"; while [ ! -e `+flag+` ]; do sleep 0.02; done; exit 7`)
+	}()
+	waitNodes(t, c, "/svc", 1)
+	if r := zkit(t, "members", "/svc", "list", "--servers", servers); r.status != 0 || r.stdout != "a-1\t10.0.0.1\n" {
+		t.Fatalf("list: %+v", r)
+	}
+	// The id is taken while the first member lives.
+	r := zkit(t, "members", "/svc", "join", "a-1", "--servers", servers, "--", "true")
+	if r.status != exitFailed {
+		t.Fatalf("second join of a-1: %+v", r)
+	}
+	oneErrorLine(t, r, "zkit members: ", "/svc", `"a-1"`, "held by session")
+	os.WriteFile(flag, nil, 0o644)
+	r = <-done
+	if r.status != 7 || r.stdout != "/svc/a-1 a-1\n" {
+		t.Fatalf("join -- CMD: %+v, want CMD's status 7 and its environment", r)
+	}
+	group, err := membership.List(ctx, c, "/svc")
+	if err != nil || len(group) != 0 {
+		t.Fatalf("after CMD: %v, %v", group, err)
+	}
+}
+
+// A member that is deleted while CMD runs is absent: CMD gets SIGTERM and
+// zkit exits 5.
+func TestMembersJoinLost(t *testing.T) {
+	servers, c, ctx := env(t)
+	done := make(chan result, 1)
+	go func() {
+		done <- zkit(t, "members", "/svc", "join", "w", "--servers", servers, "--", "sleep", "60")
+	}()
+	waitNodes(t, c, "/svc", 1)
+	if err := c.Delete(ctx, "/svc/w", -1); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.status != exitLost {
+		t.Fatalf("status %d, want %d: %+v", r.status, exitLost, r)
+	}
+	oneErrorLine(t, r, "member w of /svc absent while sleep ran", "deleted")
+}
+
+func TestMembersJoinAndWatchUntilStopped(t *testing.T) {
+	bin := buildZkit(t)
+	servers, c, ctx := env(t)
+	watch, _, stopWatch := background(t, bin, "members", "/svc", "watch", "--servers", servers)
+	waitOutput(t, watch, "[]\n")
+	joined, _, stopJoin := background(t, bin, "members", "/svc", "join", "b", "--data", "x y", "--servers", servers)
+	waitOutput(t, joined, "/svc/b\n")
+	waitOutput(t, watch, `[{"id":"b","data":"x y"}]`+"\n")
+	m, err := membership.Join(ctx, c, "/svc", "a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitOutput(t, watch, `[{"id":"a","data":""},{"id":"b","data":"x y"}]`+"\n")
+	if status := stopJoin(); status != 0 {
+		t.Fatalf("join stopped with status %d", status)
+	}
+	m.Leave(ctx)
+	lines := func() string { return watch.String() }
+	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
+	for !strings.HasSuffix(lines(), "\n[]\n") {
+		if time.Now().After(deadline) {
+			t.Fatalf("watch output %q does not end with the empty group", lines())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if status := stopWatch(); status != 0 {
+		t.Fatalf("watch stopped with status %d", status)
+	}
+}
+
+func TestMembersUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"members"},
+		{"members", "/svc"},
+		{"members", "relative", "list"},
+		{"members", "/svc", "join"},
+		{"members", "/svc", "join", "a/b"},
+		{"members", "/svc", "join", ""},
+		{"members", "/svc", "join", "a", "b"},
+		{"members", "/svc", "list", "x"},
+		{"members", "/svc", "list", "--data", "x"},
+		{"members", "/svc", "frob"},
+	} {
+		r := zkit(t, append(args, "--servers", "127.0.0.1:1")...)
+		if r.status != exitUsage {
+			t.Errorf("zkit %q: status %d, want %d (%q)", args, r.status, exitUsage, r.stderr)
+			continue
+		}
+		oneErrorLine(t, r, "zkit members: ")
+	}
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/zkit-dev/zkit/rendezvous"
+)
+
+// The paper's rendezvous from the shell: a worker waiting before the
+// master gets the address; the master's CMD ends when the launcher does.
+func TestRendezvousCommands(t *testing.T) {
+	bin := buildZkit(t)
+	servers, c, ctx := env(t)
+	worker := make(chan result, 1)
+	go func() { worker <- zkit(t, "rendezvous", "/jobs/1/zr", "wait", "--servers", servers) }()
+	launcher, _, stopLauncher := background(t, bin, "rendezvous", "/jobs/1/zr", "create", "--servers", servers)
+	waitOutput(t, launcher, "/jobs/1/zr\n")
+	master := make(chan result, 1)
+	go func() {
+		master <- zkit(t, "rendezvous", "/jobs/1/zr", "publish", "10.0.0.7:7000", "--servers", servers, "--", "sleep", "60")
+	}()
+	if r := <-worker; r.status != 0 || r.stdout != "10.0.0.7:7000\n" {
+		t.Fatalf("worker: %+v", r)
+	}
+	if status := stopLauncher(); status != 0 {
+		t.Fatalf("launcher stopped with %d", status)
+	}
+	r := <-master
+	if r.status != exitLost {
+		t.Fatalf("master after the launcher ended: %+v", r)
+	}
+	oneErrorLine(t, r, "zkit rendezvous: ", "/jobs/1/zr", "launcher ended")
+	if r := zkit(t, "rendezvous", "/jobs/1/zr", "publish", "x", "--servers", servers); r.status != exitFailed {
+		t.Fatalf("publish without a launcher: %+v", r)
+	} else {
+		oneErrorLine(t, r, "does not exist", "--own")
+	}
+	if r := zkit(t, "rendezvous", "/jobs/1/zr", "wait", "--wait", "100ms", "--servers", servers); r.status != exitTimeout {
+		t.Fatalf("wait with nothing to wait for: %+v", r)
+	}
+
+	// The launcher with CMD deletes zr when CMD ends; --own publishes
+	// without a launcher.
+	if r := zkit(t, "rendezvous", "/jobs/2/zr", "create", "--servers", servers, "--", "sh", "-c", `test "$ZKIT_RENDEZVOUS" = /jobs/2/zr`); r.status != 0 {
+		t.Fatalf("create -- CMD: %+v", r)
+	}
+	if ok, _, err := c.Exists(ctx, "/jobs/2/zr"); err != nil || ok {
+		t.Fatalf("zr left after the launcher's CMD (err %v)", err)
+	}
+	own := make(chan result, 1)
+	go func() {
+		own <- zkit(t, "rendezvous", "/svc/master", "publish", "m:1", "--own", "--servers", servers, "--", "sleep", "60")
+	}()
+	data, err := rendezvous.Wait(ctx, c, "/svc/master")
+	if err != nil || string(data) != "m:1" {
+		t.Fatalf("Wait on --own: %q, %v", data, err)
+	}
+	if err := c.Delete(ctx, "/svc/master", -1); err != nil {
+		t.Fatal(err)
+	}
+	// Deleted by someone: the publication ends its presence, CMD gets
+	// SIGTERM.
+	if r := <-own; r.status != exitLost {
+		t.Fatalf("--own after zr was deleted: %+v", r)
+	}
+}
+
+func TestRendezvousUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"rendezvous"},
+		{"rendezvous", "/zr"},
+		{"rendezvous", "/", "create"},
+		{"rendezvous", "relative", "wait"},
+		{"rendezvous", "/zr", "publish"},
+		{"rendezvous", "/zr", "publish", ""},
+		{"rendezvous", "/zr", "create", "--own"},
+		{"rendezvous", "/zr", "wait", "--", "true"},
+		{"rendezvous", "/zr", "wait", "--wait", "-1s"},
+		{"rendezvous", "/zr", "frob"},
+	} {
+		r := zkit(t, append(args, "--servers", "127.0.0.1:1")...)
+		if r.status != exitUsage {
+			t.Errorf("zkit %q: status %d, want %d (%q)", args, r.status, exitUsage, r.stderr)
+			continue
+		}
+		oneErrorLine(t, r, "zkit rendezvous: ")
+	}
+}
