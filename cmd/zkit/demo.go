@@ -36,6 +36,8 @@ var demoSteps = []demoStep{
 	{"rwlock", "upgrade attempt", "refused at once, no deadlock", false, rwlockUpgrade},
 	{"counter", "contended counter", "exact total, no duplicate results", false, counterContention},
 	{"counter", "reply lost after the write", "reported unknown, counted once", true, counterLostReply},
+	{"members", "membership churn", "watchers converge on the true group", false, membershipChurn},
+	{"rendezvous", "master address, launcher exit", "worker before master gets the address; launcher exit seen", false, rendezvousLaunch},
 }
 
 func newDemoCmd(a *app) *cobra.Command {
