@@ -38,6 +38,21 @@ func background(t *testing.T, bin string, args ...string) (stdout, stderr *syncB
 	}
 }
 
+// waitFile waits until CMD has created path.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("CMD did not start (no %s)", path)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func TestMembersJoinRunsCommandWhilePresent(t *testing.T) {
 	servers, c, ctx := env(t)
 	flag := filepath.Join(t.TempDir(), "go")
@@ -72,10 +87,11 @@ func TestMembersJoinRunsCommandWhilePresent(t *testing.T) {
 func TestMembersJoinLost(t *testing.T) {
 	servers, c, ctx := env(t)
 	done := make(chan result, 1)
+	running := filepath.Join(t.TempDir(), "running")
 	go func() {
-		done <- zkit(t, "members", "/svc", "join", "w", "--servers", servers, "--", "sleep", "60")
+		done <- zkit(t, "members", "/svc", "join", "w", "--servers", servers, "--", "sh", "-c", "touch "+running+"; exec sleep 60")
 	}()
-	waitNodes(t, c, "/svc", 1)
+	waitFile(t, running) // CMD runs: the member is present
 	if err := c.Delete(ctx, "/svc/w", -1); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +99,7 @@ func TestMembersJoinLost(t *testing.T) {
 	if r.status != exitLost {
 		t.Fatalf("status %d, want %d: %+v", r.status, exitLost, r)
 	}
-	oneErrorLine(t, r, "member w of /svc absent while sleep ran", "deleted")
+	oneErrorLine(t, r, "member w of /svc absent while sh ran", "deleted")
 }
 
 func TestMembersJoinAndWatchUntilStopped(t *testing.T) {

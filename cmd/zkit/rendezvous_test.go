@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/zkit-dev/zkit/rendezvous"
@@ -48,13 +49,16 @@ func TestRendezvousCommands(t *testing.T) {
 		t.Fatalf("zr left after the launcher's CMD (err %v)", err)
 	}
 	own := make(chan result, 1)
+	running := filepath.Join(t.TempDir(), "running")
 	go func() {
-		own <- zkit(t, "rendezvous", "/svc/master", "publish", "m:1", "--own", "--servers", servers, "--", "sleep", "60")
+		own <- zkit(t, "rendezvous", "/svc/master", "publish", "m:1", "--own", "--servers", servers, "--",
+			"sh", "-c", "touch "+running+"; exec sleep 60")
 	}()
 	data, err := rendezvous.Wait(ctx, c, "/svc/master")
 	if err != nil || string(data) != "m:1" {
 		t.Fatalf("Wait on --own: %q, %v", data, err)
 	}
+	waitFile(t, running)
 	if err := c.Delete(ctx, "/svc/master", -1); err != nil {
 		t.Fatal(err)
 	}
