@@ -133,7 +133,7 @@ func TestMembersJoinAndWatchUntilStopped(t *testing.T) {
 }
 
 func TestMembersUsage(t *testing.T) {
-	for _, args := range [][]string{
+	expectUsage(t, "zkit members: ", [][]string{
 		{"members"},
 		{"members", "/svc"},
 		{"members", "relative", "list"},
@@ -144,12 +144,19 @@ func TestMembersUsage(t *testing.T) {
 		{"members", "/svc", "list", "x"},
 		{"members", "/svc", "list", "--data", "x"},
 		{"members", "/svc", "frob"},
-	} {
+	})
+}
+
+// expectUsage runs each command line (against no server) and checks that
+// it is a usage error, said in one line starting with prefix.
+func expectUsage(t *testing.T, prefix string, lines [][]string) {
+	t.Helper()
+	for _, args := range lines {
 		r := zkit(t, append(args, "--servers", "127.0.0.1:1")...)
 		if r.status != exitUsage {
 			t.Errorf("zkit %q: status %d, want %d (%q)", args, r.status, exitUsage, r.stderr)
 			continue
 		}
-		oneErrorLine(t, r, "zkit members: ")
+		oneErrorLine(t, r, prefix)
 	}
 }
