@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -116,6 +117,22 @@ func classify(op, path string, write bool, err error) error {
 		return fmt.Errorf("zkit: %s %q: %w", op, path, err)
 	case err == zk.ErrClosing:
 		return fmt.Errorf("zkit: %s %q: %w", op, path, ErrClosed)
+	case isTransport(err):
+		// go-zookeeper hands a request the raw error of its failed write
+		// when the connection breaks under it: the connection closed.
+		closed := fmt.Errorf("%w (%v)", zk.ErrConnectionClosed, err)
+		if write {
+			return &OutcomeUnknownError{Op: op, Path: path, Err: closed}
+		}
+		return fmt.Errorf("zkit: %s %q: %w", op, path, closed)
 	}
 	return err
+}
+
+// isTransport reports whether err comes from the network connection
+// itself (a broken pipe, a reset, a write deadline) rather than from the
+// server.
+func isTransport(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne)
 }

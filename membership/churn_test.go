@@ -67,12 +67,17 @@ func churn(t *testing.T, servers []string, fault func() (repair func())) {
 
 	// Each watcher keeps only its latest snapshot.
 	latest := make([]atomic.Pointer[[]membership.Entry], watchers)
+	ended := make([]atomic.Pointer[error], watchers)
+	wcs := make([]*client.Client, watchers)
 	for i := range latest {
-		feed := membership.Watch(ctx, connect(), path)
+		wcs[i] = connect()
+		feed := membership.Watch(ctx, wcs[i], path)
 		go func() {
 			for s := range feed.Values() {
 				latest[i].Store(&s)
 			}
+			err := feed.Err()
+			ended[i].Store(&err)
 		}()
 	}
 
@@ -145,7 +150,16 @@ func churn(t *testing.T, servers []string, fault func() (repair func())) {
 				if s != nil {
 					got = ids(*s)
 				}
-				t.Fatalf("watcher %d ended on %d members %q, want %q", i, len(*s), got, wantIDs)
+				why := "still following"
+				if e := ended[i].Load(); e != nil {
+					why = fmt.Sprintf("feed ended: %v", *e)
+				}
+				lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				own, err := membership.List(lctx, wcs[i], path)
+				cancel()
+				suspended, _ := wcs[i].Suspended()
+				t.Fatalf("watcher %d (%s; its client: suspended %v, session alive %v, List %d members, %v) ended on %q, want %q",
+					i, why, suspended, wcs[i].Session().Alive(), len(own), err, got, wantIDs)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
