@@ -44,15 +44,19 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 	// failed write of this session, so it is no older than the calls.
 	// failed: a write of this batch failed (reads after it are fresh).
 	fresh, failed := false, false
+	gets := true // only gets: the first read might as well be synced
+	for _, cl := range calls {
+		gets = gets && cl.kind == opGet
+	}
 	start := time.Now()
 	log := calls[0].log
 	var pause recipes.Backoff // for connection trouble
 	for {
 		if !e.view.known || e.pace.stale(e.view) {
-			if err := e.read(ctx, false, &pause); err != nil {
+			if err := e.read(ctx, gets, &pause); err != nil {
 				return fail(calls, err)
 			}
-			fresh = failed
+			fresh = failed || gets
 		}
 		v := e.view
 		if v.bad {
@@ -99,9 +103,14 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 			e.view = view{known: true, at: time.Now()}
 			fresh, failed = true, true
 		case errors.Is(err, client.ErrNoNode):
-			// The parent is missing: create it, as Curator does.
-			if err := e.c.EnsurePath(ctx, parent(e.path)); err != nil {
-				return fail(calls, err)
+			// The parent is missing: create it, as Curator does. Creating
+			// a parent twice is harmless, so trouble doing it is retried.
+			perr := e.c.EnsurePath(ctx, parent(e.path))
+			if perr != nil && !client.IsOutcomeUnknown(perr) && !client.IsRetryable(perr) {
+				return fail(calls, perr)
+			}
+			if perr != nil && pause.Wait(ctx) != nil {
+				return fail(calls, ctx.Err())
 			}
 		case client.IsRetryable(err):
 			if err := pause.Wait(ctx); err != nil {

@@ -64,7 +64,9 @@ func (k *Counter) Add(ctx context.Context, delta int64) (int64, error) {
 }
 
 // Set stores value, creating the node (and any missing parent) if needed.
-// It fails like Add when the outcome of its write is unknown.
+// Like Add, it refuses to replace data that does not decode (a
+// *DataError), and fails like Add when the outcome of its write is
+// unknown.
 func (k *Counter) Set(ctx context.Context, value int64) error {
 	if !k.cfg.enc.fits(value) {
 		return k.inputError("set", fmt.Sprintf("value %d does not fit the %s encoding", value, k.cfg.enc))
