@@ -37,7 +37,17 @@ var (
 	ErrClosed = errors.New("zkit: client closed")
 	// ErrOutcomeUnknown is matched by every *OutcomeUnknownError.
 	ErrOutcomeUnknown = errors.New("zkit: outcome unknown")
+	// ErrUnimplemented means the server does not know the request: a
+	// create mode or an operation newer than the server (containers before
+	// ZooKeeper 3.5, TTL nodes without extendedTypesEnabled). Nothing was
+	// applied. ZooKeeper closes the connection after it; the session lives
+	// on.
+	ErrUnimplemented = errors.New("zkit: not implemented by the server")
 )
+
+// errUnimplementedText is how go-zookeeper reports ZooKeeper's
+// Unimplemented (-6): it has no sentinel for it.
+const errUnimplementedText = "unknown error: -6"
 
 // InputError reports input that was rejected before anything was sent.
 type InputError struct {
@@ -125,6 +135,8 @@ func classify(op, path string, write bool, err error) error {
 			return &OutcomeUnknownError{Op: op, Path: path, Err: closed}
 		}
 		return fmt.Errorf("zkit: %s %q: %w", op, path, closed)
+	case err.Error() == errUnimplementedText:
+		return fmt.Errorf("zkit: %s %q: %w", op, path, ErrUnimplemented)
 	}
 	return err
 }

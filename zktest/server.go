@@ -61,6 +61,13 @@ func ServerWithoutTTL() ServerOption {
 	return func(c *refserver.Config) { c.DisableExtendedTypes = true }
 }
 
+// ServerWithoutContainers makes the server answer createContainer as a
+// ZooKeeper older than 3.5 does: Unimplemented, then it closes the
+// connection (the session lives on). By default containers work.
+func ServerWithoutContainers() ServerOption {
+	return func(c *refserver.Config) { c.DisableContainers = true }
+}
+
 // ServerContainerCheckInterval sets how often, on the server's clock, empty
 // containers and expired TTL nodes are deleted (default 60s, as
 // znode.container.checkIntervalMs). FastForward always runs a pass.

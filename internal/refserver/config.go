@@ -25,6 +25,11 @@ type Config struct {
 	// ZooKeeper started without zookeeper.extendedTypesEnabled=true does.
 	// TTL nodes are enabled by default.
 	DisableExtendedTypes bool
+	// DisableContainers makes createContainer an unknown request, as it is
+	// to ZooKeeper before 3.5: the reply is Unimplemented, and the
+	// connection is closed (the session lives on). Containers are enabled
+	// by default.
+	DisableContainers bool
 	// ContainerCheckInterval is how often empty containers and expired TTL
 	// nodes are reaped, measured on the server's clock (default 60s, as
 	// znode.container.checkIntervalMs). FastForward also runs a pass.
