@@ -27,9 +27,11 @@ func RealBackend(t testing.TB) Backend {
 }
 
 // ReferenceBackend is a fresh reference server for the test, configured
-// like the real one (tickTime 200ms, session timeouts from 400ms to 60s).
-func ReferenceBackend(t testing.TB) Backend {
-	s := NewServer(t, ServerTickTime(200*time.Millisecond), ServerSessionTimeouts(400*time.Millisecond, time.Minute))
+// like the real one (tickTime 200ms, session timeouts from 400ms to 60s)
+// and then by opts.
+func ReferenceBackend(t testing.TB, opts ...ServerOption) Backend {
+	all := append([]ServerOption{ServerTickTime(200 * time.Millisecond), ServerSessionTimeouts(400*time.Millisecond, time.Minute)}, opts...)
+	s := NewServer(t, all...)
 	return Backend{Name: "reference", Servers: s.Servers(), ref: s}
 }
 
@@ -40,6 +42,18 @@ func EachBackend(t *testing.T, fn func(t *testing.T, b Backend)) {
 	t.Helper()
 	t.Run("zookeeper", func(t *testing.T) { fn(t, RealBackend(t)) })
 	t.Run("reference", func(t *testing.T) { fn(t, ReferenceBackend(t)) })
+}
+
+// EachBackendWith runs fn like EachBackend, on servers of the test's own
+// configured by zk and ref: a standalone ZooKeeper started for the test
+// with zk (a JVM, which takes a second or two: use it for settings the
+// shared server must not have) and a fresh reference server with ref.
+func EachBackendWith(t *testing.T, zk []Option, ref []ServerOption, fn func(t *testing.T, b Backend)) {
+	t.Helper()
+	t.Run("zookeeper", func(t *testing.T) {
+		fn(t, Backend{Name: "zookeeper", Servers: StartZooKeeper(t, zk...).Servers()})
+	})
+	t.Run("reference", func(t *testing.T) { fn(t, ReferenceBackend(t, ref...)) })
 }
 
 // Addr is the first server's address.

@@ -42,7 +42,9 @@
 // # Every backend
 //
 // EachBackend runs one test body against real ZooKeeper and against the
-// reference server, as subtests "zookeeper" and "reference". The Backend it
+// reference server, as subtests "zookeeper" and "reference";
+// EachBackendWith does the same on servers of the test's own, configured
+// for it (a short container check interval, say). The Backend it
 // passes connects clients (Connect) and injects the faults that work on
 // both (ExpireSession, CutNextCreate, Blackhole); Reference gives the
 // reference server itself for the faults only it has.

@@ -113,6 +113,14 @@ func WithJVMArgs(args ...string) Option {
 	return func(c *config) { c.jvmArgs = append(c.jvmArgs, args...) }
 }
 
+// WithContainerCheckInterval makes the servers look for empty containers
+// (and expired TTL nodes) to delete every d instead of every minute: the
+// system property znode.container.checkIntervalMs. The reference server's
+// equivalent is ServerContainerCheckInterval.
+func WithContainerCheckInterval(d time.Duration) Option {
+	return WithJVMArgs(fmt.Sprintf("-Dznode.container.checkIntervalMs=%d", max(d.Milliseconds(), 1)))
+}
+
 // WithStartTimeout bounds how long starting (or restarting) waits for the
 // servers to serve; the default is 60 s. It is passed through Scale.
 func WithStartTimeout(d time.Duration) Option { return func(c *config) { c.startTimeout = d } }
