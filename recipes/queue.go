@@ -13,8 +13,9 @@ import (
 
 // Queue is a directory of ephemeral sequence nodes that take turns in
 // sequence order: paper §2.5 (locks) and §2.6 (read/write locks), in
-// Curator's node layout. The directory is created (as persistent nodes) when
-// missing.
+// Curator's node layout. The directory is created when missing, as a
+// container that the server deletes once it is empty again; its parents
+// as persistent nodes (see Join).
 type Queue struct {
 	c     *client.Client
 	dir   string
@@ -82,6 +83,13 @@ type Ticket struct {
 // survives a lost reply without leaving a second node (see
 // client.CreateProtected). The node gets acl, or the client's default ACL
 // when acl is empty.
+//
+// A missing directory is created: its parents as persistent nodes, the
+// directory itself as a container node where the server has them
+// (ZooKeeper 3.5.3 and later, which deletes an emptied container within
+// its znode.container.checkIntervalMs, a minute by default), otherwise as a
+// persistent node. A directory deleted between its creation and the
+// node's is created again.
 func (q *Queue) Join(ctx context.Context, kind Kind, data []byte, acl ...client.ACL) (*Ticket, error) {
 	if reason := client.ValidatePath(q.dir, false); reason != "" {
 		return nil, &client.InputError{Op: "join", Path: q.dir, Reason: reason}
@@ -98,12 +106,18 @@ func (q *Queue) Join(ctx context.Context, kind Kind, data []byte, acl ...client.
 		opts = append(opts, client.WithACL(acl...))
 	}
 	var err error
-	for attempt := 0; ; attempt++ {
+	for creates := 0; ; creates++ {
 		t.path, err = q.c.CreateProtected(ctx, client.JoinPath(q.dir, kind.Marker), data, client.EphemeralSequential, opts...)
-		if !errors.Is(err, client.ErrNoNode) || attempt == 3 {
+		if !errors.Is(err, client.ErrNoNode) {
 			break
 		}
-		if err = q.c.EnsurePath(ctx, q.dir); err != nil {
+		// The directory is missing: never created, or an emptied
+		// container that the server deleted, perhaps just now.
+		if creates == maxDirCreates {
+			err = fmt.Errorf("zkit: join %s: the directory went missing %d times: %w", q.dir, creates+1, err)
+			break
+		}
+		if err = q.createDir(ctx); err != nil {
 			break
 		}
 	}

@@ -81,6 +81,14 @@ type Mode[R any, L Lease] struct {
 //     recipes.ErrWouldBlock and leaves no node.
 //   - BadInput: invalid paths give an *client.InputError and send nothing.
 //   - ForeignNodes: children of other shapes are ignored.
+//   - Directory: the directory is a container, deleted by the server once
+//     empty and created again by the next participant, whose token is
+//     still higher; contenders keep taking turns while the server reaps
+//     every few milliseconds. It runs on servers of its own
+//     (zktest.EachBackendWith), the real one a JVM started for it.
+//   - DirectoryWithoutContainers: on a server without containers (the
+//     reference server answering as ZooKeeper 3.4 does), the directory is
+//     persistent.
 //
 // Every mode is tried where the test is about one participant; the
 // exclusion tests use the exclusive modes.
@@ -98,25 +106,30 @@ func RunQueueContract[R any, L Lease](t *testing.T, r QueueRecipe[R, L]) {
 	if r.New == nil || r.Release == nil || len(c.exclusive) == 0 {
 		t.Fatal("recipetest: a QueueRecipe needs New, Release and an exclusive mode")
 	}
+	each := func(fn func(*testing.T, zktest.Backend)) func(*testing.T) {
+		return func(t *testing.T) { zktest.EachBackend(t, fn) }
+	}
 	for _, tc := range []struct {
 		name string
-		fn   func(*testing.T, zktest.Backend)
+		fn   func(*testing.T)
 	}{
-		{"Exclusion", c.exclusion},
-		{"FIFO", c.fifo},
-		{"AbandonedPredecessor", c.abandonedPredecessor},
-		{"HolderExpiry", c.holderExpiry},
-		{"NodeChanged", c.nodeChanged},
-		{"Suspension", c.suspension},
-		{"LostCreateReply", c.lostCreateReply},
-		{"CancelAndTimeout", c.cancelAndTimeout},
-		{"Try", c.try},
-		{"BadInput", c.badInput},
-		{"ForeignNodes", c.foreignNodes},
+		{"Exclusion", each(c.exclusion)},
+		{"FIFO", each(c.fifo)},
+		{"AbandonedPredecessor", each(c.abandonedPredecessor)},
+		{"HolderExpiry", each(c.holderExpiry)},
+		{"NodeChanged", each(c.nodeChanged)},
+		{"Suspension", each(c.suspension)},
+		{"LostCreateReply", each(c.lostCreateReply)},
+		{"CancelAndTimeout", each(c.cancelAndTimeout)},
+		{"Try", each(c.try)},
+		{"BadInput", each(c.badInput)},
+		{"ForeignNodes", each(c.foreignNodes)},
+		{"Directory", c.directory},
+		{"DirectoryWithoutContainers", c.directoryWithoutContainers},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			zktest.EachBackend(t, tc.fn)
+			tc.fn(t)
 		})
 	}
 }

@@ -1,0 +1,63 @@
+package recipes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zkit-dev/zkit/client"
+)
+
+// maxDirCreates bounds how often Join creates a queue's directory again
+// because it went missing under the create of the participant's node.
+// Each time takes a deletion in a window of a few milliseconds (the server
+// reaping the emptied container, or someone deleting a parent), so more
+// than one in a row means something keeps deleting it.
+const maxDirCreates = 4
+
+// createDir creates the queue's missing directory. The directory itself is
+// a container node, so that the server deletes it again once it is empty
+// (ZooKeeper 3.5.3 and later; Curator creates its recipe directories the
+// same way): the directories of locks no longer used, one per customer or
+// per job, do not pile up. A server without containers (it answers
+// Unimplemented, as ZooKeeper before 3.5 does, and closes the connection)
+// gets a persistent directory.
+//
+// Missing parents are created as persistent nodes (client.EnsurePath), not
+// as containers as Curator does: they are the application's namespace,
+// which other nodes may share, and a parent that vanished under someone's
+// watch or plain create would surprise more than an empty one costs.
+//
+// A directory that exists already is fine, whatever its kind. Requests
+// whose outcome is unknown or that never left are made again: creating
+// twice only answers NodeExists.
+func (q *Queue) createDir(ctx context.Context) error {
+	mode := client.Container
+	var b Backoff
+	for {
+		err := q.createDirOnce(ctx, mode)
+		switch {
+		case err == nil, errors.Is(err, client.ErrNodeExists):
+			return nil
+		case errors.Is(err, client.ErrUnimplemented) && mode == client.Container:
+			mode = client.Persistent
+			continue
+		case client.IsRetryable(err), client.IsOutcomeUnknown(err):
+		default:
+			return err
+		}
+		if b.Wait(ctx) != nil {
+			return fmt.Errorf("zkit: create %s: %w (after %w)", q.dir, ctx.Err(), err)
+		}
+	}
+}
+
+func (q *Queue) createDirOnce(ctx context.Context, mode client.CreateMode) error {
+	if parent, _ := client.SplitPath(q.dir); parent != "/" {
+		if err := q.c.EnsurePath(ctx, parent); err != nil {
+			return err
+		}
+	}
+	_, err := q.c.Create(ctx, q.dir, nil, mode)
+	return err
+}
