@@ -22,7 +22,8 @@
 // # The release signal
 //
 // A zkit holder releases its node with one Multi of SetOp then DeleteOp on
-// that node. The waiter right behind it watches the node with getData, so
+// that node (unless its recipe asks for a plain delete with
+// LeaseOptions.PlainRelease, as leader election does). The waiter right behind it watches the node with getData, so
 // its one-shot watch fires with NodeDataChanged instead of NodeDeleted.
 // Only a holder ever writes its node, so that event proves the node was held
 // and therefore that every node it waited for is gone too: the waiter holds

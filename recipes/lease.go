@@ -37,6 +37,7 @@ type Lease struct {
 	log    *slog.Logger
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	plain  bool // release with a plain delete (LeaseOptions.PlainRelease)
 	once   sync.Once
 	result error
 }
@@ -50,13 +51,21 @@ type LeaseOptions struct {
 	// lock. A longer tolerance keeps the lease across short network blips,
 	// at the risk of holding it for up to that long after it was lost.
 	SuspendTolerance time.Duration
-	Logger           *slog.Logger
+	// PlainRelease makes Unlock delete the node with a plain delete instead
+	// of the release signal (see the package documentation). Recipes whose
+	// layout other clients wait on with NodeDeleted-only watches set it:
+	// Curator's LeaderLatch ignores the NodeDataChanged that the signal
+	// fires, and would wait forever behind a zkit holder (ARCHITECTURE
+	// rule 11). zkit waiters behind a plain release look at the queue again
+	// when they knew of more than one lower node.
+	PlainRelease bool
+	Logger       *slog.Logger
 }
 
 func newLease(t *Ticket, opts LeaseOptions) *Lease {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	l := &Lease{c: t.q.c, sess: t.sess, path: t.path, token: t.token,
-		log: logger(opts.Logger), ctx: ctx, cancel: cancel}
+		log: logger(opts.Logger), ctx: ctx, cancel: cancel, plain: opts.PlainRelease}
 	go l.monitor(t.conn, t.self, opts.SuspendTolerance)
 	return l
 }
@@ -107,7 +116,7 @@ func (l *Lease) Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult,
 }
 
 // Unlock releases the lease: Done is closed at once, then the node is
-// deleted. It waits for the delete while ctx allows (retrying while the
+// deleted (with the release signal, unless LeaseOptions.PlainRelease). It waits for the delete while ctx allows (retrying while the
 // connection is down); if ctx ends first, the delete goes on in the
 // background for as long as the client lives, and Unlock returns ctx's
 // error.
@@ -125,7 +134,7 @@ func (l *Lease) Unlock(ctx context.Context) error {
 		l.cancel(ErrReleased)
 		// The release signal would still be true after a loss (the node did
 		// hold), but a plain delete is the conservative choice.
-		if err := RemoveNode(ctx, l.c, l.sess, l.path, lost == nil); err != nil {
+		if err := RemoveNode(ctx, l.c, l.sess, l.path, lost == nil && !l.plain); err != nil {
 			DeleteInBackground(l.c, l.sess, l.path, l.log)
 			l.result = fmt.Errorf("zkit: unlock %s: %w", l.path, err)
 			return
