@@ -1,0 +1,36 @@
+// Package election is leader election on ZooKeeper: the ZooKeeper paper's
+// use of the lock queue for electing a leader (§2.5), with Curator's
+// LeaderLatch node layout, so that Go processes using zkit and Java
+// processes using Curator's LeaderLatch compete in one election.
+//
+// Each candidacy creates a protected ephemeral sequential node
+// "<path>/_c_<uuid>-latch-<seq>" whose data is the participant's id. The
+// candidate with the lowest sequence number leads; every other candidate
+// watches only the node just below its own. Nodes are ordered by their
+// sequence number; children of other shapes are ignored.
+//
+// [Election.Campaign] blocks until the candidate leads, and returns its
+// [Term] only once the server has confirmed that the candidate's node is
+// the lowest and belongs to the current session: a deduction from watch
+// events alone is not enough to lead. A Term ends (Done, Context) when the
+// leader resigns, when its session is lost, when its connection stays
+// suspended beyond the tolerance ([WithSuspendTolerance], default 0: as
+// soon as it is suspended), or when its node is deleted. Between the loss
+// and the moment the old leader sees Done, a new leader may already act:
+// fence what a leader does with [Term.Multi] (or [Term.Guard]) for writes
+// to ZooKeeper, and with [Term.Token] for writes anywhere else.
+//
+// A leader resigns with a plain delete of its node. zkit's locks release
+// with a data change and a delete in one Multi, which wakes the next zkit
+// waiter without another round trip, but Curator's LeaderLatch reacts to
+// NodeDeleted only: behind a lock-style release it would wait forever.
+//
+// [Election.Leader] reads who leads now, and [Election.Observe] follows it:
+// the owner of the lowest node, or [NoLeader]. Observation is
+// level-triggered: after churn or a reconnect the last value delivered is
+// the current leader.
+//
+// Do not write to election nodes: zkit candidates would wait for a
+// confirmation, and Curator's would take the node's new data as the
+// leader's id.
+package election

@@ -1,0 +1,75 @@
+package election
+
+import (
+	"context"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// Term is one participant's leadership, from the moment Campaign returns it
+// until Done is closed.
+//
+// Done is closed, and Context ends, when the participant may no longer
+// lead: it resigned (cause recipes.ErrReleased), its session was lost, its
+// connection stayed suspended beyond the tolerance (zkit then deletes its
+// node as soon as it can, so that the next candidate may lead), or its
+// node was deleted. Every cause but resigning matches recipes.ErrLost.
+//
+// A term that has ended may already have a successor. Writes that must
+// come from the leader only go through Multi (ZooKeeper refuses them once
+// the term's node is gone); writes elsewhere carry Token, which grows from
+// term to term, and are refused there when a higher token has been seen.
+type Term struct {
+	lease *recipes.Lease
+	id    string
+}
+
+// ID is the leader's participant id.
+func (t *Term) ID() string { return t.id }
+
+// Node is the full path of the leader's node.
+func (t *Term) Node() string { return t.lease.Node() }
+
+// Token is the term's fencing token: the czxid of its node. The tokens of
+// successive terms of one election strictly increase, across sessions and
+// restarts of the ensemble.
+func (t *Term) Token() int64 { return t.lease.Token() }
+
+// Session is the session that owns the term's node.
+func (t *Term) Session() *client.Session { return t.lease.Session() }
+
+// Done is closed when the term ends; Context tells why.
+func (t *Term) Done() <-chan struct{} { return t.lease.Done() }
+
+// Context ends when the term ends; run the leader's work under it.
+// context.Cause gives the reason: recipes.ErrReleased after Resign,
+// otherwise an error matching recipes.ErrLost.
+func (t *Term) Context() context.Context { return t.lease.Context() }
+
+// Err is nil while the term lasts, then the reason it ended.
+func (t *Term) Err() error { return t.lease.Err() }
+
+// Guard returns an op that makes a client.Multi fail unless the term's
+// node still exists.
+func (t *Term) Guard() client.Op { return t.lease.Guard() }
+
+// Multi applies ops atomically, and only while the term lasts: it prepends
+// Guard and returns the results of ops. Once the term has ended, or when
+// the guard fails on the server, nothing is applied and the error matches
+// recipes.ErrLost.
+func (t *Term) Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult, error) {
+	return t.lease.Multi(ctx, ops...)
+}
+
+// Resign ends the term: Done is closed at once, then the node is deleted,
+// with a plain delete so that every kind of candidate behind it (Curator's
+// LeaderLatch included) takes over. It waits for the delete while ctx
+// allows; if ctx ends first, the delete goes on in the background for as
+// long as the client lives, and Resign returns ctx's error.
+//
+// Resign returns nil when the term lasted until Resign was called. If it
+// had already been lost, Resign still cleans up and returns the reason
+// (matching recipes.ErrLost): another participant may have led meanwhile.
+// Calling Resign again returns the same result.
+func (t *Term) Resign(ctx context.Context) error { return t.lease.Unlock(ctx) }
