@@ -1,0 +1,152 @@
+package election_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/election"
+	"github.com/zkit-dev/zkit/internal/recipetest"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// zkit candidates and Curator LeaderLatch candidates alternate in one
+// election: each kind takes over from the other, in queue order, and in
+// particular a LeaderLatch right behind a resigning zkit leader leads
+// (it reacts to NodeDeleted only, so zkit resigns with a plain delete).
+func TestCuratorInterop(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		path := electionPath(t, admin)
+		java := recipetest.StartLeaderLatch(t, b.Servers)
+		observer := election.New(admin, path, "")
+		leader := func() string {
+			t.Helper()
+			l, err := observer.Leader(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l.ID
+		}
+
+		// Queue: zkit a, Curator j1, zkit b, Curator j2.
+		a, err := election.New(b.Connect(t), path, "a").Campaign(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		java.Send("j1 start %s", path)
+		recipetest.WaitChildren(t, admin, path, 2)
+		pendingB := campaign(ctx, election.New(b.Connect(t), path, "b"))
+		recipetest.WaitChildren(t, admin, path, 3)
+		java.Send("j2 start %s", path)
+		recipetest.WaitChildren(t, admin, path, 4)
+		java.Send("j1 leader")
+		java.Expect("j1 sees a") // Curator reads zkit's node data as the id
+		java.Send("j1 has")
+		java.Expect("j1 has false")
+
+		// zkit resigns: the LeaderLatch right behind it leads.
+		if err := a.Resign(ctx); err != nil {
+			t.Fatal(err)
+		}
+		java.Expect("j1 leader")
+		notElected(t, pendingB, "b behind Curator's leader")
+		if got := leader(); got != "j1" {
+			t.Fatalf("Leader() = %q while j1 leads", got)
+		}
+
+		// Curator resigns (close: a plain delete): zkit's candidate leads.
+		java.Send("j1 close")
+		java.Expect("j1 closed")
+		bTerm := elected(t, pendingB, "b")
+		java.Send("j2 has")
+		java.Expect("j2 has false")
+		if got := leader(); got != "b" {
+			t.Fatalf("Leader() = %q while b leads", got)
+		}
+
+		// And once more each way.
+		pendingC := campaign(ctx, election.New(b.Connect(t), path, "c"))
+		recipetest.WaitChildren(t, admin, path, 3)
+		bTerm.Resign(ctx)
+		java.Expect("j2 leader")
+		notElected(t, pendingC, "c behind Curator's leader")
+		java.Send("j2 close")
+		java.Expect("j2 closed")
+		elected(t, pendingC, "c").Resign(ctx)
+		recipetest.WaitChildren(t, admin, path, 0)
+	})
+}
+
+// Three zkit and three Curator candidates lead in turn, each several
+// times, resigning and joining again at the back. Every leader holds an
+// ephemeral node that only one process can hold at a time: no create
+// ever finds it taken, and every participant leads every round.
+func TestCuratorChurn(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		const perKind, rounds = 3, 8
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		path := electionPath(t, admin)
+		holder := path + "-holder"
+		java := recipetest.StartLeaderLatch(t, b.Servers)
+		for j := range perKind {
+			java.Send("j%d churn %s %d %s", j, path, rounds, holder)
+		}
+		var led ledger
+		var overlaps, terms atomic.Int64
+		var wg sync.WaitGroup
+		for g := range perKind {
+			c := b.Connect(t)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				e := election.New(c, path, fmt.Sprintf("g%d", g))
+				for range rounds {
+					term, err := e.Campaign(ctx)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					led.begin(term)
+					terms.Add(1)
+					_, err = term.Multi(ctx, client.CreateOp(holder, nil, client.Ephemeral))
+					var me *client.MultiError
+					switch {
+					case errors.As(err, &me) && errors.Is(err, client.ErrNodeExists):
+						overlaps.Add(1)
+					case err != nil:
+						t.Error(err)
+					default:
+						time.Sleep(2 * time.Millisecond)
+						if err := c.Delete(ctx, holder, -1); err != nil {
+							t.Error(err)
+						}
+					}
+					if err := term.Resign(ctx); err != nil {
+						t.Error(err)
+					}
+				}
+			}()
+		}
+		for range perKind {
+			if line := java.Next(); len(line) < 4 || line[len(line)-len(" churned 0"):] != " churned 0" {
+				t.Fatalf("Curator candidate: %q, want \"jN churned 0\" (no overlap)", line)
+			}
+		}
+		wg.Wait()
+		led.check(t)
+		if n := overlaps.Load(); n > 0 {
+			t.Fatalf("%d zkit terms found the holder node taken", n)
+		}
+		if n := terms.Load(); n != perKind*rounds {
+			t.Fatalf("zkit candidates led %d times, want %d", n, perKind*rounds)
+		}
+		recipetest.WaitChildren(t, admin, path, 0)
+	})
+}
