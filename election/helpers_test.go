@@ -1,0 +1,132 @@
+package election_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/election"
+	"github.com/zkit-dev/zkit/internal/recipetest"
+	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// electionPath returns a fresh election path for the test, and makes sure
+// its parent exists.
+func electionPath(t *testing.T, c *client.Client) string {
+	t.Helper()
+	p := zktest.UniquePath(t)
+	if err := c.EnsurePath(recipetest.Context(t), p); err != nil {
+		t.Fatal(err)
+	}
+	return p + "/election"
+}
+
+// ledger is what leaders act on: it checks that no two terms are open at
+// once in zkit's accounting (a term is open from Campaign's return until
+// Done is closed, which Resign does before it deletes the node), and it
+// refuses a token lower than the highest it has seen, as a fenced resource
+// does.
+type ledger struct {
+	mu         sync.Mutex
+	terms      []*election.Term // in the order they began
+	highest    int64
+	violations []string
+}
+
+// begin records a new term.
+func (l *ledger) begin(term *election.Term) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, t := range l.terms {
+		if t.Err() == nil {
+			l.violations = append(l.violations, fmt.Sprintf("%s began while %s's term was open", term.ID(), t.ID()))
+		}
+	}
+	if term.Token() <= l.highest {
+		l.violations = append(l.violations, fmt.Sprintf("%s: token %d after %d", term.ID(), term.Token(), l.highest))
+	}
+	l.highest = term.Token()
+	l.terms = append(l.terms, term)
+}
+
+// write is a fenced write to the resource: accepted unless a higher
+// token has been seen.
+func (l *ledger) write(token int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if token < l.highest {
+		return false
+	}
+	l.highest = token
+	return true
+}
+
+func (l *ledger) check(t *testing.T) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.violations) > 0 {
+		t.Fatalf("one leader at a time violated: %v", l.violations)
+	}
+}
+
+// campaign runs Campaign in the background.
+func campaign(ctx context.Context, e *election.Election) <-chan *election.Term {
+	ch := make(chan *election.Term, 1)
+	go func() {
+		term, err := e.Campaign(ctx)
+		if err != nil {
+			term = nil
+		}
+		ch <- term
+	}()
+	return ch
+}
+
+// elected waits for a background Campaign's term.
+func elected(t *testing.T, ch <-chan *election.Term, who string) *election.Term {
+	t.Helper()
+	select {
+	case term := <-ch:
+		if term == nil {
+			t.Fatalf("%s: Campaign failed", who)
+		}
+		return term
+	case <-time.After(zktest.Scale(20 * time.Second)):
+		t.Fatalf("%s did not become leader", who)
+	}
+	return nil
+}
+
+// notElected checks that a background Campaign has not returned.
+func notElected(t *testing.T, ch <-chan *election.Term, who string) {
+	t.Helper()
+	select {
+	case term := <-ch:
+		t.Fatalf("%s returned from Campaign (term %v) while it must not lead", who, term != nil)
+	default:
+	}
+}
+
+// next receives the next leader the feed reports.
+func next(t *testing.T, feed *recipes.Feed[election.Leader]) election.Leader {
+	t.Helper()
+	select {
+	case l, ok := <-feed.Values():
+		if !ok {
+			t.Fatalf("Observe ended: %v", feed.Err())
+		}
+		return l
+	case <-time.After(zktest.Scale(20 * time.Second)):
+		t.Fatal("Observe reported nothing")
+	}
+	return election.Leader{}
+}
+
+func same(term *election.Term, l election.Leader) bool {
+	return l.ID == term.ID() && l.Node == term.Node() && l.Token == term.Token()
+}

@@ -1,0 +1,199 @@
+package election_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/election"
+	"github.com/zkit-dev/zkit/internal/recipetest"
+	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// A leader whose session expires loses its term; the next candidate leads
+// with a higher token, and ZooKeeper refuses the old term's fenced writes.
+func TestLeaderSessionExpired(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		ca := b.Connect(t)
+		path := electionPath(t, ca)
+		// Tolerant of suspension, so that the cause is the expiry itself.
+		old, err := election.New(ca, path, "a", election.WithSuspendTolerance(time.Hour)).Campaign(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending := campaign(ctx, election.New(b.Connect(t), path, "b"))
+		recipetest.WaitChildren(t, ca, path, 2)
+		b.ExpireSession(t, old.Session())
+		recipetest.Within(t, old.Done(), "the expired leader's Done")
+		if err := old.Err(); !errors.Is(err, recipes.ErrLost) || !errors.Is(err, client.ErrSessionLost) {
+			t.Fatalf("term ended with %v, want session lost", err)
+		}
+		term := elected(t, pending, "b")
+		if term.Token() <= old.Token() {
+			t.Fatalf("next token %d not above the expired leader's %d", term.Token(), old.Token())
+		}
+		mark := path + "-mark"
+		if _, err := old.Multi(ctx, client.CreateOp(mark, nil, client.Persistent)); !errors.Is(err, recipes.ErrLost) {
+			t.Fatalf("the old term's Multi: %v, want ErrLost", err)
+		}
+		// ZooKeeper itself refuses the old guard, whatever the old leader
+		// believes.
+		if _, err := ca.Multi(ctx, old.Guard(), client.CreateOp(mark, nil, client.Persistent)); err == nil {
+			t.Fatal("ZooKeeper applied a write guarded by the expired term")
+		}
+		if ok, _, _ := ca.Exists(ctx, mark); ok {
+			t.Fatal("a write guarded by the expired term was applied")
+		}
+		if err := old.Resign(ctx); !errors.Is(err, recipes.ErrLost) {
+			t.Fatalf("Resign of a lost term: %v, want ErrLost", err)
+		}
+		term.Resign(ctx)
+	})
+}
+
+// A leader cut off from the server past its session timeout: with the
+// default tolerance its term ends as soon as the connection is suspended,
+// before the server expires the session and the next candidate leads, so
+// the terms never overlap; a fenced resource refuses the old term's writes.
+func TestLeaderPartitioned(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		path := electionPath(t, admin)
+		opts, cut, heal := b.Blackhole(t)
+		ca := b.Connect(t, append(opts, client.WithSessionTimeout(zktest.Scale(2*time.Second)))...)
+		var led ledger
+		old, err := election.New(ca, path, "a").Campaign(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		led.begin(old)
+		pending := campaign(ctx, election.New(b.Connect(t), path, "b"))
+		recipetest.WaitChildren(t, admin, path, 2)
+
+		// The old leader writes to the resource for as long as its term
+		// lasts.
+		stale := make(chan bool, 1)
+		go func() {
+			for old.Err() == nil {
+				if !led.write(old.Token()) {
+					stale <- true
+					return
+				}
+				time.Sleep(time.Millisecond)
+			}
+			stale <- false
+		}()
+		cut()
+		recipetest.Within(t, old.Done(), "the partitioned leader's Done")
+		if !errors.Is(old.Err(), recipes.ErrSuspended) {
+			t.Fatalf("term ended with %v, want ErrSuspended", old.Err())
+		}
+		if <-stale {
+			t.Fatal("the old leader's write was refused while its term lasted")
+		}
+		term := elected(t, pending, "b")
+		led.begin(term)
+		if !led.write(term.Token()) {
+			t.Fatal("the new leader's write was refused")
+		}
+		if led.write(old.Token()) {
+			t.Fatal("the resource accepted the old term's token after the new one's")
+		}
+		led.check(t)
+
+		heal()
+		// The old session has expired on the server: its node is gone, and
+		// ZooKeeper refuses the old guard.
+		if _, err := ca.Multi(ctx, old.Guard(), client.CreateOp(path+"-mark", nil, client.Persistent)); err == nil {
+			t.Fatal("ZooKeeper applied a write guarded by the partitioned term")
+		}
+		if err := old.Resign(ctx); !errors.Is(err, recipes.ErrLost) {
+			t.Fatalf("Resign of a lost term: %v, want ErrLost", err)
+		}
+		term.Resign(ctx)
+		recipetest.WaitChildren(t, admin, path, 0)
+	})
+}
+
+// Deleting the leader's node ends its term and elects the next candidate.
+func TestNodeDeletedEndsTerm(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		path := electionPath(t, admin)
+		old, err := election.New(b.Connect(t), path, "a").Campaign(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending := campaign(ctx, election.New(b.Connect(t), path, "b"))
+		recipetest.WaitChildren(t, admin, path, 2)
+		if err := admin.Delete(ctx, old.Node(), -1); err != nil {
+			t.Fatal(err)
+		}
+		recipetest.Within(t, old.Done(), "Done after the node was deleted")
+		if !errors.Is(old.Err(), recipes.ErrNodeDeleted) {
+			t.Fatalf("term ended with %v, want ErrNodeDeleted", old.Err())
+		}
+		elected(t, pending, "b").Resign(ctx)
+	})
+}
+
+// A server restart: a leader whose tolerance covers it keeps its term
+// and the candidate behind it keeps waiting; a leader with the default
+// tolerance loses its term, and its node is deleted once the connection is
+// back, so that the next candidate leads.
+func TestServerRestart(t *testing.T) {
+	run := func(t *testing.T, b zktest.Backend, restart func()) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		tolerant, strict := electionPath(t, admin)+"-tolerant", electionPath(t, admin)+"-strict"
+		c := b.Connect(t, client.WithSessionTimeout(zktest.Scale(30*time.Second)))
+		kept, err := election.New(c, tolerant, "a", election.WithSuspendTolerance(time.Minute)).Campaign(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lost, err := election.New(c, strict, "a").Campaign(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		behindKept := campaign(ctx, election.New(b.Connect(t), tolerant, "b"))
+		behindLost := campaign(ctx, election.New(b.Connect(t), strict, "b"))
+		recipetest.WaitChildren(t, admin, tolerant, 2)
+		recipetest.WaitChildren(t, admin, strict, 2)
+
+		restart()
+		recipetest.Within(t, lost.Done(), "the strict term's end")
+		if !errors.Is(lost.Err(), recipes.ErrSuspended) {
+			t.Fatalf("strict term ended with %v, want ErrSuspended", lost.Err())
+		}
+		elected(t, behindLost, "b behind the strict leader").Resign(ctx)
+		if kept.Err() != nil {
+			t.Fatalf("the tolerant term ended: %v", kept.Err())
+		}
+		notElected(t, behindKept, "b behind the tolerant leader")
+		if _, err := kept.Multi(ctx, client.CreateOp(tolerant+"-mark", nil, client.Persistent)); err != nil {
+			t.Fatalf("fenced write after the restart: %v", err)
+		}
+		kept.Resign(ctx)
+		elected(t, behindKept, "b behind the tolerant leader").Resign(ctx)
+	}
+	t.Run("zookeeper", func(t *testing.T) {
+		zk := zktest.StartZooKeeper(t)
+		run(t, zktest.Backend{Name: "zookeeper", Servers: zk.Servers()}, func() {
+			zk.Kill(0)
+			zk.Restart(0)
+		})
+	})
+	t.Run("reference", func(t *testing.T) {
+		b := zktest.ReferenceBackend(t)
+		run(t, b, func() {
+			if err := b.Reference().Restart(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	})
+}
