@@ -86,7 +86,7 @@ func TestResignHandsOver(t *testing.T) {
 		if l := next(t, feed); l != election.NoLeader {
 			t.Fatalf("empty election observed as %v", l)
 		}
-		var pending []<-chan *election.Term
+		var pending []*candidacy
 		es := make([]*election.Election, n)
 		for i := range n {
 			es[i] = election.New(b.Connect(t), path, fmt.Sprintf("c%d", i))
@@ -94,7 +94,7 @@ func TestResignHandsOver(t *testing.T) {
 			recipetest.WaitChildren(t, admin, path, i+1) // join in order
 		}
 		var led ledger
-		term := elected(t, pending[0], "c0")
+		term := elected(t, pending[0])
 		for i := range n {
 			led.begin(term)
 			if l := next(t, feed); !same(term, l) {
@@ -104,7 +104,7 @@ func TestResignHandsOver(t *testing.T) {
 				t.Fatalf("Leader() = %v, %v; want %s", l, err, term.ID())
 			}
 			for _, p := range pending[i+1:] {
-				notElected(t, p, "a later candidate")
+				notElected(t, p)
 			}
 			if err := term.Resign(ctx); err != nil {
 				t.Fatal(err)
@@ -113,7 +113,7 @@ func TestResignHandsOver(t *testing.T) {
 				t.Fatalf("resigned term ended with %v", term.Err())
 			}
 			if i+1 < n {
-				term = elected(t, pending[i+1], fmt.Sprintf("c%d", i+1))
+				term = elected(t, pending[i+1])
 			}
 		}
 		if l := next(t, feed); l != election.NoLeader {
@@ -211,7 +211,7 @@ func TestNoFalseLeadership(t *testing.T) {
 		if _, err := admin.Set(ctx, leader.Node(), []byte("not a"), -1); err != nil {
 			t.Fatal(err)
 		}
-		term := elected(t, pending, "c")
+		term := elected(t, pending)
 		if leader.Err() == nil {
 			t.Fatal("c leads while a's term lasts")
 		}

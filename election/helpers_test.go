@@ -74,40 +74,45 @@ func (l *ledger) check(t *testing.T) {
 	}
 }
 
-// campaign runs Campaign in the background.
-func campaign(ctx context.Context, e *election.Election) <-chan *election.Term {
-	ch := make(chan *election.Term, 1)
+// candidacy is a Campaign running in the background.
+type candidacy struct {
+	who  string
+	done chan struct{}
+	term *election.Term
+	err  error
+}
+
+// campaign runs e's Campaign in the background.
+func campaign(ctx context.Context, e *election.Election) *candidacy {
+	c := &candidacy{who: e.ID(), done: make(chan struct{})}
 	go func() {
-		term, err := e.Campaign(ctx)
-		if err != nil {
-			term = nil
-		}
-		ch <- term
+		defer close(c.done)
+		c.term, c.err = e.Campaign(ctx)
 	}()
-	return ch
+	return c
 }
 
 // elected waits for a background Campaign's term.
-func elected(t *testing.T, ch <-chan *election.Term, who string) *election.Term {
+func elected(t *testing.T, c *candidacy) *election.Term {
 	t.Helper()
 	select {
-	case term := <-ch:
-		if term == nil {
-			t.Fatalf("%s: Campaign failed", who)
+	case <-c.done:
+		if c.err != nil {
+			t.Fatalf("%s: Campaign: %v", c.who, c.err)
 		}
-		return term
+		return c.term
 	case <-time.After(zktest.Scale(20 * time.Second)):
-		t.Fatalf("%s did not become leader", who)
+		t.Fatalf("%s did not become leader", c.who)
 	}
 	return nil
 }
 
 // notElected checks that a background Campaign has not returned.
-func notElected(t *testing.T, ch <-chan *election.Term, who string) {
+func notElected(t *testing.T, c *candidacy) {
 	t.Helper()
 	select {
-	case term := <-ch:
-		t.Fatalf("%s returned from Campaign (term %v) while it must not lead", who, term != nil)
+	case <-c.done:
+		t.Fatalf("%s returned from Campaign (%v) while it must not lead", c.who, c.err)
 	default:
 	}
 }

@@ -36,7 +36,7 @@ func TestObserveAcrossPartition(t *testing.T) {
 		pending := campaign(ctx, election.New(b.Connect(t), path, "b"))
 		recipetest.WaitChildren(t, admin, path, 2)
 		first.Resign(ctx)
-		second := elected(t, pending, "b")
+		second := elected(t, pending)
 		recipetest.Within(t, sess.Done(), "the observer's session loss")
 		heal()
 		for l := next(t, feed); !same(second, l); l = next(t, feed) {
