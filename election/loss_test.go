@@ -182,7 +182,7 @@ func TestServerRestart(t *testing.T) {
 			if err == nil {
 				break
 			}
-			if !client.IsRetryable(err) && !client.IsOutcomeUnknown(err) {
+			if ctx.Err() != nil || !client.IsRetryable(err) && !client.IsOutcomeUnknown(err) {
 				t.Fatal(err) // (setting it twice is harmless)
 			}
 			time.Sleep(10 * time.Millisecond)
