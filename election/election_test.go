@@ -1,7 +1,6 @@
 package election_test
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -14,63 +13,6 @@ import (
 	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
 )
-
-// Many candidates on many sessions: every term is alone, tokens grow, and
-// the leaders' fenced increments of a counter all land.
-func TestOneLeaderAtATime(t *testing.T) {
-	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
-		const sessions, perSession, rounds = 4, 2, 5
-		ctx := recipetest.Context(t)
-		admin := b.Connect(t)
-		path := electionPath(t, admin)
-		counter := path + "-counter"
-		if _, err := admin.Create(ctx, counter, make([]byte, 8), client.Persistent); err != nil {
-			t.Fatal(err)
-		}
-		var led ledger
-		var wg sync.WaitGroup
-		for s := range sessions {
-			c := b.Connect(t)
-			for g := range perSession {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					e := election.New(c, path, fmt.Sprintf("s%d-g%d", s, g))
-					for range rounds {
-						term, err := e.Campaign(ctx)
-						if err != nil {
-							t.Error(err)
-							return
-						}
-						led.begin(term)
-						data, st, err := c.Get(ctx, counter)
-						if err == nil {
-							n := binary.BigEndian.Uint64(data) + 1
-							_, err = term.Multi(ctx, client.SetOp(counter, binary.BigEndian.AppendUint64(nil, n), st.Version))
-						}
-						if rerr := term.Resign(ctx); err == nil {
-							err = rerr
-						}
-						if err != nil {
-							t.Error(err)
-							return
-						}
-					}
-				}()
-			}
-		}
-		wg.Wait()
-		led.check(t)
-		data, _, err := admin.Get(ctx, counter)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := binary.BigEndian.Uint64(data), uint64(sessions*perSession*rounds); got != want {
-			t.Fatalf("fenced counter = %d, want %d", got, want)
-		}
-		recipetest.WaitChildren(t, admin, path, 0)
-	})
-}
 
 // Resigning hands over to the next candidate in queue order, and Observe
 // reports every change in order; after a burst of churn it ends on the
@@ -223,8 +165,8 @@ func TestNoFalseLeadership(t *testing.T) {
 	})
 }
 
-// Children of other shapes are ignored, by candidates and observers.
-func TestForeignNodesIgnored(t *testing.T) {
+// Leader ignores children of other shapes, with and without a leader.
+func TestLeaderIgnoresForeignNodes(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)

@@ -12,48 +12,6 @@ import (
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// A leader whose session expires loses its term; the next candidate leads
-// with a higher token, and ZooKeeper refuses the old term's fenced writes.
-func TestLeaderSessionExpired(t *testing.T) {
-	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
-		ctx := recipetest.Context(t)
-		ca := b.Connect(t)
-		path := electionPath(t, ca)
-		// Tolerant of suspension, so that the cause is the expiry itself.
-		old, err := election.New(ca, path, "a", election.WithSuspendTolerance(time.Hour)).Campaign(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pending := campaign(ctx, election.New(b.Connect(t), path, "b"))
-		recipetest.WaitChildren(t, ca, path, 2)
-		b.ExpireSession(t, old.Session())
-		recipetest.Within(t, old.Done(), "the expired leader's Done")
-		if err := old.Err(); !errors.Is(err, recipes.ErrLost) || !errors.Is(err, client.ErrSessionLost) {
-			t.Fatalf("term ended with %v, want session lost", err)
-		}
-		term := elected(t, pending)
-		if term.Token() <= old.Token() {
-			t.Fatalf("next token %d not above the expired leader's %d", term.Token(), old.Token())
-		}
-		mark := path + "-mark"
-		if _, err := old.Multi(ctx, client.CreateOp(mark, nil, client.Persistent)); !errors.Is(err, recipes.ErrLost) {
-			t.Fatalf("the old term's Multi: %v, want ErrLost", err)
-		}
-		// ZooKeeper itself refuses the old guard, whatever the old leader
-		// believes.
-		if _, err := ca.Multi(ctx, old.Guard(), client.CreateOp(mark, nil, client.Persistent)); err == nil {
-			t.Fatal("ZooKeeper applied a write guarded by the expired term")
-		}
-		if ok, _, _ := ca.Exists(ctx, mark); ok {
-			t.Fatal("a write guarded by the expired term was applied")
-		}
-		if err := old.Resign(ctx); !errors.Is(err, recipes.ErrLost) {
-			t.Fatalf("Resign of a lost term: %v, want ErrLost", err)
-		}
-		term.Resign(ctx)
-	})
-}
-
 // A leader cut off from the server past its session timeout: with the
 // default tolerance its term ends as soon as the connection is suspended,
 // before the server expires the session and the next candidate leads, so
@@ -116,29 +74,6 @@ func TestLeaderPartitioned(t *testing.T) {
 		}
 		term.Resign(ctx)
 		recipetest.WaitChildren(t, admin, path, 0)
-	})
-}
-
-// Deleting the leader's node ends its term and elects the next candidate.
-func TestNodeDeletedEndsTerm(t *testing.T) {
-	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
-		ctx := recipetest.Context(t)
-		admin := b.Connect(t)
-		path := electionPath(t, admin)
-		old, err := election.New(b.Connect(t), path, "a").Campaign(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pending := campaign(ctx, election.New(b.Connect(t), path, "b"))
-		recipetest.WaitChildren(t, admin, path, 2)
-		if err := admin.Delete(ctx, old.Node(), -1); err != nil {
-			t.Fatal(err)
-		}
-		recipetest.Within(t, old.Done(), "Done after the node was deleted")
-		if !errors.Is(old.Err(), recipes.ErrNodeDeleted) {
-			t.Fatalf("term ended with %v, want ErrNodeDeleted", old.Err())
-		}
-		elected(t, pending).Resign(ctx)
 	})
 }
 
