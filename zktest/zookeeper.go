@@ -559,12 +559,27 @@ func (z *ZooKeeper) restart(i int) error {
 // returns an error wrapping ErrNoLeader while there is none, for example
 // during an election.
 func (z *ZooKeeper) Leader() (int, error) {
-	var errs []error
-	for i, addr := range z.Servers() {
+	addrs := z.Servers()
+	for i := range addrs {
 		if z.PID(i) == 0 {
+			addrs[i] = "" // not running: no need to ask
+		}
+	}
+	return LeaderOf(addrs)
+}
+
+// LeaderOf returns the index in addrs of the server that leads (or is
+// standalone), asking each with the "srvr" four-letter word; an empty
+// address is skipped. While there is none, during an election for example,
+// the error wraps ErrNoLeader. Launchers of other kinds (zktest/container)
+// share it.
+func LeaderOf(addrs []string) (int, error) {
+	var errs []error
+	for i, addr := range addrs {
+		if addr == "" {
 			continue
 		}
-		mode, err := z.Mode(i)
+		mode, err := ServerMode(addr)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -580,10 +595,14 @@ func (z *ZooKeeper) Leader() (int, error) {
 // Mode returns node i's "Mode:" from the srvr four-letter word: "leader",
 // "follower", "observer" or "standalone". A node that is not serving (for
 // example during an election) gives an error.
-func (z *ZooKeeper) Mode(i int) (string, error) {
+func (z *ZooKeeper) Mode(i int) (string, error) { return ServerMode(z.node(i).addr()) }
+
+// ServerMode returns the "Mode:" of the server at addr from the srvr
+// four-letter word, waiting for it at most 2 s (scaled).
+func ServerMode(addr string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), Scale(2*time.Second))
 	defer cancel()
-	out, err := FourLetterWord(ctx, z.node(i).addr(), "srvr")
+	out, err := FourLetterWord(ctx, addr, "srvr")
 	if err != nil {
 		return "", err
 	}
