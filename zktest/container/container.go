@@ -9,7 +9,18 @@
 //
 // The servers are configured like zktest's local ones: tickTime=200,
 // minSessionTimeout=400 and maxSessionTimeout=60000 (short session timeouts
-// work), every four-letter word allowed, no admin server.
+// work), every four-letter word allowed, no admin server. Each node's client
+// port is published on 127.0.0.1 only, on a port chosen when it is created
+// and kept across Kill and Restart, which mean what they mean for zktest's
+// local servers; Leader and Mode ask the nodes, as zktest's do.
+//
+// Not yet run against a Docker engine: zkit's CI builds and vets this
+// package, but the machine it was written on has none, so the tests that
+// start containers (TestStandalone, TestEnsembleFailover) have only ever
+// skipped. What is checked without Docker is the request it makes (ports,
+// environment). Port publishing assumes the engine runs on this host (a
+// local socket, or Docker Desktop's forwarding); with a remote DOCKER_HOST
+// the published 127.0.0.1 ports are not reachable.
 package container
 
 import (
@@ -17,12 +28,17 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	docker "github.com/moby/moby/api/types/container"
+	dockernet "github.com/moby/moby/api/types/network"
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/network"
 	"github.com/testcontainers/testcontainers-go/wait"
@@ -37,7 +53,12 @@ const DefaultImage = "zookeeper:3.8"
 const clientPort = "2181/tcp"
 
 // ZooKeeper is a standalone server or an ensemble running in containers.
+// Its methods are safe for concurrent use.
 type ZooKeeper struct {
+	tb           testing.TB // the test that started it (Run, RunEnsemble), or nil
+	startTimeout time.Duration
+
+	mu         sync.Mutex
 	containers []testcontainers.Container
 	network    *testcontainers.DockerNetwork
 	servers    []string
@@ -122,7 +143,7 @@ func StartEnsemble(ctx context.Context, n int, opts ...Option) (z *ZooKeeper, er
 	c := newConfig(opts)
 	ctx, cancel := context.WithTimeout(ctx, zktest.Scale(c.startTimeout))
 	defer cancel()
-	z = &ZooKeeper{}
+	z = &ZooKeeper{startTimeout: c.startTimeout}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, z.Terminate(context.WithoutCancel(ctx)))
@@ -137,24 +158,12 @@ func StartEnsemble(ctx context.Context, n int, opts ...Option) (z *ZooKeeper, er
 		z.network = nw
 	}
 	for id := 1; id <= n; id++ {
-		custom := []testcontainers.ContainerCustomizer{
-			testcontainers.WithExposedPorts(clientPort),
-			testcontainers.WithEnv(nodeEnv(c, id, n)),
-			testcontainers.WithWaitStrategy(wait.ForListeningPort(clientPort)),
-		}
-		if z.network != nil {
-			custom = append(custom, network.WithNetwork([]string{alias(id)}, z.network))
-		}
-		ctr, err := testcontainers.Run(ctx, c.image, custom...)
+		ctr, addr, err := startNode(ctx, c, id, n, z.network)
 		if ctr != nil {
 			z.containers = append(z.containers, ctr)
 		}
 		if err != nil {
 			return z, fmt.Errorf("zktest/container: starting node %d from %s: %w", id, c.image, err)
-		}
-		addr, err := ctr.PortEndpoint(ctx, clientPort, "")
-		if err != nil {
-			return z, fmt.Errorf("zktest/container: node %d's client port: %w", id, err)
 		}
 		z.servers = append(z.servers, addr)
 	}
@@ -165,6 +174,62 @@ func StartEnsemble(ctx context.Context, n int, opts ...Option) (z *ZooKeeper, er
 		}
 	}
 	return z, nil
+}
+
+// startNode creates and starts node id of an n-node ensemble, its client
+// port published on a free port of 127.0.0.1, and returns the address
+// clients use. Another process may take the port between the check and
+// Docker's bind: then it tries again with another.
+func startNode(ctx context.Context, c config, id, n int, nw *testcontainers.DockerNetwork) (testcontainers.Container, string, error) {
+	for attempt := 1; ; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return nil, "", err
+		}
+		ctr, err := testcontainers.Run(ctx, c.image, nodeCustomizers(c, id, n, port, nw)...)
+		if err != nil && attempt < 3 && strings.Contains(err.Error(), "already") { // "port is already allocated", "address already in use"
+			if ctr != nil {
+				ctr.Terminate(context.WithoutCancel(ctx))
+			}
+			continue
+		}
+		if err != nil {
+			return ctr, "", err
+		}
+		addr, err := ctr.PortEndpoint(ctx, clientPort, "")
+		if err != nil {
+			return ctr, "", fmt.Errorf("its client port: %w", err)
+		}
+		return ctr, addr, nil
+	}
+}
+
+// nodeCustomizers configures node id of an n-node ensemble whose client
+// port is published on 127.0.0.1:port.
+func nodeCustomizers(c config, id, n, port int, nw *testcontainers.DockerNetwork) []testcontainers.ContainerCustomizer {
+	custom := []testcontainers.ContainerCustomizer{
+		testcontainers.WithExposedPorts(clientPort),
+		testcontainers.WithHostConfigModifier(func(hc *docker.HostConfig) {
+			hc.PortBindings = dockernet.PortMap{dockernet.MustParsePort(clientPort): {{
+				HostIP: netip.MustParseAddr("127.0.0.1"), HostPort: strconv.Itoa(port)}}}
+		}),
+		testcontainers.WithEnv(nodeEnv(c, id, n)),
+		testcontainers.WithWaitStrategy(wait.ForListeningPort(clientPort)),
+	}
+	if nw != nil {
+		custom = append(custom, network.WithNetwork([]string{alias(id)}, nw))
+	}
+	return custom
+}
+
+// freePort returns a port of 127.0.0.1 that nobody listens on right now.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("zktest/container: finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func waitServing(ctx context.Context, addr string) error {
@@ -200,6 +265,7 @@ func RunEnsemble(t testing.TB, n int, opts ...Option) *ZooKeeper {
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
+	z.tb = t
 	t.Cleanup(func() {
 		if err := z.Terminate(context.Background()); err != nil {
 			t.Errorf("zktest/container: %v", err)
@@ -231,19 +297,30 @@ func skipWithoutDocker(tb testing.TB) {
 }
 
 // Servers returns each node's client address as reachable from the host
-// ("host:mapped port"), in node order.
-func (z *ZooKeeper) Servers() []string { return slices.Clone(z.servers) }
+// ("host:published port"), in node order. They do not change when a node
+// is restarted.
+func (z *ZooKeeper) Servers() []string {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return slices.Clone(z.servers)
+}
 
 // ConnectString returns Servers joined with commas.
-func (z *ZooKeeper) ConnectString() string { return strings.Join(z.servers, ",") }
+func (z *ZooKeeper) ConnectString() string { return strings.Join(z.Servers(), ",") }
 
 // Containers returns the nodes' containers, in node order, for what this
-// package does not wrap (logs, exec, stop and start).
-func (z *ZooKeeper) Containers() []testcontainers.Container { return slices.Clone(z.containers) }
+// package does not wrap (logs, exec).
+func (z *ZooKeeper) Containers() []testcontainers.Container {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return slices.Clone(z.containers)
+}
 
 // Terminate removes every container and the ensemble's network. It may be
 // called more than once.
 func (z *ZooKeeper) Terminate(ctx context.Context) error {
+	z.mu.Lock()
+	defer z.mu.Unlock()
 	var errs []error
 	for _, c := range z.containers {
 		if err := c.Terminate(ctx); err != nil {

@@ -20,6 +20,14 @@ func ExampleRunEnsemble() {
 			}
 		}
 		// connect your client to zk.Servers() ...
+
+		// ... and fail over, as with zktest.StartEnsemble.
+		leader, err := zk.Leader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		zk.Kill(leader)    // SIGKILL: a crash
+		zk.Restart(leader) // same data, same address; back once it serves
 	}
 	_ = testWithDocker
 }
