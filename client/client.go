@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +29,7 @@ type Client struct {
 	abandoned atomic.Int64                  // the id of the last session declared lost: never resumed
 
 	mu          sync.Mutex
+	schemes     []string // of the credentials added, for ACL validation
 	sess        *Session // current session; nil before the first
 	suspended   bool
 	suspendedAt time.Time
@@ -58,6 +60,15 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	}
 	if c.cfg.sessionTimeout <= 0 {
 		return nil, &InputError{Op: "connect", Reason: fmt.Sprintf("session timeout %v must be positive", c.cfg.sessionTimeout)}
+	}
+	for _, a := range c.cfg.auth {
+		if a.scheme == "" {
+			return nil, &InputError{Op: "connect", Reason: "credentials with an empty scheme"}
+		}
+		c.addScheme(a.scheme)
+	}
+	if reason := ValidateACL(c.cfg.defaultACL, c.schemes...); reason != "" {
+		return nil, &InputError{Op: "connect", Reason: "default ACL: " + reason}
 	}
 	c.log = c.cfg.logger
 	c.life, c.endLife = context.WithCancel(context.Background())
@@ -245,6 +256,15 @@ func (c *Client) loseLocked(cause error) {
 	c.log.Warn("zkit: session lost", "session", fmt.Sprintf("0x%x", c.sess.id), "cause", cause)
 	c.sess.lose(cause)
 	c.hub.publish(Event{State: StateLost, Session: c.sess}, false)
+}
+
+// addScheme records that the client has credentials for scheme.
+func (c *Client) addScheme(scheme string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !slices.Contains(c.schemes, scheme) {
+		c.schemes = append(c.schemes, scheme)
+	}
 }
 
 // current returns the live session, or an error saying there is none.

@@ -1,6 +1,9 @@
 package client_test
 
 import (
+	"context"
+	"errors"
+	"net"
 	"testing"
 	"time"
 
@@ -43,6 +46,35 @@ func TestBadInputIsRejectedLocally(t *testing.T) {
 			"multi bad op":  func() error { _, err := c.Multi(ctx, client.CheckOp("nope", -1)); return err },
 			"multi bad ttl": func() error { _, err := c.Multi(ctx, client.CreateOp(base+"/x", nil, client.Container)); return err },
 			"delete root":   func() error { return c.Delete(ctx, "/", -1) },
+			"set version":   func() error { _, err := c.Set(ctx, base, nil, -2); return err },
+			"acl version":   func() error { _, err := c.SetACL(ctx, base, client.OpenACL, -3); return err },
+			"check version": func() error { _, err := c.Multi(ctx, client.CheckOp(base, -2)); return err },
+			"multi set version": func() error {
+				_, err := c.Multi(ctx, client.CreateOp(base+"/x", nil, client.Persistent), client.SetOp(base, nil, -7))
+				return err
+			},
+			"empty acl": func() error { _, err := c.Create(ctx, base+"/a", nil, client.Persistent, client.WithACL()); return err },
+			"acl without perms": func() error {
+				_, err := c.Create(ctx, base+"/a", nil, client.Persistent, client.WithACL(client.ACL{Scheme: "world", ID: "anyone"}))
+				return err
+			},
+			"acl bad perms": func() error {
+				_, err := c.Create(ctx, base+"/a", nil, client.Persistent, client.WithACL(client.ACL{Perms: 0x7f, Scheme: "world", ID: "anyone"}))
+				return err
+			},
+			"acl unknown scheme": func() error {
+				_, err := c.CreateProtected(ctx, base+"/p-", nil, client.EphemeralSequential,
+					client.WithACL(client.ACL{Perms: client.PermAll, Scheme: "nis", ID: "alice"}))
+				return err
+			},
+			"acl plain digest": func() error {
+				_, err := c.SetACL(ctx, base, []client.ACL{{Perms: client.PermAll, Scheme: "digest", ID: "alice:secret"}}, -1)
+				return err
+			},
+			"multi acl": func() error {
+				_, err := c.Multi(ctx, client.CreateOp(base+"/x", nil, client.Persistent, client.ACL{Perms: client.PermAll, Scheme: "ip", ID: "::1"}))
+				return err
+			},
 		}
 		for name, call := range calls {
 			err := call()
@@ -61,9 +93,38 @@ func TestBadInputIsRejectedLocally(t *testing.T) {
 			t.Fatalf("unexpected event after bad input: %+v", ev)
 		default:
 		}
+		// The ACL is unchanged.
+		acl, _, err := c.GetACL(ctx, base)
+		require.NoError(t, err)
+		assert.Equal(t, client.OpenACL, acl)
 		// Data at exactly the limit is sent, and the server accepts it.
 		_, err = c.Create(ctx, base+"/max", make([]byte, client.MaxData(base+"/max")), client.Persistent)
 		require.NoError(t, err)
 		assert.Same(t, sess, c.Session())
 	})
+}
+
+// Bad options are refused by Connect before it dials.
+func TestBadOptionsAreRejected(t *testing.T) {
+	ctx := testCtx(t)
+	servers := []string{"127.0.0.1:1"} // never dialled
+	for name, opt := range map[string]client.Option{
+		"default acl":     client.WithDefaultACL(client.ACL{Perms: client.PermAll, Scheme: "world", ID: "all"}),
+		"empty default":   client.WithDefaultACL(),
+		"empty scheme":    client.WithAuth("", []byte("x")),
+		"session timeout": client.WithSessionTimeout(-time.Second),
+	} {
+		_, err := client.Connect(ctx, servers, opt)
+		var ie *client.InputError
+		assert.ErrorAs(t, err, &ie, name)
+	}
+	// A custom scheme's ACL is accepted by a client that authenticates with
+	// it: Connect goes on to dial.
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	_, err := client.Connect(short, servers,
+		client.WithAuth("ldap", []byte("alice")),
+		client.WithDefaultACL(client.ACL{Perms: client.PermAll, Scheme: "ldap", ID: "alice"}),
+		client.WithDialer(func(string, string, time.Duration) (net.Conn, error) { return nil, errors.New("no network here") }))
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
 }

@@ -90,6 +90,11 @@ func (c *Client) checkOp(i int, o Op) error {
 		if !o.mode.valid() || o.mode == Container || o.mode.ttl() {
 			return &InputError{Op: "create", Path: o.path, Reason: fmt.Sprintf("mode %v is not allowed in a multi", o.mode)}
 		}
+		if len(o.acl) > 0 {
+			if err := c.checkACL(name, o.path, o.acl); err != nil {
+				return err
+			}
+		}
 		return c.checkData(name, o.path, o.data)
 	case opSet:
 		if err := c.checkData(name, o.path, o.data); err != nil {

@@ -84,10 +84,7 @@ func (c *Client) createOptions(path string, data []byte, mode CreateMode, opts [
 	if !mode.ttl() && o.ttl != 0 {
 		return o, &InputError{Op: "create", Path: path, Reason: fmt.Sprintf("TTL given for %v node", mode)}
 	}
-	if len(o.acl) == 0 {
-		return o, &InputError{Op: "create", Path: path, Reason: "empty ACL"}
-	}
-	return o, nil
+	return o, c.checkACL("create", path, o.acl)
 }
 
 // Create makes a znode and returns its path (with the sequence number, for
@@ -269,8 +266,8 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []ACL, version int
 	if err := checkVersion("setACL", path, version); err != nil {
 		return nil, err
 	}
-	if len(acl) == 0 {
-		return nil, &InputError{Op: "setACL", Path: path, Reason: "empty ACL"}
+	if err := c.checkACL("setACL", path, acl); err != nil {
+		return nil, err
 	}
 	st, err := do(ctx, c, func() (*Stat, error) { return c.conn.SetACL(path, acl, version) })
 	c.observe(st)
@@ -283,6 +280,9 @@ func (c *Client) AddAuth(ctx context.Context, scheme string, auth []byte) error 
 		return &InputError{Op: "addAuth", Reason: "empty scheme"}
 	}
 	_, err := do(ctx, c, func() (struct{}, error) { return struct{}{}, c.conn.AddAuth(scheme, auth) })
+	if err == nil {
+		c.addScheme(scheme)
+	}
 	return classify("addAuth", "", false, err)
 }
 

@@ -82,3 +82,45 @@ func TestSplitJoinPath(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateACL(t *testing.T) {
+	good := [][]ACL{
+		OpenACL,
+		WorldACL(PermRead),
+		AuthACL(PermAll),
+		DigestACL(PermRead|PermWrite, "alice", "secret"),
+		{{Perms: PermAll, Scheme: "ip", ID: "127.0.0.1"}},
+		{{Perms: PermAll, Scheme: "ip", ID: "10.0.0.0/8"}},
+		{{Perms: PermAll, Scheme: "x509", ID: "CN=alice,O=zkit"}},
+		{{Perms: PermAll, Scheme: "sasl", ID: "alice"}},
+		append(DigestACL(PermAll, "alice", "secret"), WorldACL(PermRead)...),
+	}
+	for _, acl := range good {
+		assert.Empty(t, ValidateACL(acl), "%v", acl)
+	}
+	bad := map[string]struct {
+		acl  []ACL
+		want string
+	}{
+		"nil":          {nil, "empty ACL"},
+		"no perms":     {[]ACL{{Scheme: "world", ID: "anyone"}}, "grants no permission"},
+		"unknown bits": {[]ACL{{Perms: 0x40, Scheme: "world", ID: "anyone"}}, "unknown permission bits 0x40"},
+		"world id":     {[]ACL{{Perms: PermAll, Scheme: "world", ID: "everyone"}}, `only id is "anyone"`},
+		"plain digest": {[]ACL{{Perms: PermAll, Scheme: "digest", ID: "alice:secret"}}, "DigestACL"},
+		"digest no :":  {[]ACL{{Perms: PermAll, Scheme: "digest", ID: "alice"}}, "DigestACL"},
+		"ipv6":         {[]ACL{{Perms: PermAll, Scheme: "ip", ID: "::1"}}, "IPv4"},
+		"ip mask":      {[]ACL{{Perms: PermAll, Scheme: "ip", ID: "10.0.0.0/33"}}, "IPv4"},
+		"ip name":      {[]ACL{{Perms: PermAll, Scheme: "ip", ID: "localhost"}}, "IPv4"},
+		"x509 empty":   {[]ACL{{Perms: PermAll, Scheme: "x509"}}, "empty id"},
+		"unknown":      {[]ACL{{Perms: PermAll, Scheme: "kerberos", ID: "alice"}}, "unknown scheme"},
+		"empty scheme": {[]ACL{{Perms: PermAll, ID: "alice"}}, "unknown scheme"},
+		"second entry": {append(WorldACL(PermRead), ACL{Perms: -1, Scheme: "world", ID: "anyone"}), "ACL entry 1"},
+	}
+	for name, c := range bad {
+		assert.Contains(t, ValidateACL(c.acl), c.want, name)
+	}
+	// A scheme the client authenticates with is accepted.
+	custom := []ACL{{Perms: PermAll, Scheme: "kerberos", ID: "alice"}}
+	assert.Empty(t, ValidateACL(custom, "kerberos"))
+	assert.Contains(t, ValidateACL([]ACL{{Perms: PermAll, Scheme: "kerberos"}}, "kerberos"), "empty id")
+}
