@@ -120,7 +120,7 @@ func validIPv4ACL(id string) bool {
 // checkACL refuses an invalid ACL for op on path with an *InputError.
 func (c *Client) checkACL(op, path string, acl []ACL) error {
 	if reason := ValidateACL(acl, c.authSchemes()...); reason != "" {
-		return &InputError{Op: op, Path: path, Reason: reason}
+		return &InputError{Op: op, Path: path, Reason: reason, Err: ErrInvalidACL}
 	}
 	return nil
 }

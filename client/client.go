@@ -68,7 +68,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		c.addScheme(a.scheme)
 	}
 	if reason := ValidateACL(c.cfg.defaultACL, c.schemes...); reason != "" {
-		return nil, &InputError{Op: "connect", Reason: "default ACL: " + reason}
+		return nil, &InputError{Op: "connect", Reason: "default ACL: " + reason, Err: ErrInvalidACL}
 	}
 	c.log = c.cfg.logger
 	c.life, c.endLife = context.WithCancel(context.Background())

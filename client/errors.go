@@ -54,6 +54,10 @@ type InputError struct {
 	Op     string // "create", "set", ...
 	Path   string
 	Reason string
+	// Err is the server's error for the same input, when there is one
+	// (ErrInvalidACL for a malformed ACL), so that errors.Is matches it
+	// whichever side refused.
+	Err error
 }
 
 func (e *InputError) Error() string {
@@ -65,6 +69,9 @@ func (e *InputError) Error() string {
 
 // Is makes errors.Is(err, ErrInvalidInput) true.
 func (e *InputError) Is(target error) bool { return target == ErrInvalidInput }
+
+// Unwrap returns Err.
+func (e *InputError) Unwrap() error { return e.Err }
 
 // OutcomeUnknownError reports a write that was sent but whose reply never
 // came: the connection was lost or the context ended while waiting. The write

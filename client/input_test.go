@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +82,9 @@ func TestBadInputIsRejectedLocally(t *testing.T) {
 			var ie *client.InputError
 			assert.ErrorAs(t, err, &ie, name)
 			assert.ErrorIs(t, err, client.ErrInvalidInput, name)
+			if strings.Contains(name, "acl") && name != "acl version" {
+				assert.ErrorIs(t, err, client.ErrInvalidACL, "%s: matches the server's error too", name)
+			}
 		}
 
 		// Nothing was created, the session and the connection are the same.
