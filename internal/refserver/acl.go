@@ -13,7 +13,10 @@ import (
 
 // The authentication schemes a default ZooKeeper 3.8 registers: "ip" and
 // "digest" (plus "world:anyone" and the "auth" pseudo-scheme in ACLs, and
-// "super" when a super digest is configured).
+// "super" when a super digest is configured). With TLS, "x509" too: a
+// client that presents a certificate the server verifies is authenticated
+// as its subject, in RFC 2253 form, as ZooKeeper's X509AuthenticationProvider
+// does.
 
 // digestOf returns ZooKeeper's digest identity for "user:password":
 // "user:" + base64(sha1("user:password")).
@@ -36,14 +39,18 @@ func javaSplitCount(s, sep string) int {
 	return len(parts)
 }
 
-// validID reports whether a provider accepts the id of an ACL entry.
-func validID(scheme, id string) bool {
+// validID reports whether a provider accepts the id of an ACL entry; x509
+// says whether the x509 provider is registered (the server has TLS).
+func validID(scheme, id string, x509 bool) bool {
 	switch scheme {
 	case "digest":
 		return javaSplitCount(id, ":") == 2
 	case "ip":
 		_, _, ok := parseIPACL(id)
 		return ok
+	case "x509":
+		// ZooKeeper parses it as an X.500 name; a name has an attribute.
+		return x509 && strings.Contains(id, "=")
 	}
 	return false
 }
@@ -113,8 +120,9 @@ func ipMatches(id, expr string) bool {
 }
 
 // fixupACL validates acl and expands "auth" entries to the connection's
-// authenticated identities, as PrepRequestProcessor.fixupACL does.
-func fixupACL(acl []jute.ACL, auth []jute.Id) ([]jute.ACL, jute.Error) {
+// authenticated identities, as PrepRequestProcessor.fixupACL does. x509
+// says whether the x509 provider is registered.
+func fixupACL(acl []jute.ACL, auth []jute.Id, x509 bool) ([]jute.ACL, jute.Error) {
 	var uniq []jute.ACL
 	for _, a := range acl {
 		dup := false
@@ -139,7 +147,7 @@ func fixupACL(acl []jute.ACL, auth []jute.Id) ([]jute.ACL, jute.Error) {
 		case a.ID.Scheme == "auth":
 			found := false
 			for _, id := range auth {
-				if id.Scheme == "digest" { // the only authenticated provider
+				if id.Scheme == "digest" || id.Scheme == "x509" { // the providers that authenticate
 					found = true
 					out = append(out, jute.ACL{Perms: a.Perms, ID: id})
 				}
@@ -148,7 +156,7 @@ func fixupACL(acl []jute.ACL, auth []jute.Id) ([]jute.ACL, jute.Error) {
 				return nil, jute.ErrInvalidACL
 			}
 		default:
-			if !validID(a.ID.Scheme, a.ID.ID) {
+			if !validID(a.ID.Scheme, a.ID.ID, x509) {
 				return nil, jute.ErrInvalidACL
 			}
 			out = append(out, a)
@@ -180,7 +188,7 @@ func checkACL(acl []jute.ACL, perm int32, auth []jute.Id) bool {
 				continue
 			}
 			switch id.Scheme {
-			case "digest":
+			case "digest", "x509":
 				if id.ID == a.ID.ID {
 					return true
 				}

@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"crypto/tls"
 	"io"
 	"log/slog"
 	"time"
@@ -38,6 +39,11 @@ type Config struct {
 	// zookeeper.DigestAuthenticationProvider.superDigest), gives clients
 	// that authenticate with the matching digest every permission.
 	SuperDigest string
+	// TLS, if set, makes the server listen with TLS only. Clients that
+	// present a certificate verified by TLS.ClientCAs (TLS.ClientAuth
+	// VerifyClientCertIfGiven or stricter) are authenticated by the x509
+	// scheme as the certificate's subject (RFC 2253).
+	TLS *tls.Config
 	// Logger receives the server's logs (default: discarded).
 	Logger *slog.Logger
 	// Now, if set, replaces time.Now as the base of the server's clock.

@@ -2,6 +2,9 @@ package refserver
 
 import (
 	"bufio"
+	"crypto/tls"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -207,6 +210,9 @@ func (c *conn) serve() {
 	go c.writeLoop()
 
 	c.nc.SetReadDeadline(time.Now().Add(sessionlessTimeout))
+	if tc, ok := c.nc.(*tls.Conn); ok && !c.tlsHandshake(tc) {
+		return
+	}
 	var first [4]byte
 	if _, err := io.ReadFull(c.br, first[:]); err != nil {
 		return
@@ -236,6 +242,27 @@ func (c *conn) serve() {
 			return
 		}
 	}
+}
+
+// tlsHandshake completes the TLS handshake, and authenticates a client
+// whose certificate was verified as its subject (x509 scheme).
+func (c *conn) tlsHandshake(tc *tls.Conn) bool {
+	c.nc.SetWriteDeadline(time.Now().Add(sessionlessTimeout))
+	err := tc.Handshake()
+	c.nc.SetWriteDeadline(time.Time{})
+	if err != nil {
+		c.s.cfg.Logger.Debug("TLS handshake failed", "conn", c.id, "err", err)
+		return false
+	}
+	if chains := tc.ConnectionState().VerifiedChains; len(chains) > 0 {
+		var subject pkix.RDNSequence
+		if _, err := asn1.Unmarshal(chains[0][0].RawSubject, &subject); err == nil {
+			c.s.mu.Lock()
+			c.auth.add(jute.Id{Scheme: "x509", ID: subject.String()})
+			c.s.mu.Unlock()
+		}
+	}
+	return true
 }
 
 // shutdown closes the connection and forgets it. If a last frame is queued

@@ -25,7 +25,10 @@
 //     log), as do session creation and close; replies carry the last zxid.
 //   - ACLs with world, ip (IPv4), digest and auth schemes, super digest,
 //     getACL masking digests for callers without ADMIN, and the connection's
-//     identities in ZooKeeper's (hash) order.
+//     identities in ZooKeeper's (hash) order; with Config.TLS, TLS on the
+//     client port and the x509 scheme (a verified client certificate
+//     authenticates its subject, as ZooKeeper's X509AuthenticationProvider
+//     does).
 //   - multi (results as ZooKeeper 3.8 sends them: on failure the ops before
 //     report OK as an error result, the failing op its code, the ops after
 //     RuntimeInconsistency; the reply header has no error), multiRead, check
@@ -53,6 +56,10 @@
 //   - A closing session's ephemerals are deleted in path order, and watchers
 //     on several connections are notified in connection order; ZooKeeper
 //     uses hash order for both.
+//   - With TLS it listens with TLS only (ZooKeeper has a plain and a secure
+//     port), and a client certificate its ClientCAs do not verify fails the
+//     handshake under VerifyClientCertIfGiven, where ZooKeeper with
+//     ssl.clientAuth=want accepts the connection without an x509 identity.
 //   - No disk: Restart keeps the state in memory. No quotas, SASL, reconfig
 //     (it answers ReconfigDisabled, like a default ZooKeeper), connection
 //     limits or throttling.

@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -74,7 +75,7 @@ func Start(addr string, cfg Config) (*Server, error) {
 	now := s.clock.now()
 	s.nextSession = nextSessionID(now)
 	s.nextReap = now.Add(cfg.ContainerCheckInterval)
-	ln, err := net.Listen("tcp", addr)
+	ln, err := s.listen(addr)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +85,15 @@ func Start(addr string, cfg Config) (*Server, error) {
 	go s.tickLoop()
 	cfg.Logger.Info("reference server listening", "addr", s.addr)
 	return s, nil
+}
+
+// listen opens the server's listener on addr, with TLS if configured.
+func (s *Server) listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil || s.cfg.TLS == nil {
+		return ln, err
+	}
+	return tls.NewListener(ln, s.cfg.TLS), nil
 }
 
 // Addr returns the address the server listens on (host:port).
@@ -240,7 +250,7 @@ func (s *Server) Restart() error {
 	var ln net.Listener
 	var err error
 	for i := 0; i < 100; i++ {
-		ln, err = net.Listen("tcp", s.addr)
+		ln, err = s.listen(s.addr)
 		if err == nil {
 			break
 		}

@@ -47,7 +47,7 @@ func (s *Server) doCreate(tx *txn, c *conn, kind createKind, a createArgs) (stri
 	if slash < 0 || strings.IndexByte(a.path, 0) >= 0 {
 		return "", nil, jute.ErrBadArguments
 	}
-	acl, code := fixupACL(a.acl, c.auth)
+	acl, code := fixupACL(a.acl, c.auth, s.cfg.TLS != nil)
 	if code != jute.ErrOK {
 		return "", nil, code
 	}
@@ -156,7 +156,7 @@ func (s *Server) doSetACL(c *conn, path string, acl []jute.ACL, version int32) (
 	if !validatePath(path) {
 		return nil, jute.ErrBadArguments
 	}
-	fixed, code := fixupACL(acl, c.auth)
+	fixed, code := fixupACL(acl, c.auth, s.cfg.TLS != nil)
 	if code != jute.ErrOK {
 		return nil, code
 	}
