@@ -37,6 +37,13 @@ func WorldACL(perms int32) []ACL { return zk.WorldACL(perms) }
 // DigestACL gives perms to the holder of user:password.
 func DigestACL(perms int32, user, password string) []ACL { return zk.DigestACL(perms, user, password) }
 
+// X509ACL gives perms to the client whose TLS certificate has subject, in
+// RFC 2253 form as ZooKeeper's x509 provider prints it ("CN=alice,O=example"
+// for a certificate issued to O=example, CN=alice).
+func X509ACL(perms int32, subject string) []ACL {
+	return []ACL{{Perms: perms, Scheme: "x509", ID: subject}}
+}
+
 // AuthACL gives perms to every identity the creating session authenticated as.
 func AuthACL(perms int32) []ACL { return zk.AuthACL(perms) }
 

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -36,6 +37,8 @@ type Client struct {
 	lossTimer   *time.Timer
 	closed      bool
 	ready       chan struct{} // closed when the first session is established
+	lastErr     error         // why the last connection attempt failed
+	fatal       chan error    // an error Connect should fail with at once
 
 	life       context.Context // ends when the client is closed
 	endLife    context.CancelFunc
@@ -54,7 +57,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 			return nil, &InputError{Op: "connect", Reason: "empty server address"}
 		}
 	}
-	c := &Client{cfg: defaultConfig(), hub: newHub(), ready: make(chan struct{})}
+	c := &Client{cfg: defaultConfig(), hub: newHub(), ready: make(chan struct{}), fatal: make(chan error, 1)}
 	for _, o := range opts {
 		o(&c.cfg)
 	}
@@ -88,8 +91,17 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	c.conn = conn
 	select {
 	case <-c.ready:
+	case err := <-c.fatal:
+		c.Close()
+		return nil, fmt.Errorf("zkit: connect %v: %w", servers, err)
 	case <-ctx.Done():
 		c.Close()
+		c.mu.Lock()
+		last := c.lastErr
+		c.mu.Unlock()
+		if last != nil {
+			return nil, fmt.Errorf("zkit: connect %v: %w (last attempt: %v)", servers, ctx.Err(), last)
+		}
 		return nil, fmt.Errorf("zkit: connect %v: %w", servers, ctx.Err())
 	}
 	for _, a := range c.cfg.auth {
@@ -256,6 +268,27 @@ func (c *Client) loseLocked(cause error) {
 	c.log.Warn("zkit: session lost", "session", fmt.Sprintf("0x%x", c.sess.id), "cause", cause)
 	c.sess.lose(cause)
 	c.hub.publish(Event{State: StateLost, Session: c.sess}, false)
+}
+
+// attemptFailed records why a connection attempt failed. Before the first
+// session, a TLS configuration error ends Connect at once; after it, the
+// client keeps trying (certificates may be rotated) and logs it.
+func (c *Client) attemptFailed(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lastErr = err
+	if !errors.Is(err, errTLSConfig) {
+		return
+	}
+	select {
+	case <-c.ready:
+		c.log.Warn("zkit: connection attempt failed", "err", err)
+	default:
+		select {
+		case c.fatal <- err:
+		default:
+		}
+	}
 }
 
 // addScheme records that the client has credentials for scheme.

@@ -20,7 +20,11 @@
 //     Curator's `_c_<uuid>-<name>` format, that survive a lost reply without
 //     leaving a second node;
 //   - validation before anything is sent: bad paths, oversize data, bad
-//     versions and modes return an [*InputError] and the connection stays up;
+//     versions and modes, malformed ACLs ([ValidateACL]) return an
+//     [*InputError] and the connection stays up;
+//   - TLS ([WithTLS]) under any dialer, with client certificates for
+//     ZooKeeper's x509 authentication ([X509ACL]), and a Connect that says
+//     at once when a certificate is not trusted;
 //   - error classification: [IsRetryable], [IsOutcomeUnknown], [IsSessionLost].
 //
 // Connection loss and session loss are different things. While disconnected

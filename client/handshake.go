@@ -17,10 +17,14 @@ type handshake struct {
 
 func (c *Client) dial(network, address string, timeout time.Duration) (net.Conn, error) {
 	conn, err := c.cfg.dialer(network, address, timeout)
+	if err == nil && c.cfg.tls != nil {
+		conn, err = c.handshakeTLS(conn, address)
+	}
 	if err != nil {
+		c.attemptFailed(err)
 		return nil, err
 	}
-	return &sniffConn{Conn: conn, c: c}, nil
+	return &sniffConn{Conn: conn, c: c, addr: address}, nil
 }
 
 // sniffConn passes everything through, parses the first frame the server
@@ -29,6 +33,7 @@ func (c *Client) dial(network, address string, timeout time.Duration) (net.Conn,
 type sniffConn struct {
 	net.Conn
 	c     *Client
+	addr  string
 	done  bool
 	buf   []byte
 	wrote bool
@@ -67,6 +72,11 @@ func (s *sniffConn) Read(p []byte) (int, error) {
 	if !s.done && n > 0 {
 		s.buf = append(s.buf, p[:n]...)
 		s.parse()
+	}
+	if err != nil && !s.done && refusedByPeer(err) {
+		// With TLS 1.3 a server checks the client's certificate after
+		// the client has finished its handshake: its refusal comes here.
+		s.c.attemptFailed(explainTLS(s.addr, err))
 	}
 	return n, err
 }

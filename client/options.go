@@ -1,6 +1,7 @@
 package client
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"net"
 	"time"
@@ -19,6 +20,7 @@ type config struct {
 	logger         *slog.Logger
 	auth           []authCred
 	dialer         Dialer
+	tls            *tls.Config
 	maxBuffer      int
 	defaultACL     []ACL
 }
@@ -67,6 +69,32 @@ func WithDigestAuth(user, password string) Option {
 // WithAuth adds credentials for scheme, sent on every (re)connection.
 func WithAuth(scheme string, auth []byte) Option {
 	return func(c *config) { c.auth = append(c.auth, authCred{scheme, auth}) }
+}
+
+// WithTLS makes every connection a TLS connection configured by cfg: for
+// servers that listen on a secureClientPort (ZooKeeper 3.5+ with the Netty
+// connection factory). cfg.RootCAs are the CAs trusted to sign the servers'
+// certificates (nil: the system's); a certificate in cfg.Certificates is
+// presented to servers that ask for one, and ZooKeeper's x509 provider then
+// authenticates the client as the certificate's subject (see X509ACL). When
+// cfg.ServerName is empty, each server's certificate is verified against
+// the host in its address. A nil cfg means the defaults: the system's CAs,
+// no client certificate.
+//
+// The TLS handshake runs on the connection WithDialer opens, so a fault
+// proxy or an in-process server can sit under TLS. It is bounded by the
+// session timeout. Connect fails at once, without waiting for its context,
+// when a server's certificate is not trusted, when a server does not speak
+// TLS, or when a server refuses the client's certificate; after the first
+// session the client keeps retrying through such errors (certificates may
+// be rotated) and logs them.
+func WithTLS(cfg *tls.Config) Option {
+	return func(c *config) {
+		if cfg == nil {
+			cfg = &tls.Config{}
+		}
+		c.tls = cfg
+	}
 }
 
 // WithDialer replaces net.DialTimeout for opening connections.

@@ -2,6 +2,7 @@ package zktest
 
 import (
 	"context"
+	"crypto/tls"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,9 @@ type Backend struct {
 	Name    string   // "zookeeper" or "reference"
 	Servers []string // client addresses
 
-	ref *Server // the reference server; nil for real ZooKeeper
+	ref   *Server     // the reference server; nil for real ZooKeeper
+	tls   *tls.Config // for clients, with EachTLSBackend
+	plain string      // a plain client port of a TLS server, for ExpireSession
 }
 
 // RealBackend is the test binary's shared real ZooKeeper (skipped when
@@ -56,6 +59,26 @@ func EachBackendWith(t *testing.T, zk []Option, ref []ServerOption, fn func(t *t
 	t.Run("reference", func(t *testing.T) { fn(t, ReferenceBackend(t, ref...)) })
 }
 
+// EachTLSBackend is EachBackend over TLS. Its real ZooKeeper is started
+// for the test, WithTLS(ca) (a JVM of its own: call it once per test
+// binary where you can), and its reference server with
+// ServerTLS(ca.ServerTLS(t)). b.Servers are their TLS ports, and b.Connect
+// connects with client.WithTLS(ca.ClientTLS()): pass a WithTLS of your own
+// to present a client certificate (ca.ClientCert), which both servers take
+// as an x509 identity. The faults of Backend work over TLS too.
+func EachTLSBackend(t *testing.T, ca *CA, fn func(t *testing.T, b Backend)) {
+	t.Helper()
+	t.Run("zookeeper", func(t *testing.T) {
+		z := StartZooKeeper(t, WithTLS(ca))
+		fn(t, Backend{Name: "zookeeper", Servers: z.SecureServers(), tls: ca.ClientTLS(), plain: z.Servers()[0]})
+	})
+	t.Run("reference", func(t *testing.T) {
+		b := ReferenceBackend(t, ServerTLS(ca.ServerTLS(t)))
+		b.tls = ca.ClientTLS()
+		fn(t, b)
+	})
+}
+
 // Addr is the first server's address.
 func (b Backend) Addr() string { return b.Servers[0] }
 
@@ -69,7 +92,11 @@ func (b Backend) Connect(t testing.TB, opts ...client.Option) *client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), Scale(30*time.Second))
 	defer cancel()
-	all := append([]client.Option{client.WithSessionTimeout(Scale(10 * time.Second))}, opts...)
+	all := []client.Option{client.WithSessionTimeout(Scale(10 * time.Second))}
+	if b.tls != nil {
+		all = append(all, client.WithTLS(b.tls))
+	}
+	all = append(all, opts...)
 	c, err := client.Connect(ctx, b.Servers, all...)
 	if err != nil {
 		t.Fatalf("zktest: connect to %s: %v", b.Name, err)
@@ -90,7 +117,11 @@ func (b Backend) ExpireSession(t testing.TB, s *client.Session) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), Scale(20*time.Second))
 	defer cancel()
-	if err := ExpireSession(ctx, b.Addr(), s.ID(), s.Password()); err != nil {
+	addr := b.Addr()
+	if b.plain != "" {
+		addr = b.plain
+	}
+	if err := ExpireSession(ctx, addr, s.ID(), s.Password()); err != nil {
 		t.Fatalf("zktest: expire session on %s: %v", b.Name, err)
 	}
 }

@@ -49,6 +49,15 @@
 // both (ExpireSession, CutNextCreate, Blackhole); Reference gives the
 // reference server itself for the faults only it has.
 //
+// # TLS
+//
+// NewCA makes a throwaway certificate authority whose server certificates
+// WithTLS gives real ZooKeeper (a secureClientPort, listed by
+// SecureServers) and ServerTLS the reference server, and whose client
+// certificates (ClientCert) both servers take as an x509 identity, the
+// certificate's subject. EachTLSBackend is EachBackend over TLS: its
+// Backend connects with client.WithTLS.
+//
 // # Timing
 //
 // Timeouts in zktest, and in tests built on it, go through Scale, so that one

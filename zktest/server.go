@@ -2,6 +2,7 @@ package zktest
 
 import (
 	"crypto/sha1"
+	"crypto/tls"
 	"encoding/base64"
 	"log/slog"
 	"net"
@@ -15,7 +16,8 @@ import (
 // ZooKeeper's wire protocol and, for everything a client can observe,
 // behaves like a standalone Apache ZooKeeper 3.8 (sessions and their
 // expiry, every create mode including containers and TTL nodes, Stat
-// fields, ACLs with the world, ip, digest and auth schemes, multi, watches
+// fields, ACLs with the world, ip, digest and auth schemes (and x509 with
+// ServerTLS), multi, watches
 // and setWatches, four-letter words). Any ZooKeeper client can use it:
 // go-zookeeper, zkit's client, Curator, kazoo.
 //
@@ -41,6 +43,15 @@ func ServerTickTime(d time.Duration) ServerOption {
 // ServerSessionTimeouts sets minSessionTimeout and maxSessionTimeout.
 func ServerSessionTimeouts(min, max time.Duration) ServerOption {
 	return func(c *refserver.Config) { c.MinSessionTimeout, c.MaxSessionTimeout = min, max }
+}
+
+// ServerTLS makes the server listen with TLS only, as a ZooKeeper
+// secureClientPort does (ca.ServerTLS(t) is a ready configuration). A client
+// certificate that cfg verifies authenticates its holder with the x509
+// scheme as the certificate's subject ("CN=name" for ca.ClientCert(t,
+// name)), and x509 ACLs become valid, as with ZooKeeper's x509 provider.
+func ServerTLS(cfg *tls.Config) ServerOption {
+	return func(c *refserver.Config) { c.TLS = cfg }
 }
 
 // ServerLogger sends the server's logs to l (default: discarded).

@@ -56,6 +56,7 @@ type ZooKeeper struct {
 type node struct {
 	index                            int
 	clientPort, quorumPort, elecPort int
+	securePort                       int    // 0 without WithTLS
 	dir                              string // zoo.cfg, data/, server.log
 	proc                             *process
 }
@@ -85,6 +86,7 @@ type config struct {
 	heap         string
 	jvmArgs      []string
 	startTimeout time.Duration
+	tlsCA        *CA
 }
 
 func newConfig(opts []Option) config {
@@ -119,6 +121,21 @@ func WithJVMArgs(args ...string) Option {
 // equivalent is ServerContainerCheckInterval.
 func WithContainerCheckInterval(d time.Duration) Option {
 	return WithJVMArgs(fmt.Sprintf("-Dznode.container.checkIntervalMs=%d", max(d.Milliseconds(), 1)))
+}
+
+// WithTLS gives every node a TLS client port (secureClientPort, listed by
+// SecureServers) besides its plain one, with a server certificate issued by
+// ca for 127.0.0.1 and localhost. Clients that present a certificate signed
+// by ca (ca.ClientCert) are authenticated by ZooKeeper's x509 provider as
+// its subject; clients without one are accepted too (ssl.clientAuth=want;
+// WithConfig("ssl.clientAuth", "need") requires one).
+//
+// It sets these zoo.cfg settings, which WithConfig may override:
+// serverCnxnFactory (Netty, which TLS needs), ssl.keyStore.location and
+// ssl.trustStore.location (PEM files that zktest writes in the node's
+// directory) with their types, ssl.clientAuth, and authProvider.x509.
+func WithTLS(ca *CA) Option {
+	return func(c *config) { c.tlsCA = ca }
 }
 
 // WithStartTimeout bounds how long starting (or restarting) waits for the
@@ -195,14 +212,22 @@ func start(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error) {
 var errPortTaken = errors.New("port already in use")
 
 func startOnce(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error) {
-	ports, err := freePorts(3 * n)
+	perNode := 3
+	if cfg.tlsCA != nil {
+		perNode = 4
+	}
+	ports, err := freePorts(perNode * n)
 	if err != nil {
 		return nil, err
 	}
 	z := &ZooKeeper{inst: inst, cfg: cfg, dir: dir}
 	for i := 0; i < n; i++ {
-		nd := &node{index: i, clientPort: ports[3*i], quorumPort: ports[3*i+1], elecPort: ports[3*i+2],
+		p := ports[perNode*i:]
+		nd := &node{index: i, clientPort: p[0], quorumPort: p[1], elecPort: p[2],
 			dir: filepath.Join(dir, fmt.Sprintf("node%d", i))}
+		if cfg.tlsCA != nil {
+			nd.securePort = p[3]
+		}
 		z.nodes = append(z.nodes, nd)
 	}
 	for _, nd := range z.nodes {
@@ -281,7 +306,15 @@ func (z *ZooKeeper) writeConfig(nd *node) error {
 	var b strings.Builder
 	b.WriteString("# written by zktest\n")
 	seen := map[string]bool{}
-	for _, kv := range defaultSettings {
+	defaults := defaultSettings
+	if z.cfg.tlsCA != nil {
+		tlsDefaults, err := z.writeTLSFiles(nd)
+		if err != nil {
+			return err
+		}
+		defaults = append(append([][2]string(nil), defaults...), tlsDefaults...)
+	}
+	for _, kv := range defaults {
 		v := kv[1]
 		if o, ok := z.cfg.settings[kv[0]]; ok {
 			v = o
@@ -300,6 +333,9 @@ func (z *ZooKeeper) writeConfig(nd *node) error {
 		fmt.Fprintf(&b, "%s=%s\n", k, z.cfg.settings[k])
 	}
 	fmt.Fprintf(&b, "dataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n", data, nd.clientPort)
+	if nd.securePort != 0 {
+		fmt.Fprintf(&b, "secureClientPort=%d\nsecureClientPortAddress=127.0.0.1\n", nd.securePort)
+	}
 	if len(z.nodes) > 1 {
 		b.WriteString("quorumListenOnAllIPs=false\n")
 		for _, o := range z.nodes {
@@ -313,6 +349,38 @@ func (z *ZooKeeper) writeConfig(nd *node) error {
 		return fmt.Errorf("zktest: %w", err)
 	}
 	return z.writeLogConfig(nd)
+}
+
+// writeTLSFiles writes nd's keystore (a server certificate and its key)
+// and truststore (the CA) as PEM files, and returns the zoo.cfg settings
+// that use them.
+func (z *ZooKeeper) writeTLSFiles(nd *node) ([][2]string, error) {
+	ca := z.cfg.tlsCA
+	cert, err := ca.serverCert()
+	if err != nil {
+		return nil, err
+	}
+	certPEM, keyPEM, err := encodePEM(cert)
+	if err != nil {
+		return nil, err
+	}
+	keyStore := filepath.Join(nd.dir, "keystore.pem")
+	trustStore := filepath.Join(nd.dir, "truststore.pem")
+	if err := os.WriteFile(keyStore, append(keyPEM, certPEM...), 0o600); err != nil {
+		return nil, fmt.Errorf("zktest: %w", err)
+	}
+	if err := os.WriteFile(trustStore, ca.CertPEM(), 0o644); err != nil {
+		return nil, fmt.Errorf("zktest: %w", err)
+	}
+	return [][2]string{
+		{"serverCnxnFactory", "org.apache.zookeeper.server.NettyServerCnxnFactory"},
+		{"ssl.keyStore.location", keyStore},
+		{"ssl.keyStore.type", "PEM"},
+		{"ssl.trustStore.location", trustStore},
+		{"ssl.trustStore.type", "PEM"},
+		{"ssl.clientAuth", "want"},
+		{"authProvider.x509", "org.apache.zookeeper.server.auth.X509AuthenticationProvider"},
+	}, nil
 }
 
 func (z *ZooKeeper) writeLogConfig(nd *node) error {
@@ -469,6 +537,19 @@ func (z *ZooKeeper) Servers() []string {
 	s := make([]string, len(z.nodes))
 	for i, nd := range z.nodes {
 		s[i] = nd.addr()
+	}
+	return s
+}
+
+// SecureServers returns the TLS client address ("127.0.0.1:port") of every
+// node, in node order; nil unless the servers were started WithTLS.
+func (z *ZooKeeper) SecureServers() []string {
+	if z.cfg.tlsCA == nil {
+		return nil
+	}
+	s := make([]string, len(z.nodes))
+	for i, nd := range z.nodes {
+		s[i] = net.JoinHostPort("127.0.0.1", strconv.Itoa(nd.securePort))
 	}
 	return s
 }
