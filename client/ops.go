@@ -316,8 +316,9 @@ func forward(in <-chan zk.Event) <-chan WatchEvent {
 }
 
 // EnsurePath creates path and any missing ancestors as empty persistent
-// nodes. Nodes that already exist are left as they are.
-func (c *Client) EnsurePath(ctx context.Context, path string) error {
+// nodes, with the ACL of opts (default: the client's default ACL). Nodes
+// that already exist are left as they are, ACL included.
+func (c *Client) EnsurePath(ctx context.Context, path string, opts ...CreateOption) error {
 	if err := c.checkPath("ensurePath", path, false); err != nil {
 		return err
 	}
@@ -328,7 +329,7 @@ func (c *Client) EnsurePath(ctx context.Context, path string) error {
 		if i < len(path) && path[i] != '/' {
 			continue
 		}
-		_, err := c.Create(ctx, path[:i], nil, Persistent)
+		_, err := c.Create(ctx, path[:i], nil, Persistent, opts...)
 		if err != nil && !errors.Is(err, ErrNodeExists) {
 			return err
 		}

@@ -28,14 +28,17 @@ const maxDirCreates = 4
 // which other nodes may share, and a parent that vanished under someone's
 // watch or plain create would surprise more than an empty one costs.
 //
+// The directory and the missing parents get the ACL of opts, the ACL of
+// the queue's nodes (see Join).
+//
 // A directory that exists already is fine, whatever its kind. Requests
 // whose outcome is unknown or that never left are made again: creating
 // twice only answers NodeExists.
-func (q *Queue) createDir(ctx context.Context) error {
+func (q *Queue) createDir(ctx context.Context, opts ...client.CreateOption) error {
 	mode := client.Container
 	var b Backoff
 	for {
-		err := q.createDirOnce(ctx, mode)
+		err := q.createDirOnce(ctx, mode, opts)
 		switch {
 		case err == nil, errors.Is(err, client.ErrNodeExists):
 			return nil
@@ -52,12 +55,12 @@ func (q *Queue) createDir(ctx context.Context) error {
 	}
 }
 
-func (q *Queue) createDirOnce(ctx context.Context, mode client.CreateMode) error {
+func (q *Queue) createDirOnce(ctx context.Context, mode client.CreateMode, opts []client.CreateOption) error {
 	if parent, _ := client.SplitPath(q.dir); parent != "/" {
-		if err := q.c.EnsurePath(ctx, parent); err != nil {
+		if err := q.c.EnsurePath(ctx, parent, opts...); err != nil {
 			return err
 		}
 	}
-	_, err := q.c.Create(ctx, q.dir, nil, mode)
+	_, err := q.c.Create(ctx, q.dir, nil, mode, opts...)
 	return err
 }

@@ -15,7 +15,8 @@ import (
 // sequence order: paper §2.5 (locks) and §2.6 (read/write locks), in
 // Curator's node layout. The directory is created when missing, as a
 // container that the server deletes once it is empty again; its parents
-// as persistent nodes (see Join).
+// as persistent nodes; all with the ACL of the nodes that join it (see
+// Join).
 type Queue struct {
 	c     *client.Client
 	dir   string
@@ -90,6 +91,17 @@ type Ticket struct {
 // its znode.container.checkIntervalMs, a minute by default), otherwise as a
 // persistent node. A directory deleted between its creation and the
 // node's is created again.
+//
+// The directory, and any missing parent, is created with the same ACL.
+// ZooKeeper checks the permission to delete a node on its parent, so it is
+// the directory's ACL that decides who may delete a member's node: with a
+// creator-only ACL (client.AuthACL, or DigestACL or X509ACL naming the
+// members' identities) nobody else can delete, create or list nodes there,
+// and every member must hold one of its identities. A directory that
+// exists already keeps its ACL, and so do its ancestors: keep the
+// directory's parent closed to others too, or once the directory is empty
+// and gone (the server reaps an empty container) they could create it
+// again with an open ACL.
 func (q *Queue) Join(ctx context.Context, kind Kind, data []byte, acl ...client.ACL) (*Ticket, error) {
 	if reason := client.ValidatePath(q.dir, false); reason != "" {
 		return nil, &client.InputError{Op: "join", Path: q.dir, Reason: reason}
@@ -117,7 +129,7 @@ func (q *Queue) Join(ctx context.Context, kind Kind, data []byte, acl ...client.
 			err = fmt.Errorf("zkit: join %s: the directory went missing %d times: %w", q.dir, creates+1, err)
 			break
 		}
-		if err = q.createDir(ctx); err != nil {
+		if err = q.createDir(ctx, opts...); err != nil {
 			break
 		}
 	}
