@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"net"
 	"os"
@@ -49,19 +51,80 @@ func (a *app) connect(ctx context.Context) (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.sessionTimeout <= 0 {
-		return nil, usagef("--session-timeout %v: must be positive", a.sessionTimeout)
+	opts, err := a.clientOptions()
+	if err != nil {
+		return nil, err
 	}
 	cctx, cancel := context.WithTimeout(ctx, a.connectTimeout)
 	defer cancel()
-	c, err := client.Connect(cctx, servers, client.WithSessionTimeout(a.sessionTimeout))
+	c, err := client.Connect(cctx, servers, opts...)
+	var untrusted *tls.CertificateVerificationError
 	switch {
 	case err == nil:
 		return c, nil
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		hint := ""
+		if a.tlsOn() {
+			hint = " (with TLS, the servers' secureClientPort)"
+		}
 		return nil, errorf(exitUnreachable,
-			"no ZooKeeper reachable at %s within %v; pass --servers or set ZKIT_SERVERS, or start one with 'zkit serve'",
-			strings.Join(servers, ","), a.connectTimeout.Round(time.Millisecond))
+			"no ZooKeeper reachable at %s within %v; pass --servers%s or set ZKIT_SERVERS, or start one with 'zkit serve'",
+			strings.Join(servers, ","), a.connectTimeout.Round(time.Millisecond), hint)
+	case errors.As(err, &untrusted):
+		by := "the system's CAs"
+		if a.tlsCA != "" {
+			by = "--tls-ca " + a.tlsCA
+		}
+		return nil, failf("the certificate of the server at %s is not trusted by %s (%v); pass --tls-ca with the CA that signed it",
+			strings.Join(servers, ","), by, untrusted)
 	}
 	return nil, err
+}
+
+// clientOptions are the client options of the global flags.
+func (a *app) clientOptions() ([]client.Option, error) {
+	if a.sessionTimeout <= 0 {
+		return nil, usagef("--session-timeout %v: must be positive", a.sessionTimeout)
+	}
+	opts := []client.Option{client.WithSessionTimeout(a.sessionTimeout)}
+	cfg, err := a.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	if cfg != nil {
+		opts = append(opts, client.WithTLS(cfg))
+	}
+	return opts, nil
+}
+
+func (a *app) tlsOn() bool { return a.tlsCA != "" || a.tlsCert != "" || a.tlsKey != "" }
+
+// tlsConfig is the TLS configuration of --tls-ca, --tls-cert and
+// --tls-key; nil when none of them is given.
+func (a *app) tlsConfig() (*tls.Config, error) {
+	if !a.tlsOn() {
+		return nil, nil
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if a.tlsCA != "" {
+		pem, err := os.ReadFile(a.tlsCA)
+		if err != nil {
+			return nil, usagef("--tls-ca: %v", err)
+		}
+		cfg.RootCAs = x509.NewCertPool()
+		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, usagef("--tls-ca %s holds no PEM certificate", a.tlsCA)
+		}
+	}
+	switch {
+	case a.tlsCert != "" && a.tlsKey != "":
+		cert, err := tls.LoadX509KeyPair(a.tlsCert, a.tlsKey)
+		if err != nil {
+			return nil, usagef("--tls-cert %s, --tls-key %s: %v", a.tlsCert, a.tlsKey, err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	case a.tlsCert != "" || a.tlsKey != "":
+		return nil, usagef("--tls-cert and --tls-key go together: a client certificate and its private key")
+	}
+	return cfg, nil
 }

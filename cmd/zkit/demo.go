@@ -69,8 +69,9 @@ deletes at the end; steps that need the embedded server's fault hooks are skippe
 // demoEnv is what a step works with.
 type demoEnv struct {
 	servers []string
-	srv     *zktest.Server // the embedded server; nil with --servers
-	root    string         // every step's paths are under it
+	opts    []client.Option // the global flags' (TLS), with --servers
+	srv     *zktest.Server  // the embedded server; nil with --servers
+	root    string          // every step's paths are under it
 	workers int
 	rounds  int
 	ops     atomic.Int64 // the current step's operations
@@ -85,6 +86,9 @@ func (a *app) demo(ctx context.Context, workers, rounds int) error {
 			return err
 		}
 		d.servers = servers
+		if d.opts, err = a.clientOptions(); err != nil {
+			return err
+		}
 		d.root = fmt.Sprintf("/zkit-demo-%d", time.Now().UnixNano())
 		where = "ZooKeeper at " + strings.Join(servers, ",") + ", under " + d.root
 	} else {
@@ -227,7 +231,7 @@ func (d *demoEnv) path(name string) string { return d.root + "/" + name }
 func (d *demoEnv) count(n int) { d.ops.Add(int64(n)) }
 
 func (d *demoEnv) connect(ctx context.Context, opts ...client.Option) (*client.Client, error) {
-	return client.Connect(ctx, d.servers, opts...)
+	return client.Connect(ctx, d.servers, append(d.opts[:len(d.opts):len(d.opts)], opts...)...)
 }
 
 // connectAll opens n clients, each its own session, and the function that

@@ -2,7 +2,7 @@
 // and operators, the bundled reference server, the demo and the
 // benchmarks.
 //
-//	zkit [--servers host:port,...] [--session-timeout D] COMMAND [ARGS]
+//	zkit [--servers host:port,...] [--session-timeout D] [--tls-ca FILE] COMMAND [ARGS]
 //
 // Run "zkit help" for the commands and "zkit help COMMAND" for one of them;
 // the exit statuses are listed in the root command's help (exit.go).
@@ -14,8 +14,11 @@
 // constructor uses a's helpers rather than its own plumbing:
 //
 //   - a.connect(ctx) opens a client with the global flags (--servers,
-//     $ZKIT_SERVERS, --session-timeout, --connect-timeout) and turns "no
-//     server answered" into the unreachable error with its fix;
+//     $ZKIT_SERVERS, --session-timeout, --connect-timeout, --tls-ca,
+//     --tls-cert, --tls-key) and turns "no server answered" into the
+//     unreachable error with its fix, and an untrusted certificate into a
+//     failure that says which CA to pass; a.clientOptions() are the same
+//     options for code that connects by itself (the demo with --servers);
 //   - a.runWhileHeld(ctx, held, argv, env...) runs CMD while a lock, a term
 //     or a membership is held, sends it SIGTERM when that is lost, and
 //     returns CMD's status or the loss;

@@ -20,6 +20,9 @@ type app struct {
 	servers        string // "" means $ZKIT_SERVERS, else 127.0.0.1:2181
 	sessionTimeout time.Duration
 	connectTimeout time.Duration
+	tlsCA          string // PEM files; any of them turns TLS on
+	tlsCert        string
+	tlsKey         string
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -68,6 +71,9 @@ group membership), serves the bundled reference ZooKeeper server, and demonstrat
 every recipe with its invariants checked.
 
 Servers: --servers host:port,..., else $ZKIT_SERVERS, else ` + defaultServers + `.
+TLS: --tls-ca (the CA that signed the servers' certificates) turns it on, for servers'
+secureClientPort; --tls-cert and --tls-key present a client certificate, which
+ZooKeeper's x509 provider takes as the client's identity.
 Global flags may appear anywhere on the line.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -85,6 +91,9 @@ Global flags may appear anywhere on the line.`,
 	pf.StringVar(&a.servers, "servers", "", "ZooKeeper servers, host:port,... (default $ZKIT_SERVERS, else "+defaultServers+")")
 	pf.DurationVar(&a.sessionTimeout, "session-timeout", client.DefaultSessionTimeout, "session timeout to ask the servers for")
 	pf.DurationVar(&a.connectTimeout, "connect-timeout", 10*time.Second, "how long to wait for a first session")
+	pf.StringVar(&a.tlsCA, "tls-ca", "", "connect over TLS, trusting the CA certificates in this PEM file")
+	pf.StringVar(&a.tlsCert, "tls-cert", "", "connect over TLS with this client certificate (PEM; needs --tls-key)")
+	pf.StringVar(&a.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 
 	root.AddCommand(
 		newDemoCmd(a),
