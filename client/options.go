@@ -82,8 +82,9 @@ func WithAuth(scheme string, auth []byte) Option {
 // no client certificate.
 //
 // The TLS handshake runs on the connection WithDialer opens, so a fault
-// proxy or an in-process server can sit under TLS. It is bounded by the
-// session timeout. Connect fails at once, without waiting for its context,
+// proxy or an in-process server can sit under TLS. It is bounded like the
+// wait for the server's connect response: a third of the session timeout,
+// at least a second. Connect fails at once, without waiting for its context,
 // when a server's certificate is not trusted, when a server does not speak
 // TLS, or when a server refuses the client's certificate; after the first
 // session the client keeps retrying through such errors (certificates may

@@ -11,7 +11,8 @@ import (
 )
 
 // handshakeTLS runs the TLS handshake on conn, a connection to address,
-// within the session timeout (or until the client is closed).
+// within handshakeWait, as the wait for the connect response that follows
+// (or until the client is closed).
 func (c *Client) handshakeTLS(conn net.Conn, address string) (net.Conn, error) {
 	cfg := c.cfg.tls
 	if cfg.ServerName == "" {
@@ -23,7 +24,7 @@ func (c *Client) handshakeTLS(conn net.Conn, address string) (net.Conn, error) {
 		cfg.ServerName = host
 	}
 	tc := tls.Client(conn, cfg)
-	ctx, cancel := context.WithTimeout(c.life, c.cfg.sessionTimeout)
+	ctx, cancel := context.WithTimeout(c.life, handshakeWait(c.cfg.sessionTimeout))
 	defer cancel()
 	if err := tc.HandshakeContext(ctx); err != nil {
 		conn.Close()
