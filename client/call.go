@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -13,11 +14,17 @@ import (
 // request is a hazard).
 var errNotConnected = fmt.Errorf("not connected: %w", zk.ErrNoServer)
 
+// settleGrace bounds the wait, after a connection was lost and the wire
+// client settled its calls, for a call's answer to reach its caller.
+const settleGrace = 100 * time.Millisecond
+
 // do runs a blocking wire-client call on the current connection. It
-// returns early with ctx's error when ctx ends first, and with
-// zk.ErrConnectionClosed when that connection is lost first. In both cases
-// the call itself runs on until the wire client answers or drops it; its
-// result is then discarded.
+// returns early with ctx's error when ctx ends first. When that connection
+// is lost, it waits until the wire client has settled the calls sent on it
+// (a reply that arrived wins), then returns zk.ErrConnectionClosed for a
+// call that never left the send queue. In both cases the call itself runs
+// on until the wire client answers or drops it; its result is then
+// discarded.
 func do[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
@@ -49,10 +56,17 @@ func do[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error) 
 			return zero, ctx.Err()
 		}
 	case <-*link:
+		// Every call sent on the lost connection has its reply or its
+		// error by now; give its goroutine a moment to hand it over. A
+		// call still unanswered after that never left the send queue.
+		t := time.NewTimer(settleGrace)
+		defer t.Stop()
 		select {
 		case r := <-ch:
 			return r.v, r.err
-		default:
+		case <-ctx.Done():
+			return zero, ctx.Err()
+		case <-t.C:
 			return zero, zk.ErrConnectionClosed
 		}
 	}

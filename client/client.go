@@ -25,7 +25,8 @@ type Client struct {
 
 	lastZxid  atomic.Int64
 	handshake atomic.Pointer[handshake]     // from the latest connect response
-	link      atomic.Pointer[chan struct{}] // closed when the current connection is lost; nil while there is none
+	link      atomic.Pointer[chan struct{}] // the current connection's; nil while there is none
+	dropped   atomic.Pointer[chan struct{}] // a lost connection's link, closed once the wire client has settled its calls
 	pending   atomic.Int64                  // wire calls not yet answered
 	abandoned atomic.Int64                  // the id of the last session declared lost: never resumed
 
@@ -75,7 +76,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	}
 	c.log = c.cfg.logger
 	c.life, c.endLife = context.WithCancel(context.Background())
-	c.reconn = newReconnector(c.life.Done(), c.cfg.sessionTimeout)
+	c.reconn = newReconnector(c.life.Done(), c.cfg.sessionTimeout, c.settled)
 	conn, _, err := zk.Connect(servers, c.cfg.sessionTimeout,
 		zk.WithHostProvider(c.reconn),
 		zk.WithDialer(c.dial),
@@ -155,6 +156,7 @@ func (c *Client) Close() {
 	c.endLife()
 	c.background.Wait()
 	c.conn.Close()
+	c.settled() // go-zookeeper failed every call with ErrClosing
 	c.mu.Lock()
 	if c.lossTimer != nil {
 		c.lossTimer.Stop()
@@ -228,8 +230,12 @@ func (c *Client) onEvent(ev zk.Event) {
 			close(c.ready)
 		}
 	case zk.StateDisconnected:
+		// New calls fail at once from now on; calls in flight wait until
+		// the wire client has answered or failed them (settled).
 		if link := c.link.Swap(nil); link != nil {
-			close(*link)
+			if old := c.dropped.Swap(link); old != nil {
+				close(*old)
+			}
 		}
 		if c.sess == nil || !c.sess.Alive() || c.suspended {
 			return
@@ -256,6 +262,16 @@ func (c *Client) onEvent(ev zk.Event) {
 		}
 	case zk.StateAuthFailed:
 		c.hub.publish(Event{State: StateAuthFailed, Session: c.sess}, false)
+	}
+}
+
+// settled is called when go-zookeeper is about to dial again: by then it
+// has delivered every reply that arrived on the lost connection and failed
+// every request that was sent on it. A call still unanswered never left
+// the send queue.
+func (c *Client) settled() {
+	if link := c.dropped.Swap(nil); link != nil {
+		close(*link)
 	}
 }
 

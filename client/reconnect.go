@@ -58,10 +58,15 @@ type reconnector struct {
 	failures    int       // attempts since the last stable connection
 	connectedAt time.Time // when the current connection got its session; zero if none
 	flush       bool      // pause once so that queued requests fail (see above)
+
+	// settled is called at the start of every attempt: go-zookeeper
+	// calls Next only after it has delivered the replies that arrived on
+	// the lost connection and failed the requests sent on it.
+	settled func()
 }
 
-func newReconnector(done <-chan struct{}, sessionTimeout time.Duration) *reconnector {
-	return &reconnector{done: done, cap: min(reconnectMax, max(reconnectMin, sessionTimeout/10))}
+func newReconnector(done <-chan struct{}, sessionTimeout time.Duration, settled func()) *reconnector {
+	return &reconnector{done: done, cap: min(reconnectMax, max(reconnectMin, sessionTimeout/10)), settled: settled}
 }
 
 // Init takes the server list (already shuffled by go-zookeeper).
@@ -82,6 +87,7 @@ func (r *reconnector) Len() int {
 // Next waits for the next attempt's turn and returns the server to try.
 // retryStart asks go-zookeeper for its pause: see the comment above.
 func (r *reconnector) Next() (server string, retryStart bool) {
+	r.settled()
 	r.mu.Lock()
 	server = r.servers[r.next]
 	r.next = (r.next + 1) % len(r.servers)

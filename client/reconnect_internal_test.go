@@ -12,7 +12,7 @@ import (
 // doubling from reconnectMin up to its cap; a connection that ends quickly
 // does not reset them.
 func TestReconnectorDelays(t *testing.T) {
-	r := newReconnector(make(chan struct{}), 10*time.Second)
+	r := newReconnector(make(chan struct{}), 10*time.Second, func() {})
 	require.NoError(t, r.Init([]string{"a:1", "b:2"}))
 	assert.Equal(t, 2, r.Len())
 	assert.Equal(t, reconnectMax, r.cap)
@@ -32,8 +32,8 @@ func TestReconnectorDelays(t *testing.T) {
 	}
 
 	// A short session timeout caps the delays at a tenth of it.
-	assert.Equal(t, 40*time.Millisecond, newReconnector(nil, 400*time.Millisecond).cap)
-	assert.Equal(t, reconnectMin, newReconnector(nil, time.Millisecond).cap)
+	assert.Equal(t, 40*time.Millisecond, newReconnector(nil, 400*time.Millisecond, func() {}).cap)
+	assert.Equal(t, reconnectMin, newReconnector(nil, time.Millisecond, func() {}).cap)
 
 	// Next rotates through the servers; failures grow until a stable
 	// connection resets them.
@@ -60,7 +60,7 @@ func TestReconnectorDelays(t *testing.T) {
 // once the client is closed, without waiting out its own delay.
 func TestReconnectorPauses(t *testing.T) {
 	done := make(chan struct{})
-	r := newReconnector(done, 10*time.Second)
+	r := newReconnector(done, 10*time.Second, func() {})
 	require.NoError(t, r.Init([]string{"a:1"}))
 	r.flushQueued()
 	_, retry := r.Next()

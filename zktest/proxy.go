@@ -32,6 +32,7 @@ type Proxy struct {
 	latency   atomic.Int64 // time.Duration
 	blackhole atomic.Bool
 	cutArmed  atomic.Bool
+	replyCut  atomic.Bool // CutAfterNextReply armed
 	requests  atomic.Int64
 
 	mu     sync.Mutex
@@ -118,6 +119,12 @@ func (p *Proxy) SetLatency(d time.Duration) { p.latency.Store(int64(d)) }
 // applied, but its reply is lost: the client sees connection loss and cannot
 // tell whether its write happened.
 func (p *Proxy) CutAfterNextRequest() { p.cutArmed.Store(true) }
+
+// CutAfterNextReply arms a one-shot fault: the next request frame any
+// connection forwards is answered, and that connection is closed right
+// after the reply has been passed to the client: a call that succeeded on
+// a connection that then broke.
+func (p *Proxy) CutAfterNextReply() { p.replyCut.Store(true) }
 
 // Requests returns how many requests clients have sent through the proxy,
 // counted as they arrive (whether forwarded or dropped by a fault): frames
@@ -219,6 +226,9 @@ type proxyConn struct {
 	cut     atomic.Bool // CutAfterNextRequest fired on this connection
 	cutXid  atomic.Int32
 
+	replyCut    atomic.Bool // CutAfterNextReply fired on this connection
+	replyCutXid atomic.Int32
+
 	mu       sync.Mutex
 	cutTimer *time.Timer
 	once     sync.Once
@@ -298,6 +308,10 @@ func (c *proxyConn) clientToServer() {
 			}
 			continue
 		}
+		if framed && !first && hasXid && xid >= 0 && c.p.replyCut.CompareAndSwap(true, false) {
+			c.replyCutXid.Store(xid)
+			c.replyCut.Store(true)
+		}
 		if !c.delay() {
 			return
 		}
@@ -341,6 +355,10 @@ func (c *proxyConn) serverToClient() {
 		}
 		if _, err := c.client.Write(chunk); err != nil {
 			c.teardown(false)
+			return
+		}
+		if c.replyCut.Load() && hasXid && xid == c.replyCutXid.Load() {
+			c.teardown(false) // the reply has been passed on
 			return
 		}
 	}
