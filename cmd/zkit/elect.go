@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/election"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+type electFlags struct {
+	id      string
+	wait    time.Duration
+	observe bool
+	json    bool
+}
+
+func newElectCmd(a *app) *cobra.Command {
+	var f electFlags
+	cmd := &cobra.Command{
+		Use:   "elect PATH [--id ID] [--wait D] -- CMD [ARGS] | elect PATH --observe [--json]",
+		Short: "Run CMD while leader of an election; or print the leader as it changes",
+		Long: `Campaigns in the leader election at PATH, runs CMD once this process leads, and
+exits with CMD's status (resigning, so that the next candidate takes over).
+
+CMD gets ZKIT_LEADER_NODE (the leader's node), ZKIT_LEADER_ID (its id) and
+ZKIT_FENCING_TOKEN (the node's czxid, which only grows from one term to the next: pass
+it to what CMD writes to, so that a deposed leader's writes can be refused). If the
+leadership is lost while CMD runs (session expired, connection lost, node deleted), CMD
+gets SIGTERM and zkit exits with status 5.
+
+--observe prints the leader whenever it changes, one line each, until interrupted:
+"ID NODE TOKEN", or "none" while no candidate is in the election. With --json each line
+is an object: {"leader":true,"id":...,"node":...,"token":...} or {"leader":false}.
+
+The election is Curator's LeaderLatch layout: Java and Go processes compete on the same
+PATH.`,
+		Example: `  zkit elect /services/scheduler --id "$(hostname)" -- ./scheduler
+  zkit elect /services/scheduler --wait 30s -- ./scheduler --once
+  zkit elect /services/scheduler --observe --json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, argv, err := electArgs(cmd, args, f)
+			if err != nil {
+				return err
+			}
+			if f.observe {
+				return a.observeLeader(cmd.Context(), path, f.json)
+			}
+			return a.runElected(cmd.Context(), path, argv, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.id, "id", "", "this participant's id, written in its node (default HOSTNAME-PID)")
+	fl.DurationVar(&f.wait, "wait", 0, "give up (status 4) if not leading within D")
+	fl.BoolVar(&f.observe, "observe", false, "print the leader whenever it changes, until interrupted")
+	fl.BoolVar(&f.json, "json", false, "with --observe: one JSON object per line")
+	return cmd
+}
+
+func electArgs(cmd *cobra.Command, args []string, f electFlags) (path string, argv []string, err error) {
+	before, argv, err := positional(cmd, args, 1, "PATH (zkit elect PATH -- CMD [ARGS], or zkit elect PATH --observe)")
+	if err != nil {
+		return "", nil, err
+	}
+	path = before[0]
+	idSet := cmd.Flags().Changed("id")
+	switch {
+	case f.observe && len(argv) > 0:
+		return "", nil, usagef("--observe runs no CMD (drop what follows --)")
+	case f.observe && (idSet || f.wait != 0):
+		return "", nil, usagef("--id and --wait are for campaigning, not with --observe")
+	case !f.observe && f.json:
+		return "", nil, usagef("--json goes with --observe")
+	case !f.observe && len(argv) == 0:
+		return "", nil, usagef("missing CMD (zkit elect PATH -- CMD [ARGS]), or --observe")
+	case f.wait < 0:
+		return "", nil, usagef("--wait %v: must be positive", f.wait)
+	case idSet && f.id == "":
+		return "", nil, usagef("--id is empty")
+	}
+	if reason := client.ValidatePath(path, false); reason != "" {
+		return "", nil, usagef("invalid PATH %q: %s", path, reason)
+	}
+	return path, argv, nil
+}
+
+// defaultID names this process when --id does not: HOSTNAME-PID.
+func defaultID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "zkit"
+	}
+	return fmt.Sprintf("%s-%d", host, os.Getpid())
+}
+
+// runElected campaigns, runs CMD while leading and resigns.
+func (a *app) runElected(ctx context.Context, path string, argv []string, f electFlags) error {
+	id := f.id
+	if id == "" {
+		id = defaultID()
+	}
+	campaignCtx := ctx
+	if f.wait > 0 {
+		var cancel context.CancelFunc
+		campaignCtx, cancel = context.WithTimeout(ctx, f.wait)
+		defer cancel()
+	}
+	c, err := a.connect(campaignCtx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	term, err := election.New(c, path, id).Campaign(campaignCtx)
+	var ie *client.InputError
+	switch {
+	case errors.As(err, &ie):
+		return usagef("%v", err) // the id: the path was checked already
+	case err != nil && campaignCtx.Err() != nil && ctx.Err() == nil:
+		return timeoutf("not leading %s within %v", path, f.wait)
+	case err != nil:
+		return failf("%s: %v", path, err)
+	}
+	status, lost, err := a.runWhileHeld(ctx, term, argv,
+		"ZKIT_LEADER_NODE="+term.Node(),
+		"ZKIT_LEADER_ID="+term.ID(),
+		"ZKIT_FENCING_TOKEN="+strconv.FormatInt(term.Token(), 10))
+	if rerr := resign(term); rerr != nil && lost == nil && errors.Is(rerr, recipes.ErrLost) {
+		lost = rerr // lost just as CMD ended
+	}
+	switch {
+	case err != nil:
+		return err
+	case lost != nil && !errors.Is(lost, errStopped):
+		return lostf("leadership of %s lost while %s ran: %v", path, argv[0], lost)
+	}
+	return cmdStatus(status)
+}
+
+// resign ends a term, waiting a bounded time for the delete.
+func resign(term *election.Term) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return term.Resign(ctx)
+}
+
+// observeLeader prints the leader of path whenever it changes, until ctx
+// ends (SIGINT, SIGTERM).
+func (a *app) observeLeader(ctx context.Context, path string, asJSON bool) error {
+	c, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	feed := election.New(c, path, "").Observe(ctx)
+	for l := range feed.Values() {
+		fmt.Fprintln(a.stdout, leaderLine(l, asJSON))
+	}
+	if err := feed.Err(); err != nil && ctx.Err() == nil {
+		return failf("%s: %v", path, err)
+	}
+	return nil
+}
+
+// leaderLine renders one observation: "ID NODE TOKEN" or "none", or
+// its JSON object.
+func leaderLine(l election.Leader, asJSON bool) string {
+	if !asJSON {
+		if l == election.NoLeader {
+			return "none"
+		}
+		return fmt.Sprintf("%s %s %d", l.ID, l.Node, l.Token)
+	}
+	var v any = struct {
+		Leader bool `json:"leader"`
+	}{false}
+	if l != election.NoLeader {
+		v = struct {
+			Leader bool   `json:"leader"`
+			ID     string `json:"id"`
+			Node   string `json:"node"`
+			Token  int64  `json:"token"`
+		}{true, l.ID, l.Node, l.Token}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/election"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+func TestElectRunsCommandWithNodeIDAndToken(t *testing.T) {
+	servers, c, ctx := env(t)
+	r := zkit(t, "elect", "/svc/sched", "--id", "host-a", "--servers", servers, "--",
+		"sh", "-c", `echo "$ZKIT_LEADER_NODE $ZKIT_LEADER_ID $ZKIT_FENCING_TOKEN"; exit 3`)
+	if r.status != 3 || r.stderr != "" {
+		t.Fatalf("status %d, stderr %q: want CMD's 3 and nothing from zkit", r.status, r.stderr)
+	}
+	f := strings.Fields(r.stdout)
+	if len(f) != 3 || !strings.HasPrefix(f[0], "/svc/sched/_c_") || !strings.Contains(f[0], "-latch-") || f[1] != "host-a" {
+		t.Fatalf("CMD saw %q", r.stdout)
+	}
+	if tok, err := strconv.ParseInt(f[2], 10, 64); err != nil || tok <= 0 {
+		t.Fatalf("fencing token %q", f[2])
+	}
+	if ch, _, err := c.Children(ctx, "/svc/sched"); err != nil || len(ch) != 0 {
+		t.Fatalf("after CMD: nodes %v, %v", ch, err)
+	}
+	// Without --id, the node says who this is: HOSTNAME-PID.
+	r = zkit(t, "elect", "/svc/sched", "--servers", servers, "--", "sh", "-c", `echo "$ZKIT_LEADER_ID"`)
+	if r.status != 0 || strings.TrimSpace(r.stdout) != defaultID() {
+		t.Fatalf("default id: status %d, CMD saw %q, want %q", r.status, r.stdout, defaultID())
+	}
+}
+
+// CMD runs only once the process leads: --wait gives up while another
+// leads, and an unbounded campaign runs CMD once the leader resigns.
+func TestElectWaitsForLeadership(t *testing.T) {
+	servers, c, ctx := env(t)
+	leader, err := election.New(c, "/svc/x", "other").Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := zkit(t, "elect", "/svc/x", "--wait", "200ms", "--servers", servers, "--", "true")
+	if r.status != exitTimeout {
+		t.Fatalf("--wait while another leads: status %d, want %d", r.status, exitTimeout)
+	}
+	oneErrorLine(t, r, "zkit elect: ", "not leading /svc/x within 200ms")
+	waitNodes(t, c, "/svc/x", 1)
+	done := make(chan result, 1)
+	go func() { done <- zkit(t, "elect", "/svc/x", "--servers", servers, "--", "echo", "led") }()
+	waitNodes(t, c, "/svc/x", 2)
+	select {
+	case r := <-done:
+		t.Fatalf("CMD ran while another led: %+v", r)
+	case <-time.After(zktest.Scale(100 * time.Millisecond)):
+	}
+	leader.Resign(ctx)
+	if r := <-done; r.status != 0 || r.stdout != "led\n" {
+		t.Fatalf("after the leader resigned: %+v", r)
+	}
+}
+
+func TestElectLostTerminatesCommand(t *testing.T) {
+	servers, c, ctx := env(t)
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- execute([]string{"elect", "/svc/y", "--servers", servers, "--", "sh", "-c",
+			`trap 'echo got-term; exit 0' TERM; echo started; while :; do sleep 0.02; done`},
+			strings.NewReader(""), &out, &errb)
+	}()
+	waitOutput(t, &out, "started")
+	nodes, _, err := c.Children(ctx, "/svc/y")
+	if err != nil || len(nodes) != 1 {
+		t.Fatalf("election nodes %v, %v", nodes, err)
+	}
+	// Someone deletes the leader's node: the leadership is lost.
+	if err := c.Delete(ctx, "/svc/y/"+nodes[0], -1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case status := <-done:
+		if status != exitLost {
+			t.Fatalf("status %d after losing the leadership, want %d", status, exitLost)
+		}
+	case <-time.After(zktest.Scale(20 * time.Second)):
+		t.Fatal("zkit elect did not stop CMD when the leadership was lost")
+	}
+	oneErrorLine(t, result{stderr: errb.String()}, "zkit elect: ", "leadership of /svc/y lost while sh ran")
+	if !strings.Contains(out.String(), "got-term") {
+		t.Fatalf("CMD did not get SIGTERM: %q", out.String())
+	}
+}
+
+// --observe prints one line per change, "none" included, and --json one
+// object per line; SIGTERM ends it with status 0.
+func TestElectObserve(t *testing.T) {
+	bin := buildZkit(t)
+	servers, c, ctx := env(t)
+	text, _, stopText := background(t, bin, "elect", "/svc/o", "--observe", "--servers", servers)
+	js, _, stopJSON := background(t, bin, "elect", "/svc/o", "--observe", "--json", "--servers", servers)
+	waitOutput(t, text, "none\n")
+	waitOutput(t, js, `{"leader":false}`+"\n")
+	term, err := election.New(c, "/svc/o", "host a").Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitOutput(t, text, "none\nhost a "+term.Node()+" "+strconv.FormatInt(term.Token(), 10)+"\n")
+	waitOutput(t, js, "\n{")
+	term.Resign(ctx)
+	waitOutput(t, text, "\nnone\n")
+	waitOutput(t, js, `}`+"\n"+`{"leader":false}`+"\n")
+	if status := stopText(); status != 0 {
+		t.Fatalf("--observe stopped with status %d", status)
+	}
+	if status := stopJSON(); status != 0 {
+		t.Fatalf("--observe --json stopped with status %d", status)
+	}
+	lines := strings.Split(strings.TrimSpace(js.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("--json printed %q, want 3 lines", js.String())
+	}
+	var got struct {
+		Leader bool
+		ID     string
+		Node   string
+		Token  int64
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Leader || got.ID != "host a" || got.Node != term.Node() || got.Token != term.Token() {
+		t.Fatalf("--json leader line %q, want host a's term", lines[1])
+	}
+}
+
+func TestElectUsage(t *testing.T) {
+	expectUsage(t, "zkit elect: ", [][]string{
+		{"elect"},
+		{"elect", "/x"},
+		{"elect", "/x", "true"},
+		{"elect", "relative", "--", "true"},
+		{"elect", "/x", "--id", "", "--", "true"},
+		{"elect", "/x", "--wait", "-1s", "--", "true"},
+		{"elect", "/x", "--json", "--", "true"},
+		{"elect", "/x", "--observe", "--", "true"},
+		{"elect", "/x", "--observe", "--id", "a"},
+		{"elect", "/x", "--observe", "--wait", "1s"},
+		{"elect", "/x", "/y", "--observe"},
+	})
+	// An id the election refuses is a usage error too, said before
+	// anything is created.
+	servers, c, ctx := env(t)
+	r := zkit(t, "elect", "/svc/bad", "--id", "two\nlines", "--servers", servers, "--", "true")
+	if r.status != exitUsage {
+		t.Fatalf("--id with a newline: status %d, want %d (%q)", r.status, exitUsage, r.stderr)
+	}
+	oneErrorLine(t, r, "zkit elect: ", "control character")
+	if ok, _, err := c.Exists(ctx, "/svc/bad"); err != nil || ok {
+		t.Fatalf("a refused id created /svc/bad (%v)", err)
+	}
+}
