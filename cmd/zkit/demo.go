@@ -34,6 +34,7 @@ var demoSteps = []demoStep{
 	{"lock", "create reply lost", "exactly one node, adopted", true, lockLostReply},
 	{"rwlock", "readers and writers", "a writer is alone; readers share", false, rwlockContention},
 	{"rwlock", "upgrade attempt", "refused at once, no deadlock", false, rwlockUpgrade},
+	{"election", "failover with forced crashes", "one leader at a time (fenced), no lost write", false, electionCrash},
 	{"counter", "contended counter", "exact total, no duplicate results", false, counterContention},
 	{"counter", "reply lost after the write", "reported unknown, counted once", true, counterLostReply},
 	{"members", "membership churn", "watchers converge on the true group", false, membershipChurn},
