@@ -76,6 +76,7 @@ type Ticket struct {
 	token   int64
 	self    <-chan client.WatchEvent // one-shot watch on the ticket's own node
 	known   []Node                   // lower nodes still to wait for, in no order
+	listed  bool                     // known is what the last listing showed: nothing deduced since
 	backoff Backoff
 }
 
@@ -265,6 +266,7 @@ func (t *Ticket) released(p Node) {
 		}
 	}
 	t.known = kept
+	t.listed = false
 }
 
 // highest returns the highest lower node still to wait for: the one to
@@ -286,6 +288,7 @@ func (t *Ticket) highest() Node {
 func (t *Ticket) vanished(ctx context.Context) error {
 	if len(t.known) == 1 {
 		t.known = t.known[:0]
+		t.listed = false
 		return nil
 	}
 	return t.relist(ctx)
@@ -328,6 +331,7 @@ func (t *Ticket) relist(ctx context.Context) error {
 		if !found {
 			return t.gone()
 		}
+		t.listed = true
 		return nil
 	}
 }
