@@ -21,6 +21,7 @@ var (
 		"W1": {workload.Lock(), workload.RWLock()},
 		"W2": {workload.Counter()},
 		"W4": {workload.Raw()},
+		"W5": {workload.Election()},
 	}
 	benchBaselines = map[string][]workload.Spec{
 		"W1": {workload.GozkLock()},
