@@ -2,6 +2,7 @@
 //
 //	ZKIT_BENCH_SERVERS=127.0.0.1:2381 go test ./bench -run '^$' -bench Lock -benchtime 10s
 //	ZKIT_BENCH_SERVERS=127.0.0.1:2381 go test ./bench -run '^$' -bench Counter -benchtime 10000x
+//	ZKIT_BENCH_SERVERS=127.0.0.1:2381 go test ./bench -run '^$' -bench ElectionCrash -benchtime 10x
 //
 // ZKIT_BENCH_SERVERS names the ensemble to measure against (to compare with
 // the anchors in ../shared/anchors, start it with their start-zk.sh and run
@@ -14,6 +15,12 @@
 // zk_packets_received and zk_packets_sent, divided by the handoffs), and
 // the CPU used by this process and, when $ZKIT_BENCH_PIDS lists the server
 // PIDs, by the servers (100% is one core).
+//
+// BenchmarkElection (W5) counts failovers: its p50 and p99 run from a
+// leader's step-down to the next leader's term. BenchmarkElectionCrash
+// times the failover after the leader crashes instead: its session expired
+// on the server, or its connection silent until the session times out
+// (x-timeout: the p50 as a multiple of the session timeout).
 //
 // BenchmarkMembership measures a group instead: 1000 joins from 10
 // sessions while 10 watchers follow the group; it reports the time until
