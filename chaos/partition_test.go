@@ -168,9 +168,15 @@ func lateGuardedWrite(ctx context.Context, l *lockLoad, w *worker, hd *held) err
 }
 
 // children lists dir (nothing if it is missing).
+// children lists dir after a sync, so that a client on a lagging server
+// still sees every change made through the others before the call.
 func children(t *testing.T, c *client.Client, dir string) []string {
 	t.Helper()
-	ch, _, err := c.Children(testContext(t, 20*time.Second), dir)
+	ctx := testContext(t, 20*time.Second)
+	if err := c.Sync(ctx, dir); err != nil && !errors.Is(err, client.ErrNoNode) {
+		t.Fatalf("sync %s: %v", dir, err)
+	}
+	ch, _, err := c.Children(ctx, dir)
 	if err != nil && !errors.Is(err, client.ErrNoNode) {
 		t.Fatalf("children %s: %v", dir, err)
 	}

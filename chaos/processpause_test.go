@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -97,7 +99,7 @@ func processPause(t *testing.T, e *env) Summary {
 		hd := waitHeld(t, got, "the contender, once the paused helper's session expired")
 		sum.Recovery = max(sum.Recovery, time.Since(paused))
 		hd.write(ctx) // the fence and the data node now carry the contender's token
-		_, st, err := admin.Get(ctx, l.data)
+		_, st, err := syncedGet(ctx, admin, l.data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +119,7 @@ func processPause(t *testing.T, e *env) Summary {
 			t.Errorf("the fence accepted %d stale writes", after.Accepted-before.Accepted)
 			sum.Violations += after.Accepted - before.Accepted
 		}
-		_, st2, err := admin.Get(ctx, l.data)
+		_, st2, err := syncedGet(ctx, admin, l.data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,4 +142,13 @@ func processPause(t *testing.T, e *env) Summary {
 	sum.Recipes = []string{"lock"}
 	sum.Held = fmt.Sprintf("0 stale writes accepted; %d stale writes refused (fence and guard) after the resume", staleRefused)
 	return sum
+}
+
+// syncedGet reads path after a sync: the admin client may be connected to
+// a server that has not yet applied a write made through another.
+func syncedGet(ctx context.Context, c *client.Client, path string) ([]byte, *client.Stat, error) {
+	if err := c.Sync(ctx, path); err != nil {
+		return nil, nil, err
+	}
+	return c.Get(ctx, path)
 }
