@@ -235,6 +235,14 @@ func (d *Double) await(ctx context.Context, opened <-chan client.WatchEvent) err
 			d.cfg.log.Debug("zkit: barrier: waiting for members", "path", d.dir, "members", len(members), "count", d.count)
 			return d.wait(ctx, opened)
 		}
+		select {
+		case ev := <-opened: // another member that counted them all was first
+			if ev.Type == client.EventNotWatching {
+				return lost(d.dir, d.sess)
+			}
+			return nil
+		default:
+		}
 		done, err := d.open(ctx, members, st.Version)
 		if done || err != nil {
 			return err

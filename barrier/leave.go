@@ -44,6 +44,11 @@ type leaving struct {
 	left     bool            // this member's node is deleted
 	vanished string          // the last lowest member watched, gone without the release signal
 	lost     bool            // a lowest member vanished while others were still inside
+
+	// What the last member out needs, read while it waits for the others.
+	rosterRead bool
+	roster     *roster // nil if the ready node was not written by a zkit member
+	hasReady   bool
 }
 
 func (l *leaving) run(ctx context.Context) error {
@@ -82,6 +87,9 @@ func (l *leaving) run(ctx context.Context) error {
 		case changed == nil:
 			watch = true // the last one out waits for the others' nodes to go
 		default:
+			if err := l.readRoster(ctx); err != nil {
+				return err
+			}
 			if err := d.wait(ctx, changed); err != nil {
 				return err
 			}
@@ -218,14 +226,14 @@ func (l *leaving) finish(ctx context.Context) error {
 // first: that is the release signal every other member is watching for.
 func (l *leaving) release(ctx context.Context, st *client.Stat) error {
 	d := l.d
-	r, hasReady, err := l.readRoster(ctx)
-	if err != nil {
+	if err := l.readRoster(ctx); err != nil {
 		return err
 	}
 	missing := 0
-	if r != nil && st != nil {
+	if r := l.roster; r != nil && st != nil {
 		missing = max(r.zkitOthers(d.name)-int(st.Version-r.Version), 0)
 	}
+	hasReady := l.hasReady
 	record, _ := json.Marshal(outcome{Last: d.name, Lost: missing})
 	var b recipes.Backoff
 	for {
@@ -270,26 +278,32 @@ func (l *leaving) release(ctx context.Context, st *client.Stat) error {
 	}
 }
 
-// readRoster returns the roster of the round (nil if the ready node was
-// not written by a zkit member), and whether the ready node exists.
-func (l *leaving) readRoster(ctx context.Context) (*roster, bool, error) {
+// readRoster reads, once, the roster of the round (see release) and
+// whether the ready node exists.
+func (l *leaving) readRoster(ctx context.Context) error {
 	d := l.d
-	if d.roster != nil {
-		return d.roster, true, nil
+	switch {
+	case l.rosterRead:
+		return nil
+	case d.roster != nil: // this member wrote it
+		l.roster, l.hasReady, l.rosterRead = d.roster, true, true
+		return nil
 	}
 	var data []byte
 	err := d.retry(ctx, func() (err error) {
 		data, _, err = d.c.Get(ctx, d.ready)
 		return err
 	})
-	if errors.Is(err, client.ErrNoNode) {
-		return nil, false, nil
+	switch {
+	case errors.Is(err, client.ErrNoNode):
+	case err != nil:
+		return err
+	default:
+		l.hasReady = true
+		if r, ok := parseRoster(data); ok {
+			l.roster = &r
+		}
 	}
-	if err != nil {
-		return nil, false, err
-	}
-	if r, ok := parseRoster(data); ok {
-		return &r, true, nil
-	}
-	return nil, true, nil
+	l.rosterRead = true
+	return nil
 }
