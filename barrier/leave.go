@@ -42,6 +42,7 @@ type leaving struct {
 	d        *Double
 	round    map[string]bool // the members at the first listing; nodes created later are the next round's
 	left     bool            // this member's node is deleted
+	leftZxid int64           // the zxid of its deletion (0 if unknown)
 	vanished string          // the last lowest member watched, gone without the release signal
 	lost     bool            // a lowest member vanished while others were still inside
 
@@ -53,14 +54,41 @@ type leaving struct {
 
 func (l *leaving) run(ctx context.Context) error {
 	d := l.d
-	watch := d.first // the likely last member lists with a watch from the start
-	for {
-		members, st, changed, err := d.list(ctx, watch)
+	var (
+		first   []string  // a listing taken while departing
+		listed  bool      // first is to be used
+		watch   = d.first // the likely last one out lists with a watch from the start
+		st      *client.Stat
+		changed <-chan client.WatchEvent
+	)
+	if !d.first {
+		// A lower member was inside when this one entered, so this one is
+		// not the last out (the lowest member of a round never sees a
+		// lower one): it deletes its node at once, and lists meanwhile.
+		departed := make(chan error, 1)
+		go func() { departed <- l.depart(ctx) }()
+		members, _, _, err := d.list(ctx, false)
+		if derr := <-departed; derr != nil {
+			return derr
+		}
 		if err != nil {
 			return err
 		}
+		first, listed = members, true
+	}
+	for {
+		members := first
+		if !listed {
+			var err error
+			if members, st, changed, err = d.list(ctx, watch); err != nil {
+				return err
+			}
+		}
+		listed = false
 		members = l.ofRound(members)
-		if !l.left && !slices.Contains(members, d.name) {
+		if l.left { // a listing sent with the delete may still show the node
+			members = slices.DeleteFunc(members, func(m string) bool { return m == d.name })
+		} else if !slices.Contains(members, d.name) {
 			return d.gone()
 		}
 		if l.vanished != "" && len(members) > 0 {
@@ -120,10 +148,10 @@ func (l *leaving) depart(ctx context.Context) error {
 	d := l.d
 	var b recipes.Backoff
 	for {
-		_, err := d.c.Multi(ctx, client.SetOp(d.dir, nil, -1), client.DeleteOp(d.node(), -1))
+		res, err := d.c.Multi(ctx, client.SetOp(d.dir, nil, -1), client.DeleteOp(d.node(), -1))
 		switch {
 		case err == nil:
-			l.left = true
+			l.left, l.leftZxid = true, res[0].Stat.Mzxid
 			return nil
 		case errors.Is(err, client.ErrNoNode):
 			if !d.sess.Alive() {
@@ -191,10 +219,12 @@ func (l *leaving) result(err error) error {
 // either way.
 func (l *leaving) finish(ctx context.Context) error {
 	d := l.d
-	if l.lost {
+	switch {
+	case l.lost:
 		return membersLost(d.dir, 0)
-	}
-	if !isZkit(l.vanished) {
+	case l.vanished == "":
+		return l.unreleased(ctx)
+	case !isZkit(l.vanished):
 		return nil
 	}
 	var data []byte
@@ -214,6 +244,31 @@ func (l *leaving) finish(ctx context.Context) error {
 	}
 	if o.Lost > 0 {
 		return membersLost(d.dir, o.Lost)
+	}
+	return nil
+}
+
+// unreleased is finish for a member that left first and then found the
+// round empty without having watched anyone. The round's lowest member
+// leaves last and deletes ready as it goes; if the ready node of this
+// round (older than this member's leave) is still there, that member
+// vanished instead, and nobody released the round. A newer ready node
+// belongs to the next round.
+func (l *leaving) unreleased(ctx context.Context) error {
+	d := l.d
+	var (
+		ok bool
+		st *client.Stat
+	)
+	err := d.retry(ctx, func() (err error) {
+		ok, st, err = d.c.Exists(ctx, d.ready)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if ok && st.Czxid < l.leftZxid {
+		return membersLost(d.dir, 0)
 	}
 	return nil
 }
