@@ -131,6 +131,9 @@ func procCPU(pid string) float64 {
 // $ZKIT_BENCH_PIDS).
 func measure(b *testing.B, spec workload.Spec, clients int, unit string) {
 	p := workload.Point{Servers: servers(b), Clients: clients, Budget: b.N}
+	if spec.Rounds {
+		p.Budget, p.Rounds = 0, b.N // every client runs b.N rounds
+	}
 	for _, pid := range strings.FieldsFunc(os.Getenv("ZKIT_BENCH_PIDS"), func(r rune) bool { return r == ',' || r == ' ' }) {
 		n, _ := strconv.Atoi(pid)
 		p.PIDs = append(p.PIDs, n)

@@ -20,6 +20,7 @@ var (
 	benchWorkloads = map[string][]workload.Spec{
 		"W1": {workload.Lock(), workload.RWLock()},
 		"W2": {workload.Counter()},
+		"W3": {workload.DoubleBarrier(), workload.DoubleBarrierReuse()},
 		"W4": {workload.Raw()},
 		"W5": {workload.Election()},
 	}

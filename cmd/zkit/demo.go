@@ -39,6 +39,9 @@ var demoSteps = []demoStep{
 	{"counter", "reply lost after the write", "reported unknown, counted once", true, counterLostReply},
 	{"members", "membership churn", "watchers converge on the true group", false, membershipChurn},
 	{"rendezvous", "master address, launcher exit", "worker before master gets the address; launcher exit seen", false, rendezvousLaunch},
+	{"barrier", "double barrier rounds", "nobody through early, nobody out early", false, barrierRounds},
+	{"barrier", "member's session expires inside", "the others leave, told a member was lost", false, barrierExpiry},
+	{"config", "ready-flag config updates", "only complete snapshots; watchers end on the last", false, configUpdates},
 }
 
 func newDemoCmd(a *app) *cobra.Command {

@@ -14,7 +14,7 @@ const (
 	exitUsage       = 2 // the command line is wrong
 	exitUnreachable = 3 // no ZooKeeper server answered in time
 	exitTimeout     = 4 // not done in time: --wait expired, or --try found it taken
-	exitLost        = 5 // a held lock, term or membership was lost while CMD ran
+	exitLost        = 5 // a held lock, term or membership was lost while CMD ran; a barrier member vanished
 )
 
 const exitHelp = `Exit status:
@@ -23,7 +23,8 @@ const exitHelp = `Exit status:
   2  usage error
   3  no ZooKeeper reachable
   4  timed out (--wait), or taken by another (--try)
-  5  lost: what was held ended while CMD ran (CMD got SIGTERM)
+  5  lost: what was held ended while CMD ran (CMD got SIGTERM),
+     or another barrier member vanished instead of leaving
 `
 
 // exitError is an error with the status zkit exits with.

@@ -103,6 +103,8 @@ Global flags may appear anywhere on the line.`,
 		newCounterCmd(a),
 		newMembersCmd(a),
 		newRendezvousCmd(a),
+		newBarrierCmd(a),
+		newConfigCmd(a),
 		newBenchCmd(a),
 		newVersionCmd(a),
 	)

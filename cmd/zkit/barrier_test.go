@@ -1,0 +1,157 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/barrier"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// The first member's CMD does not start before the last member arrives;
+// both exit with their CMD's status, and nothing is left behind.
+func TestBarrierRunsTogether(t *testing.T) {
+	servers, c, ctx := env(t)
+	var out, errb syncBuffer
+	first := make(chan int, 1)
+	go func() {
+		first <- execute([]string{"barrier", "/phase", "--count", "2", "--servers", servers, "--",
+			"sh", "-c", `echo "in $ZKIT_BARRIER_COUNT $ZKIT_BARRIER_NODE"; exit 3`},
+			strings.NewReader(""), &out, &errb)
+	}()
+	waitNodes(t, c, "/phase", 1)
+	time.Sleep(zktest.Scale(100 * time.Millisecond))
+	if out.String() != "" {
+		t.Fatalf("CMD ran with 1 of 2 members in: %q", out.String())
+	}
+	if r := zkit(t, "barrier", "/phase", "--count", "2", "--servers", servers, "--", "true"); r.status != 0 {
+		t.Fatalf("second member: %+v", r)
+	}
+	select {
+	case status := <-first:
+		if status != 3 || errb.String() != "" {
+			t.Fatalf("first member: status %d, stderr %q: want CMD's 3 and nothing from zkit", status, errb.String())
+		}
+	case <-time.After(zktest.Scale(20 * time.Second)):
+		t.Fatal("the first member did not finish")
+	}
+	if f := strings.Fields(out.String()); len(f) != 3 || f[1] != "2" || !strings.HasPrefix(f[2], "/phase/") {
+		t.Fatalf("CMD saw %q", out.String())
+	}
+	if ch, _, err := c.Children(ctx, "/phase"); err != nil || len(ch) != 0 {
+		t.Fatalf("left behind: %v, %v", ch, err)
+	}
+}
+
+func TestBarrierWaitTimesOut(t *testing.T) {
+	servers, c, ctx := env(t)
+	r := zkit(t, "barrier", "/lonely", "--count", "2", "--wait", "200ms", "--servers", servers, "--", "true")
+	if r.status != exitTimeout {
+		t.Fatalf("status %d, want %d", r.status, exitTimeout)
+	}
+	oneErrorLine(t, r, "zkit barrier: ", "/lonely", "did not open within 200ms")
+	if ch, _, err := c.Children(ctx, "/lonely"); err != nil || len(ch) != 0 {
+		t.Fatalf("left behind: %v, %v", ch, err)
+	}
+}
+
+// A member that vanishes inside the barrier: the command still waits for
+// every node to go, then says so with status 5.
+func TestBarrierMemberLost(t *testing.T) {
+	servers, c, ctx := env(t)
+	other := barrier.NewDouble(c, "/lost", 2)
+	entered := make(chan error, 1)
+	go func() { entered <- other.Enter(ctx) }()
+	waitNodes(t, c, "/lost", 1)
+	var out, errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- execute([]string{"barrier", "/lost", "--count", "2", "--servers", servers, "--", "sh", "-c", "sleep 0.2"},
+			strings.NewReader(""), &out, &errb)
+	}()
+	if err := <-entered; err != nil {
+		t.Fatal(err)
+	}
+	c.Close() // the library member vanishes while the command's CMD runs
+	select {
+	case status := <-done:
+		if status != exitLost {
+			t.Fatalf("status %d, want %d", status, exitLost)
+		}
+	case <-time.After(zktest.Scale(20 * time.Second)):
+		t.Fatal("zkit barrier hung after a member vanished")
+	}
+	oneErrorLine(t, result{stderr: errb.String()}, "zkit barrier: ", "/lost", "member was lost")
+}
+
+func TestBarrierBadArguments(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"/x", "--", "true"},
+		{"/x", "--count", "0", "--", "true"},
+		{"/x", "--count", "-2", "--", "true"},
+		{"/x", "--count", "2"},
+		{"/x", "--count", "2", "--"},
+		{"/", "--count", "2", "--", "true"},
+		{"relative", "--count", "2", "--", "true"},
+		{"/x", "--count", "2", "--wait", "-1s", "--", "true"},
+		{"/x", "/y", "--count", "2", "--", "true"},
+	} {
+		r := zkit(t, append([]string{"barrier"}, args...)...)
+		if r.status != exitUsage {
+			t.Errorf("zkit barrier %q: status %d, want %d", args, r.status, exitUsage)
+			continue
+		}
+		oneErrorLine(t, r, "zkit barrier: ", "zkit barrier --help")
+	}
+}
+
+// Processes of the binary, three at a time, round after round on one path:
+// no CMD starts before every process has arrived, and no process gets out
+// before every CMD has ended.
+func TestBarrierProcesses(t *testing.T) {
+	bin := buildZkit(t)
+	servers, _, _ := env(t)
+	res := t.TempDir()
+	const procs, rounds = 3, 3
+	count := func(prefix string) int {
+		entries, _ := os.ReadDir(res)
+		n := 0
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), prefix) {
+				n++
+			}
+		}
+		return n
+	}
+	var wg sync.WaitGroup
+	for p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range rounds {
+				if err := os.WriteFile(fmt.Sprintf("%s/arrived-%d-%d", res, k, p), nil, 0o644); err != nil {
+					t.Error(err)
+					return
+				}
+				script := fmt.Sprintf(`[ "$(ls %[1]s | grep -c '^arrived-%[2]d-')" = %[3]d ] || exit 9; touch %[1]s/ended-%[2]d-%[4]d`, res, k, procs, p)
+				cmd := exec.Command(bin, "barrier", "/procs", "--count", fmt.Sprint(procs), "--", "sh", "-c", script)
+				cmd.Env = append(os.Environ(), "ZKIT_SERVERS="+servers)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("process %d, round %d: %v\n%s", p, k, err, out)
+					return
+				}
+				if n := count(fmt.Sprintf("ended-%d-", k)); n != procs {
+					t.Errorf("process %d left round %d when %d of %d commands had ended", p, k, n, procs)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
