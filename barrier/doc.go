@@ -62,7 +62,10 @@
 // The paper's leave protocol, as Curator runs it: members are ordered by
 // name; the lowest member leaves last. Every other member deletes its node
 // and waits for the lowest one's node to go; the lowest waits until its
-// node is the only one left, then deletes it.
+// node is the only one left, then deletes it. A member that saw a lower
+// member when it entered knows it is not the lowest (the round's lowest
+// member never sees a lower one), so it deletes its node at once, without
+// listing first.
 //
 // Leave never returns before every member has left. The lowest member
 // returns after a listing showed its node alone. Any other member returns
@@ -125,10 +128,12 @@
 // # Cost
 //
 // A round of n members costs each member an exists, a create and a
-// getChildren to enter (plus the create of ready for the last one in), and
-// a getChildren, a multi (delete and record) and a getData-with-watch to
-// leave; the last member lists once per wake-up, reads ready and sends
-// one multi. About 6n requests per round, about half of Curator's.
+// getChildren to enter (plus the create of ready for those that count the
+// last one in), and a getChildren, a multi (delete and record) and a
+// getData-with-watch to leave; the last member lists once per wake-up,
+// reads ready and sends one multi. Measured with 8 members: 56 requests
+// per round on one path, 70 with a fresh path per round (the members that
+// find the directory missing create it), against Curator's 117.
 //
 // # Simple barrier
 //
