@@ -10,9 +10,10 @@
 //
 // # Layout (Curator's DistributedDoubleBarrier)
 //
-// The barrier's path is a directory (created as a container when missing)
-// holding one ephemeral node per member, named by a UUID, and a persistent
-// node "ready" that exists while a round is past its threshold:
+// The barrier's path is a directory (created when missing, as a container
+// where the server has them) holding one ephemeral node per member, named
+// by a UUID, and a persistent node "ready" that exists while a round is
+// past its threshold:
 //
 //	<path>/<uuid>   EPHEMERAL, one per member
 //	<path>/ready    PERSISTENT, created by the member that counts the last one in

@@ -201,20 +201,13 @@ func (d *Double) join(ctx context.Context) error {
 	}
 }
 
-// makeDir creates the barrier directory as a container (the server
-// deletes it once its last child is gone) and its missing ancestors.
+// makeDir creates the barrier directory (a container, as Curator makes
+// it, where the server has them) and its missing ancestors.
 func (d *Double) makeDir(ctx context.Context) error {
-	_, err := d.c.Create(ctx, d.dir, nil, client.Container, d.cfg.createOptions()...)
-	if errors.Is(err, client.ErrNoNode) {
-		parent, _ := client.SplitPath(d.dir)
-		if err = d.c.EnsurePath(ctx, parent); err == nil {
-			_, err = d.c.Create(ctx, d.dir, nil, client.Container, d.cfg.createOptions()...)
-		}
+	if err := recipes.CreateDir(ctx, d.c, d.dir, d.cfg.createOptions()...); err != nil {
+		return d.wrap(err)
 	}
-	if err == nil || errors.Is(err, client.ErrNodeExists) || client.IsRetryable(err) || client.IsOutcomeUnknown(err) && ctx.Err() == nil {
-		return nil // the member's create tells what to do next
-	}
-	return d.wrap(err)
+	return nil
 }
 
 // await returns once the threshold is reached: this member counts count

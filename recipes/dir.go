@@ -15,30 +15,32 @@ import (
 // than one in a row means something keeps deleting it.
 const maxDirCreates = 4
 
-// createDir creates the queue's missing directory. The directory itself is
-// a container node, so that the server deletes it again once it is empty
-// (ZooKeeper 3.5.3 and later; Curator creates its recipe directories the
-// same way): the directories of locks no longer used, one per customer or
-// per job, do not pile up. A server without containers (it answers
-// Unimplemented, as ZooKeeper before 3.5 does, and closes the connection)
-// gets a persistent directory.
+// CreateDir creates a recipe's missing directory dir. The directory
+// itself is a container node, so that the server deletes it again once it
+// is empty (ZooKeeper 3.5.3 and later; Curator creates its recipe
+// directories the same way): the directories of locks or barriers no
+// longer used, one per customer or per job, do not pile up. A server
+// without containers (it answers Unimplemented, as ZooKeeper before 3.5
+// does, and closes the connection) gets a persistent directory.
 //
 // Missing parents are created as persistent nodes (client.EnsurePath), not
 // as containers as Curator does: they are the application's namespace,
 // which other nodes may share, and a parent that vanished under someone's
-// watch or plain create would surprise more than an empty one costs.
+// watch or plain create would surprise more than an empty one costs. The
+// directory is created first; its parents are looked at only if one is
+// missing.
 //
-// The directory and the missing parents get the ACL of opts, the ACL of
-// the queue's nodes (see Join).
+// The directory and the missing parents get the ACL of opts: the ACL of
+// the recipe's nodes.
 //
 // A directory that exists already is fine, whatever its kind. Requests
 // whose outcome is unknown or that never left are made again: creating
 // twice only answers NodeExists.
-func (q *Queue) createDir(ctx context.Context, opts ...client.CreateOption) error {
+func CreateDir(ctx context.Context, c *client.Client, dir string, opts ...client.CreateOption) error {
 	mode := client.Container
 	var b Backoff
 	for {
-		err := q.createDirOnce(ctx, mode, opts)
+		err := createDirOnce(ctx, c, dir, mode, opts)
 		switch {
 		case err == nil, errors.Is(err, client.ErrNodeExists):
 			return nil
@@ -50,17 +52,25 @@ func (q *Queue) createDir(ctx context.Context, opts ...client.CreateOption) erro
 			return err
 		}
 		if b.Wait(ctx) != nil {
-			return fmt.Errorf("zkit: create %s: %w (after %w)", q.dir, ctx.Err(), err)
+			return fmt.Errorf("zkit: create %s: %w (after %w)", dir, ctx.Err(), err)
 		}
 	}
 }
 
-func (q *Queue) createDirOnce(ctx context.Context, mode client.CreateMode, opts []client.CreateOption) error {
-	if parent, _ := client.SplitPath(q.dir); parent != "/" {
-		if err := q.c.EnsurePath(ctx, parent, opts...); err != nil {
+func createDirOnce(ctx context.Context, c *client.Client, dir string, mode client.CreateMode, opts []client.CreateOption) error {
+	_, err := c.Create(ctx, dir, nil, mode, opts...)
+	if errors.Is(err, client.ErrNoNode) { // a parent is missing
+		parent, _ := client.SplitPath(dir)
+		if err := c.EnsurePath(ctx, parent, opts...); err != nil {
 			return err
 		}
+		_, err = c.Create(ctx, dir, nil, mode, opts...)
 	}
-	_, err := q.c.Create(ctx, q.dir, nil, mode, opts...)
 	return err
+}
+
+// createDir creates the queue's missing directory (see CreateDir), with
+// the ACL of the queue's nodes.
+func (q *Queue) createDir(ctx context.Context, opts ...client.CreateOption) error {
+	return CreateDir(ctx, q.c, q.dir, opts...)
 }
