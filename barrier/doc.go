@@ -119,7 +119,11 @@
 // ready node is gone, and the next Enter starts a new round. A member that
 // arrives while a round is past its threshold (ready exists and members
 // are still inside) waits for that round to end and joins the next one:
-// it never passes with a round that opened without it. A ready node left
+// it never passes with a round that opened without it. A member leaving a
+// round takes as its round the members of a listing that shows its own
+// node or the round's ready node (no node of the next round can exist
+// then); a listing without either comes after the release, and whatever
+// member nodes it shows belong to the next round. A ready node left
 // by a round whose members all vanished is deleted by the next member to
 // arrive, in a transaction that checks the directory's data version seen
 // with the empty listing, so that it can never delete a newer round's

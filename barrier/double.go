@@ -126,12 +126,12 @@ func (d *Double) arrive(ctx context.Context) (opened <-chan client.WatchEvent, e
 		}
 		// A round is past its threshold here. Its last member deletes ready
 		// as it leaves; if no member is left, ready outlived its round.
-		members, st, _, err := d.list(ctx, false)
+		l, err := d.list(ctx, false)
 		if err != nil {
 			return nil, err
 		}
-		if len(members) == 0 && st != nil {
-			if err := d.clearStale(ctx, st.Version); err != nil {
+		if len(l.members) == 0 && l.stat != nil {
+			if err := d.clearStale(ctx, l.stat.Version); err != nil {
 				return nil, err
 			}
 			continue
@@ -216,10 +216,11 @@ func (d *Double) makeDir(ctx context.Context) error {
 // watch, set before its node existed, decides.
 func (d *Double) await(ctx context.Context, opened <-chan client.WatchEvent) error {
 	for {
-		members, st, _, err := d.list(ctx, false)
+		l, err := d.list(ctx, false)
 		if err != nil {
 			return err
 		}
+		members := l.members
 		if !slices.Contains(members, d.name) {
 			return d.gone()
 		}
@@ -236,7 +237,7 @@ func (d *Double) await(ctx context.Context, opened <-chan client.WatchEvent) err
 			return nil
 		default:
 		}
-		done, err := d.open(ctx, members, st.Version)
+		done, err := d.open(ctx, members, l.stat.Version)
 		if done || err != nil {
 			return err
 		}
@@ -274,32 +275,39 @@ func (d *Double) open(ctx context.Context, members []string, version int32) (boo
 	}
 }
 
-// list returns the members in the directory, sorted by name (Curator's
-// order), the directory's Stat (nil when it does not exist), and with
-// watch set a watch on its children.
-func (d *Double) list(ctx context.Context, watch bool) ([]string, *client.Stat, <-chan client.WatchEvent, error) {
+// listing is one look at the barrier directory.
+type listing struct {
+	members []string                 // member nodes, sorted by name (Curator's order)
+	ready   bool                     // the ready node is there
+	stat    *client.Stat             // the directory's Stat; nil when it does not exist
+	changed <-chan client.WatchEvent // with a watch: fires when the children change
+}
+
+// list looks at the directory, and with watch set leaves a watch on its
+// children.
+func (d *Double) list(ctx context.Context, watch bool) (listing, error) {
 	var (
 		children []string
-		st       *client.Stat
-		w        <-chan client.WatchEvent
+		l        listing
 	)
 	err := d.retry(ctx, func() (err error) {
 		if watch {
-			children, st, w, err = d.c.ChildrenW(ctx, d.dir)
+			children, l.stat, l.changed, err = d.c.ChildrenW(ctx, d.dir)
 		} else {
-			children, st, err = d.c.Children(ctx, d.dir)
+			children, l.stat, err = d.c.Children(ctx, d.dir)
 		}
 		return err
 	})
 	if errors.Is(err, client.ErrNoNode) {
-		return nil, nil, nil, nil
+		return listing{}, nil
 	}
 	if err != nil {
-		return nil, nil, nil, err
+		return listing{}, err
 	}
-	members := slices.DeleteFunc(children, func(n string) bool { return !isMember(n) })
-	slices.Sort(members)
-	return members, st, w, nil
+	l.ready = slices.Contains(children, readyName)
+	l.members = slices.DeleteFunc(children, func(n string) bool { return !isMember(n) })
+	slices.Sort(l.members)
+	return l, nil
 }
 
 // wait blocks until w fires, with any event: which one does not matter to

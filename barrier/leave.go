@@ -40,7 +40,7 @@ func (d *Double) Leave(ctx context.Context) error {
 // it to go.
 type leaving struct {
 	d        *Double
-	round    map[string]bool // the members at the first listing; nodes created later are the next round's
+	round    map[string]bool // the members at the first listing (one of this round); later nodes are the next round's
 	left     bool            // this member's node is deleted
 	leftZxid int64           // the zxid of its deletion (0 if unknown)
 	vanished string          // the last lowest member watched, gone without the release signal
@@ -55,11 +55,9 @@ type leaving struct {
 func (l *leaving) run(ctx context.Context) error {
 	d := l.d
 	var (
-		first   []string  // a listing taken while departing
-		listed  bool      // first is to be used
-		watch   = d.first // the likely last one out lists with a watch from the start
-		st      *client.Stat
-		changed <-chan client.WatchEvent
+		seen   listing // a listing taken while departing
+		listed bool    // seen is to be used
+		watch  = d.first
 	)
 	if !d.first {
 		// A lower member was inside when this one entered, so this one is
@@ -67,24 +65,30 @@ func (l *leaving) run(ctx context.Context) error {
 		// lower one): it deletes its node at once, and lists meanwhile.
 		departed := make(chan error, 1)
 		go func() { departed <- l.depart(ctx) }()
-		members, _, _, err := d.list(ctx, false)
+		ls, err := d.list(ctx, false)
 		if derr := <-departed; derr != nil {
 			return derr
 		}
 		if err != nil {
 			return err
 		}
-		first, listed = members, true
+		if !ls.ready && !slices.Contains(ls.members, d.name) {
+			// Listed after the delete, and ready is gone: the round was
+			// released, and any member node there is the next round's.
+			return l.released(ctx)
+		}
+		seen, listed = ls, true
 	}
 	for {
-		members := first
+		ls := seen
 		if !listed {
 			var err error
-			if members, st, changed, err = d.list(ctx, watch); err != nil {
+			if ls, err = d.list(ctx, watch); err != nil {
 				return err
 			}
 		}
 		listed = false
+		members := ls.members
 		members = l.ofRound(members)
 		if l.left { // a listing sent with the delete may still show the node
 			members = slices.DeleteFunc(members, func(m string) bool { return m == d.name })
@@ -111,14 +115,14 @@ func (l *leaving) run(ctx context.Context) error {
 			}
 			watch = false
 		case len(members) == 1:
-			return l.release(ctx, st)
-		case changed == nil:
+			return l.release(ctx, ls.stat)
+		case ls.changed == nil:
 			watch = true // the last one out waits for the others' nodes to go
 		default:
 			if err := l.readRoster(ctx); err != nil {
 				return err
 			}
-			if err := d.wait(ctx, changed); err != nil {
+			if err := d.wait(ctx, ls.changed); err != nil {
 				return err
 			}
 		}
@@ -243,6 +247,34 @@ func (l *leaving) finish(ctx context.Context) error {
 		return membersLost(d.dir, 1) // it vanished without releasing
 	}
 	if o.Lost > 0 {
+		return membersLost(d.dir, o.Lost)
+	}
+	return nil
+}
+
+// released is Leave's outcome for a member that found its round already
+// released (ready gone) just after deleting its node. The last member's
+// release wrote its outcome into the directory's data after this
+// member's leave; nothing can have overwritten it, since the next round
+// cannot open without this member.
+func (l *leaving) released(ctx context.Context) error {
+	d := l.d
+	var (
+		data []byte
+		st   *client.Stat
+	)
+	err := d.retry(ctx, func() (err error) {
+		data, st, err = d.c.Get(ctx, d.dir)
+		return err
+	})
+	switch {
+	case errors.Is(err, client.ErrNoNode):
+		return nil // the server reaped the emptied directory
+	case err != nil:
+		return err
+	}
+	var o outcome
+	if st.Mzxid > l.leftZxid && json.Unmarshal(data, &o) == nil && o.Lost > 0 {
 		return membersLost(d.dir, o.Lost)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/barrier"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -24,8 +25,10 @@ const roundsEnv = "ZKIT_BARRIER_ROUNDS"
 // members, round after round, on a 3-node ensemble (3 JVMs and the
 // members sharing the machine's cores, so that some member is always
 // late). Every round completes; no Enter returns before all 8 have called
-// Enter, no Leave before all 8 have called Leave. Even rounds reuse one
-// path, odd rounds take a fresh one (as Curator must).
+// Enter, no Leave before all 8 have called Leave. Three rounds in four
+// follow each other on one path (a straggler of one round must not take
+// the next one's members for its own), the fourth takes a fresh path (as
+// Curator's barrier needs).
 func TestEnsembleRounds(t *testing.T) {
 	rounds := 100
 	if s := os.Getenv(roundsEnv); s != "" {
@@ -74,7 +77,7 @@ func TestEnsembleRounds(t *testing.T) {
 			defer wg.Done()
 			for k := range rounds {
 				path := base + "/shared"
-				if k%2 == 1 {
+				if k%4 == 3 {
 					path = fmt.Sprintf("%s/r%d", base, k)
 				}
 				d := barrier.NewDouble(c, path, n)
@@ -108,4 +111,36 @@ func TestEnsembleRounds(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 	t.Logf("%d rounds of %d members in %v (%.0f rounds/s)", rounds, n, elapsed.Round(time.Millisecond), float64(rounds)/elapsed.Seconds())
+}
+
+// Rounds back to back on one path, on both servers: members of the next
+// round arrive while the last of the previous one are still leaving.
+func TestRoundsOnOnePath(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		const n, rounds = 4, 150
+		ctx := recipetest.Context(t)
+		path := barrierPath(t, b.Connect(t))
+		errs := make(chan error, n)
+		for i := range n {
+			d := barrier.NewDouble(b.Connect(t), path, n)
+			go func() {
+				for k := range rounds {
+					if err := d.Enter(ctx); err != nil {
+						errs <- fmt.Errorf("member %d, round %d, Enter: %w", i, k, err)
+						return
+					}
+					if err := d.Leave(ctx); err != nil {
+						errs <- fmt.Errorf("member %d, round %d, Leave: %w", i, k, err)
+						return
+					}
+				}
+				errs <- nil
+			}()
+		}
+		for range n {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }
