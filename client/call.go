@@ -34,6 +34,13 @@ func do[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error) 
 	if link == nil {
 		return zero, errNotConnected
 	}
+	select {
+	case <-link.usable:
+	case <-link.lost:
+		return zero, errNotConnected
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
 	type result struct {
 		v   T
 		err error
@@ -55,7 +62,7 @@ func do[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error) 
 		default:
 			return zero, ctx.Err()
 		}
-	case <-*link:
+	case <-link.lost:
 		// Every call sent on the lost connection has its reply or its
 		// error by now; give its goroutine a moment to hand it over. A
 		// call still unanswered after that never left the send queue.

@@ -25,8 +25,10 @@ type Client struct {
 
 	lastZxid  atomic.Int64
 	handshake atomic.Pointer[handshake]     // from the latest connect response
-	link      atomic.Pointer[chan struct{}] // the current connection's; nil while there is none
-	dropped   atomic.Pointer[chan struct{}] // a lost connection's link, closed once the wire client has settled its calls
+	link      atomic.Pointer[link] // the current connection's gate (link.go); nil while there is none
+	dropped   atomic.Pointer[link] // a lost connection's, until the wire client has settled its calls
+	resetting atomic.Pointer[link] // a gate waiting for the wire client to re-set its watches
+	watches   atomic.Int64         // watches the wire client holds
 	pending   atomic.Int64                  // wire calls not yet answered
 	abandoned atomic.Int64                  // the id of the last session declared lost: never resumed
 
@@ -206,8 +208,7 @@ func (c *Client) onEvent(ev zk.Event) {
 		if h == nil {
 			return
 		}
-		link := make(chan struct{})
-		c.link.Store(&link)
+		c.link.Store(c.newLink())
 		if c.sess != nil && c.sess.Alive() && c.sess.id == h.sessionID {
 			if c.suspended {
 				c.suspended = false
@@ -232,9 +233,9 @@ func (c *Client) onEvent(ev zk.Event) {
 	case zk.StateDisconnected:
 		// New calls fail at once from now on; calls in flight wait until
 		// the wire client has answered or failed them (settled).
-		if link := c.link.Swap(nil); link != nil {
-			if old := c.dropped.Swap(link); old != nil {
-				close(*old)
+		if l := c.link.Swap(nil); l != nil {
+			if old := c.dropped.Swap(l); old != nil {
+				close(old.lost)
 			}
 		}
 		if c.sess == nil || !c.sess.Alive() || c.suspended {
@@ -270,8 +271,8 @@ func (c *Client) onEvent(ev zk.Event) {
 // every request that was sent on it. A call still unanswered never left
 // the send queue.
 func (c *Client) settled() {
-	if link := c.dropped.Swap(nil); link != nil {
-		close(*link)
+	if l := c.dropped.Swap(nil); l != nil {
+		close(l.lost)
 	}
 }
 

@@ -64,7 +64,11 @@ func (s *sniffConn) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 	}
-	return s.Conn.Write(p)
+	n, err := s.Conn.Write(p)
+	if err == nil {
+		s.c.sentFrame(p)
+	}
+	return n, err
 }
 
 func (s *sniffConn) Read(p []byte) (int, error) {

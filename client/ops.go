@@ -129,13 +129,13 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan W
 	}
 	r, err := do(ctx, c, func() (watched[[]byte], error) {
 		d, st, ch, err := c.conn.GetW(path)
-		return watched[[]byte]{d, st, ch}, err
+		return watched[[]byte]{d, st, c.forward(ch)}, err
 	})
 	c.observe(r.stat)
 	if err != nil {
 		return nil, nil, nil, classify("get", path, false, err)
 	}
-	return r.v, r.stat, forward(r.ch), nil
+	return r.v, r.stat, r.ch, nil
 }
 
 // Set replaces a znode's data if its version matches (-1 matches any).
@@ -192,7 +192,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan 
 	}
 	r, err := do(ctx, c, func() (watched[bool], error) {
 		ok, st, ch, err := c.conn.ExistsW(path)
-		return watched[bool]{ok, st, ch}, err
+		return watched[bool]{ok, st, c.forward(ch)}, err
 	})
 	if err != nil {
 		return false, nil, nil, classify("exists", path, false, err)
@@ -200,7 +200,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan 
 	if r.v {
 		c.observe(r.stat)
 	}
-	return r.v, r.stat, forward(r.ch), nil
+	return r.v, r.stat, r.ch, nil
 }
 
 // Children returns the names of a znode's children (in no particular order)
@@ -225,13 +225,13 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, <
 	}
 	r, err := do(ctx, c, func() (watched[[]string], error) {
 		ch, st, w, err := c.conn.ChildrenW(path)
-		return watched[[]string]{ch, st, w}, err
+		return watched[[]string]{ch, st, c.forward(w)}, err
 	})
 	c.observe(r.stat)
 	if err != nil {
 		return nil, nil, nil, classify("children", path, false, err)
 	}
-	return r.v, r.stat, forward(r.ch), nil
+	return r.v, r.stat, r.ch, nil
 }
 
 // Sync makes the connected server catch up with the leader, so that reads
@@ -294,14 +294,23 @@ type pair[T any] struct {
 type watched[T any] struct {
 	v    T
 	stat *Stat
-	ch   <-chan zk.Event
+	ch   <-chan WatchEvent
 }
 
-// forward turns the wire client's one-shot watch channel into zkit's.
-func forward(in <-chan zk.Event) <-chan WatchEvent {
+// forward turns the wire client's one-shot watch channel into zkit's, and
+// counts it among the watches the wire client holds until it fires (see
+// link.go). It is called where the wire call returns, even for a call
+// whose caller has gone (the wire client registered the watch anyway).
+// A nil channel (no watch was set) stays nil.
+func (c *Client) forward(in <-chan zk.Event) <-chan WatchEvent {
+	if in == nil {
+		return nil
+	}
 	out := make(chan WatchEvent, 1)
+	c.watches.Add(1)
 	go func() {
 		ev, ok := <-in
+		c.watches.Add(-1)
 		if !ok {
 			ev = zk.Event{Type: zk.EventNotWatching, Err: ErrClosed}
 		}

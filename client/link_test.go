@@ -1,0 +1,54 @@
+package client_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// Calls made the moment a client with watches reconnects go out after the
+// wire client has re-set its watches. Before, they raced with it inside
+// go-zookeeper (its read of the last zxid for SetWatches against its
+// receive loop's write for their replies): run with -race, this test
+// reported that race within a few reconnects. The watches still fire.
+func TestCallsAtReconnectWaitForWatches(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(60*time.Second))
+		defer cancel()
+		p := zktest.NewProxy(t, b.Addr())
+		c := b.Connect(t, client.WithDialer(p.Dialer()))
+		w := b.Connect(t)
+		path := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, path))
+		sub := c.Subscribe()
+		defer sub.Close()
+		for i := range 30 {
+			var watches []<-chan client.WatchEvent
+			for range 10 {
+				_, _, ch, err := c.ExistsW(ctx, path)
+				require.NoError(t, err)
+				watches = append(watches, ch)
+			}
+			p.ResetAll()
+			for ev := nextState(t, sub, 20*time.Second); ev.State != client.StateReconnected; ev = nextState(t, sub, 20*time.Second) {
+				require.Equal(t, client.StateSuspended, ev.State, "reconnect %d", i)
+			}
+			_, _, err := c.Exists(ctx, path) // at once, as recipes re-read
+			require.NoError(t, err, "reconnect %d", i)
+			_, err = w.Set(ctx, path, nil, -1)
+			require.NoError(t, err)
+			for _, ch := range watches {
+				select {
+				case ev := <-ch:
+					require.Equal(t, client.EventNodeDataChanged, ev.Type)
+				case <-time.After(zktest.Scale(10 * time.Second)):
+					t.Fatalf("reconnect %d: a watch set before it did not fire", i)
+				}
+			}
+		}
+	})
+}
