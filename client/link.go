@@ -14,7 +14,10 @@ import (
 // the reply to a call sent in the meantime: a data race (go-zookeeper/zk
 // PR 35, unreleased). Calls sent after the SetWatches request are answered
 // after it, in order, and do not race. The wait costs nothing measurable:
-// the request goes out as soon as the session is established.
+// the request goes out as soon as the session is established. A call that
+// sat in go-zookeeper's send queue when the old connection broke still goes
+// out first, and can still race: that window is the few microseconds
+// between the break and the client learning of it.
 type link struct {
 	usable chan struct{} // closed once calls may be sent
 	lost   chan struct{} // closed once the connection is lost and the wire client settled its calls
