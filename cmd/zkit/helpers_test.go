@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -122,5 +123,21 @@ func oneErrorLine(t *testing.T, r result, want ...string) {
 		if !strings.Contains(r.stderr, w) {
 			t.Fatalf("stderr %q does not say %q", r.stderr, w)
 		}
+	}
+}
+
+// waitFile waits until path exists (CMD wrote it) and returns its content,
+// trimmed. CMDs that write content write it elsewhere and rename.
+func waitFile(t *testing.T, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(zktest.Scale(30 * time.Second))
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			return strings.TrimSpace(string(b))
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("CMD did not write %s", path)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -38,21 +38,6 @@ func background(t *testing.T, bin string, args ...string) (stdout, stderr *syncB
 	}
 }
 
-// waitFile waits until CMD has created path.
-func waitFile(t *testing.T, path string) {
-	t.Helper()
-	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("CMD did not start (no %s)", path)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func TestMembersJoinRunsCommandWhilePresent(t *testing.T) {
 	servers, c, ctx := env(t)
 	flag := filepath.Join(t.TempDir(), "go")
