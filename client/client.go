@@ -24,13 +24,13 @@ type Client struct {
 	reconn *reconnector
 
 	lastZxid  atomic.Int64
-	handshake atomic.Pointer[handshake]     // from the latest connect response
-	link      atomic.Pointer[link] // the current connection's gate (link.go); nil while there is none
-	dropped   atomic.Pointer[link] // a lost connection's, until the wire client has settled its calls
-	resetting atomic.Pointer[link] // a gate waiting for the wire client to re-set its watches
-	watches   atomic.Int64         // watches the wire client holds
-	pending   atomic.Int64                  // wire calls not yet answered
-	abandoned atomic.Int64                  // the id of the last session declared lost: never resumed
+	handshake atomic.Pointer[handshake] // from the latest connect response
+	link      atomic.Pointer[link]      // the current connection's gate (link.go); nil while there is none
+	dropped   atomic.Pointer[link]      // a lost connection's, until the wire client has settled its calls
+	resetting atomic.Pointer[link]      // a gate waiting for the wire client to re-set its watches
+	watches   atomic.Int64              // watches the wire client holds
+	pending   atomic.Int64              // wire calls not yet answered
+	abandoned atomic.Int64              // the id of the last session declared lost: never resumed
 
 	mu          sync.Mutex
 	schemes     []string // of the credentials added, for ACL validation
