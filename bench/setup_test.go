@@ -101,30 +101,6 @@ func sortDurations(d []time.Duration) {
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 }
 
-// cpuSeconds is the user+system CPU time of the processes in
-// $ZKIT_BENCH_PIDS (the servers, comma separated) and of this process.
-func cpuSeconds() (server, self float64) {
-	for _, pid := range strings.FieldsFunc(os.Getenv("ZKIT_BENCH_PIDS"), func(r rune) bool { return r == ',' || r == ' ' }) {
-		server += procCPU(pid)
-	}
-	return server, procCPU("self")
-}
-
-func procCPU(pid string) float64 {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndex(s, ")")+2:])
-	if len(f) < 13 {
-		return 0
-	}
-	ut, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	return (ut + st) / 100 // USER_HZ
-}
-
 // measure runs spec with clients for b.N operations and reports the
 // anchors' figures as metrics: rate (named unit), p50 and p99, server
 // packets per operation, client CPU (and the servers' with
