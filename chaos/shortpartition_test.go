@@ -56,6 +56,11 @@ func shortPartition(t *testing.T, e *env) Summary {
 		if err := admin.EnsurePath(ctx, base+"/dir"); err != nil {
 			t.Fatal(err)
 		}
+		// The victim may sit on a server that has not applied that yet:
+		// a follower that starts on a missing node stops.
+		if err := v.c.Sync(ctx, base+"/dir"); err != nil {
+			t.Fatal(err)
+		}
 		value := follow(ctx, v.c, func(ctx context.Context) (string, <-chan client.WatchEvent, error) {
 			d, _, ch, err := v.c.GetW(ctx, base)
 			return string(d), ch, err
