@@ -34,7 +34,8 @@
 //
 //   - NewProxy puts a TCP proxy between client and server: Blackhole and Heal
 //     a partition, ResetAll connections, SetLatency, and CutAfterNextRequest
-//     for a write that is applied but whose reply is lost.
+//     (or CutAfterNextCreate, for the next create under a path) for a write
+//     that is applied but whose reply is lost.
 //   - ExpireSession expires a session for real, on the server, without
 //     waiting for its timeout: ephemerals go, watchers fire, and the client
 //     learns of it when it reconnects.

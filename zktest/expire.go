@@ -21,9 +21,14 @@ var ErrSessionNotFound = errors.New("zktest: session not found (already expired 
 // 4-byte big-endian length and a jute-encoded body.
 const (
 	opCloseSession = -11
-	xidPing        = -2
-	closeXid       = 1
-	maxFrame       = 64 << 20 // anything larger is not a ZooKeeper frame
+	// The create requests' opcodes (CutAfterNextCreate).
+	opCreate          = 1
+	opCreate2         = 15
+	opCreateContainer = 19
+	opCreateTTL       = 21
+	xidPing           = -2
+	closeXid          = 1
+	maxFrame          = 64 << 20 // anything larger is not a ZooKeeper frame
 )
 
 // connectRequest encodes a ConnectRequest packet, length prefix included:

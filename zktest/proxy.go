@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -32,7 +33,8 @@ type Proxy struct {
 	latency   atomic.Int64 // time.Duration
 	blackhole atomic.Bool
 	cutArmed  atomic.Bool
-	replyCut  atomic.Bool // CutAfterNextReply armed
+	cutCreate atomic.Pointer[string] // CutAfterNextCreate armed: the path prefix
+	replyCut  atomic.Bool            // CutAfterNextReply armed
 	requests  atomic.Int64
 
 	mu     sync.Mutex
@@ -119,6 +121,34 @@ func (p *Proxy) SetLatency(d time.Duration) { p.latency.Store(int64(d)) }
 // applied, but its reply is lost: the client sees connection loss and cannot
 // tell whether its write happened.
 func (p *Proxy) CutAfterNextRequest() { p.cutArmed.Store(true) }
+
+// CutAfterNextCreate arms the fault of CutAfterNextRequest for the next
+// create request (create, create2, createContainer or createTTL; not a
+// create inside a multi) whose path starts with prefix. The requests
+// before it, creates of other paths included, go through untouched: a
+// recipe that reads or creates its directory first loses the reply of the
+// create that matters. It replaces a create cut armed earlier that has not
+// fired.
+func (p *Proxy) CutAfterNextCreate(prefix string) { p.cutCreate.Store(&prefix) }
+
+// takeCreateCut reports whether frame is a create of a path under the
+// armed prefix, disarming the cut if so.
+func (p *Proxy) takeCreateCut(frame []byte) bool {
+	prefix := p.cutCreate.Load()
+	if prefix == nil || len(frame) < 16 {
+		return false
+	}
+	switch binary.BigEndian.Uint32(frame[8:12]) { // the request's opcode
+	case opCreate, opCreate2, opCreateContainer, opCreateTTL:
+	default:
+		return false
+	}
+	n := int(int32(binary.BigEndian.Uint32(frame[12:16]))) // the path's length
+	if n < 0 || 16+n > len(frame) || !strings.HasPrefix(string(frame[16:16+n]), *prefix) {
+		return false
+	}
+	return p.cutCreate.CompareAndSwap(prefix, nil)
+}
 
 // CutAfterNextReply arms a one-shot fault: the next request frame any
 // connection forwards is answered, and that connection is closed right
@@ -297,7 +327,7 @@ func (c *proxyConn) clientToServer() {
 			}
 			continue
 		}
-		if framed && !first && hasXid && xid >= 0 && c.p.cutArmed.CompareAndSwap(true, false) {
+		if framed && !first && hasXid && xid >= 0 && (c.p.cutArmed.CompareAndSwap(true, false) || c.p.takeCreateCut(chunk)) {
 			c.cutXid.Store(xid)
 			c.cut.Store(true)
 			c.mu.Lock()

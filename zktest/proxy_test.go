@@ -300,6 +300,44 @@ func TestProxyCutAfterNextRequest(t *testing.T) {
 	}
 }
 
+// createFrame is a create request (opcode op) for path, the rest of its
+// body left out: the proxy reads no further than the path.
+func createFrame(xid, op int32, path string) []byte {
+	p := requestFrame(xid, op)
+	p = binary.BigEndian.AppendUint32(p, uint32(len(path)))
+	p = append(p, path...)
+	binary.BigEndian.PutUint32(p, uint32(len(p)-4))
+	return p
+}
+
+func TestProxyCutAfterNextCreate(t *testing.T) {
+	srv := newFakeServer(t)
+	p := NewProxy(t, srv.addr())
+	p.CutAfterNextCreate("/dir/")
+	c := dialFake(t, p.Addr())
+	c.roundTrip(1) // not a create
+	for xid, f := range map[int32][]byte{
+		2: createFrame(2, opCreate, "/dir"),              // the directory itself
+		3: createFrame(3, opCreateContainer, "/other/x"), // another path
+		4: requestFrame(4, 14),                           // a multi
+	} {
+		c.send(f)
+		c.SetReadDeadline(time.Now().Add(Scale(5 * time.Second)))
+		if body, err := readFrame(c); err != nil || int32(binary.BigEndian.Uint32(body)) != xid {
+			t.Fatalf("reply to %d: %v", xid, err)
+		}
+	}
+	c.send(createFrame(5, opCreate2, "/dir/node"))
+	srv.waitFor(t, 5) // applied...
+	c.expectClosed()  // ...but the reply is lost
+	c2 := dialFake(t, p.Addr())
+	c2.send(createFrame(6, opCreate, "/dir/again")) // one-shot
+	c2.SetReadDeadline(time.Now().Add(Scale(5 * time.Second)))
+	if _, err := readFrame(c2); err != nil {
+		t.Fatalf("the cut is not one-shot: %v", err)
+	}
+}
+
 func TestProxyBlackholeHeal(t *testing.T) {
 	srv := newFakeServer(t)
 	p := NewProxy(t, srv.addr())
