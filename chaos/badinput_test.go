@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/election"
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/rwlock"
@@ -35,7 +36,7 @@ func badInput(t *testing.T, e *env) Summary {
 	sub := w.c.Subscribe()
 	defer sub.Close()
 	suspended := countStates(sub, client.StateSuspended)
-	sum := Summary{Recipes: []string{"client", "lock", "rwlock"}}
+	sum := Summary{Recipes: []string{"client", "lock", "rwlock", "election"}}
 	bad := func(name string, err error, want ...error) {
 		t.Helper()
 		sum.Ops++
@@ -57,24 +58,43 @@ func badInput(t *testing.T, e *env) Summary {
 		}
 		bad(name, err, want...)
 	}
+	// refused: an input error, at once, and nothing sent.
+	refused := func(name string, fn func() error) {
+		t.Helper()
+		sent := w.r.Requests()
+		timed(name, fn, client.ErrInvalidInput)
+		if n := w.r.Requests() - sent; n != 0 {
+			t.Errorf("%s: %d requests sent before the input error", name, n)
+			sum.Violations++
+		}
+	}
 	big := make([]byte, 1<<20)
 	huge := make([]byte, 4<<20)
 	dir := base + "/lock"
 
 	// Through the API: refused before anything is sent.
 	for _, p := range []string{"relative", "/a//b", "/a/", "/a/./b", "/bad\x00name", "/bad\u0001"} {
-		timed("lock at "+strconv.Quote(p), func() error { _, err := lock.New(w.c, p).Lock(ctx); return err }, client.ErrInvalidInput)
-		timed("rwlock at "+strconv.Quote(p), func() error { _, err := rwlock.New(w.c, p).RLock(ctx); return err }, client.ErrInvalidInput)
+		refused("lock at "+strconv.Quote(p), func() error { _, err := lock.New(w.c, p).Lock(ctx); return err })
+		refused("rwlock at "+strconv.Quote(p), func() error { _, err := rwlock.New(w.c, p).RLock(ctx); return err })
+		refused("campaign at "+strconv.Quote(p), func() error { _, err := election.New(w.c, p, "id").Campaign(ctx); return err })
+		refused("leader at "+strconv.Quote(p), func() error { _, err := election.New(w.c, p, "").Leader(ctx); return err })
 	}
 	for _, data := range [][]byte{big, huge} {
-		timed(fmt.Sprintf("lock data of %d bytes", len(data)), func() error {
+		refused(fmt.Sprintf("lock data of %d bytes", len(data)), func() error {
 			_, err := lock.New(w.c, dir, lock.WithData(data)).Lock(ctx)
 			return err
-		}, client.ErrInvalidInput)
-		timed(fmt.Sprintf("set of %d bytes", len(data)), func() error { _, err := w.c.Set(ctx, base, data, -1); return err }, client.ErrInvalidInput)
+		})
+		refused(fmt.Sprintf("set of %d bytes", len(data)), func() error { _, err := w.c.Set(ctx, base, data, -1); return err })
+		refused(fmt.Sprintf("election id of %d bytes", len(data)), func() error {
+			_, err := election.New(w.c, base+"/election", strings.Repeat("a", len(data))).Campaign(ctx)
+			return err
+		})
 	}
-	timed("version -2", func() error { _, err := w.c.Set(ctx, base, nil, -2); return err }, client.ErrInvalidInput)
-	timed("empty ACL", func() error { _, err := w.c.SetACL(ctx, base, nil, -1); return err }, client.ErrInvalidInput)
+	for _, id := range []string{"", "\xff\xfe", "tab\tid", "line\nid", "nul\x00id", "del\x7fid"} {
+		refused("election id "+strconv.Quote(id), func() error { _, err := election.New(w.c, base+"/election", id).Campaign(ctx); return err })
+	}
+	refused("version -2", func() error { _, err := w.c.Set(ctx, base, nil, -2); return err })
+	refused("empty ACL", func() error { _, err := w.c.SetACL(ctx, base, nil, -1); return err })
 
 	// Over the wire: sent, refused by the server with a typed error.
 	bogus := client.ACL{Perms: client.PermAll, Scheme: "bogus", ID: "x"}

@@ -175,6 +175,16 @@ func (e *env) worker(t *testing.T, id int, timeout time.Duration, opts ...client
 	return w
 }
 
+// workers connects n workers, numbered from 0, as worker does.
+func (e *env) workers(t *testing.T, n int, timeout time.Duration) []*worker {
+	t.Helper()
+	var ws []*worker
+	for i := range n {
+		ws = append(ws, e.worker(t, i, timeout))
+	}
+	return ws
+}
+
 // countStates counts the events of sub in state.
 func countStates(sub *client.Subscription, state client.State) *atomic.Int64 {
 	var n atomic.Int64

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/election"
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/rwlock"
@@ -23,6 +25,7 @@ import (
 // recorded.
 type workload interface {
 	Name() string
+	Workers() []*worker // the clients it runs on
 	Run(ctx context.Context)
 	Check(t *testing.T) (ops, violations int, held string)
 }
@@ -78,21 +81,42 @@ func checkHistory(t *testing.T, name string, h *History, model porcupine.Model) 
 	return 1
 }
 
-// lockLoad keeps a lock (or a read/write lock) busy: each worker takes it
-// in a loop, writes while holding it to a Fence and (guarded by the lease)
-// to ZooKeeper, and releases it. Every acquire, release, loss and write
-// goes to a history checked against LockModel.
+// lease is what a lock workload holds: a lock's or a read/write lock's
+// *recipes.Lease, or an election's term (termLease).
+type lease interface {
+	Node() string
+	Token() int64
+	Done() <-chan struct{}
+	Context() context.Context
+	Err() error
+	Guard() client.Op
+	Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult, error)
+	Unlock(ctx context.Context) error
+}
+
+// termLease is an election term held as a lease: resigning is unlocking.
+type termLease struct{ *election.Term }
+
+func (t termLease) Unlock(ctx context.Context) error { return t.Resign(ctx) }
+
+// lockLoad keeps a lock, a read/write lock or an election busy: each
+// worker takes it (or campaigns) in a loop, writes while holding it (or
+// leading) to a Fence and, guarded by the lease, to ZooKeeper, and
+// releases it (or resigns). Every acquire, release, loss and write goes to
+// a history checked against LockModel (ElectionModel for an election: the
+// same model, one leader at a time).
 type lockLoad struct {
-	name    string // "lock" or "rwlock"
-	dir     string // the lock's path
+	name    string // "lock", "rwlock" or "election", or a name starting with one of them
+	dir     string // the lock's (election's) path
 	data    string // the node the guarded writes change
 	workers []*worker
 	readers int // rwlock: workers [0, readers) take the read lock
 	// acquire takes the lock; the default is the recipe's (lock.Lock,
-	// rwlock.RLock or rwlock.Lock).
-	acquire func(ctx context.Context, w *worker, shared bool) (*recipes.Lease, error)
+	// rwlock.RLock, rwlock.Lock or election.Campaign), chosen by name.
+	acquire func(ctx context.Context, w *worker, shared bool) (lease, error)
 	hold    time.Duration
 
+	model porcupine.Model
 	h     *History
 	fence *Fence
 	prog  *Progress
@@ -115,12 +139,17 @@ func newLockLoad(t *testing.T, admin *client.Client, name string, workers []*wor
 	}
 	prog.Track(name)
 	l := &lockLoad{name: name, dir: base + "/lock", data: data, workers: workers, readers: readers,
-		hold: 2 * time.Millisecond, h: h, fence: NewFence(), prog: prog}
+		hold: 2 * time.Millisecond, model: LockModel, h: h, fence: NewFence(), prog: prog}
+	if strings.HasPrefix(name, "election") {
+		l.model = ElectionModel
+	}
 	l.acquire = l.recipe
 	return l
 }
 
 func (l *lockLoad) Name() string { return l.name }
+
+func (l *lockLoad) Workers() []*worker { return l.workers }
 
 func (l *lockLoad) Run(ctx context.Context) {
 	var wg sync.WaitGroup
@@ -130,15 +159,31 @@ func (l *lockLoad) Run(ctx context.Context) {
 	wg.Wait()
 }
 
-func (l *lockLoad) recipe(ctx context.Context, w *worker, shared bool) (*recipes.Lease, error) {
-	if l.name == "lock" {
-		return lock.New(w.c, l.dir).Lock(ctx)
+func (l *lockLoad) recipe(ctx context.Context, w *worker, shared bool) (lease, error) {
+	switch {
+	case strings.HasPrefix(l.name, "election"):
+		term, err := election.New(w.c, l.dir, fmt.Sprintf("worker-%d", w.id)).Campaign(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return termLease{term}, nil
+	case strings.HasPrefix(l.name, "rwlock"):
+		rw := rwlock.New(w.c, l.dir)
+		if shared {
+			return asLease(rw.RLock(ctx))
+		}
+		return asLease(rw.Lock(ctx))
 	}
-	rw := rwlock.New(w.c, l.dir)
-	if shared {
-		return rw.RLock(ctx)
+	return asLease(lock.New(w.c, l.dir).Lock(ctx))
+}
+
+// asLease returns a recipe's lease as a lease (nil on error, not a typed
+// nil).
+func asLease(l *recipes.Lease, err error) (lease, error) {
+	if err != nil {
+		return nil, err
 	}
-	return rw.Lock(ctx)
+	return l, nil
 }
 
 func (l *lockLoad) work(ctx context.Context, w *worker, shared bool) {
@@ -168,7 +213,7 @@ func (l *lockLoad) work(ctx context.Context, w *worker, shared bool) {
 type held struct {
 	l      *lockLoad
 	w      *worker
-	lease  *recipes.Lease
+	lease  lease
 	shared bool
 	since  int64         // when the acquire returned, on the history's clock
 	lost   chan struct{} // closed once lostAt is set
@@ -249,7 +294,7 @@ func (hd *held) write(ctx context.Context) {
 
 func (l *lockLoad) Check(t *testing.T) (ops, violations int, held string) {
 	t.Helper()
-	violations = checkHistory(t, l.name, l.h, LockModel)
+	violations = checkHistory(t, l.name, l.h, l.model)
 	if r := l.fence.Refused(); r > 0 {
 		// Every exclusive holder checks its lease before writing; a
 		// refusal means it wrote after another holder had.
@@ -261,19 +306,12 @@ func (l *lockLoad) Check(t *testing.T) (ops, violations int, held string) {
 	return l.h.Len(), violations, held
 }
 
-// lockLoads returns the lock and rwlock workloads, each on its own
-// workers (sessions), sharing prog. Each has its own history.
-func lockLoads(t *testing.T, e *env, admin *client.Client, prog *Progress, workers int, timeout time.Duration, opts ...client.Option) []workload {
-	var ws []*worker
-	for i := range workers {
-		ws = append(ws, e.worker(t, i, timeout, opts...))
-	}
-	var rws []*worker
-	for i := range workers {
-		rws = append(rws, e.worker(t, i, timeout, opts...))
-	}
+// lockLoads returns the lock, rwlock and election workloads, each on its
+// own workers (sessions), sharing prog. Each has its own history.
+func lockLoads(t *testing.T, e *env, admin *client.Client, prog *Progress, workers int, timeout time.Duration) []workload {
 	return []workload{
-		newLockLoad(t, admin, "lock", ws, 0, NewHistory(), prog),
-		newLockLoad(t, admin, "rwlock", rws, workers/2, NewHistory(), prog),
+		newLockLoad(t, admin, "lock", e.workers(t, workers, timeout), 0, NewHistory(), prog),
+		newLockLoad(t, admin, "rwlock", e.workers(t, workers, timeout), workers/2, NewHistory(), prog),
+		newLockLoad(t, admin, "election", e.workers(t, workers, timeout), 0, NewHistory(), prog),
 	}
 }

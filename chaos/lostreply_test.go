@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -9,80 +10,141 @@ import (
 )
 
 // Scenario 5: the reply to a create is lost after the server committed it
-// (the proxy cuts the connection once the server has answered), again and
-// again: for lock and read/write lock attempts, with and without a holder
-// ahead, and for plain protected creates. Each attempt ends with exactly
-// one node, owned by the attempt's session; none is left behind.
+// (the proxy cuts the connection once the server has answered the create
+// that the recipe makes), again and again: for lock and read/write lock
+// attempts and election candidacies, with and without a holder ahead, and
+// for plain protected creates. Each attempt ends with exactly one node,
+// owned by the attempt's session; none is left behind.
 func lostReplies(t *testing.T, e *env) Summary {
-	rounds := pick(12, 120)
+	rounds := pick(4, 40)
 	admin := e.admin(t)
-	prog := NewProgress()
 	ctx := testContext(t, 5*time.Minute)
-	v := e.worker(t, 0, 10*time.Second)
-	o := e.worker(t, 1, 10*time.Second)
-	loads := []*lockLoad{
-		newLockLoad(t, admin, "lock", []*worker{v, o}, 0, NewHistory(), prog),
-		newLockLoad(t, admin, "rwlock", []*worker{v, o}, 0, NewHistory(), prog),
-	}
-	jobs := loads[0].dir + "-jobs"
-	if err := admin.EnsurePath(ctx, jobs); err != nil {
-		t.Fatal(err)
-	}
-	sub := v.c.Subscribe()
+	x := &lostReply{t: t, ctx: ctx, admin: admin, prog: NewProgress(),
+		v: e.worker(t, 0, 10*time.Second), o: e.worker(t, 1, 10*time.Second)}
+	sub := x.v.c.Subscribe()
 	defer sub.Close()
 	suspended := countStates(sub, client.StateSuspended)
 
-	sum := Summary{}
-	arm := func() {
-		waitFor(t, 20*time.Second, "the victim has one connection to cut", v.r.CutAfterNextRequest)
-		sum.Faults++
+	var cases []lostCase
+	for _, name := range []string{"lock", "rwlock", "election"} {
+		l := newLockLoad(t, admin, name, []*worker{x.v, x.o}, 0, NewHistory(), x.prog)
+		x.loads = append(x.loads, l)
+		cases = append(cases, lostCase{name, func(i int) { x.lease(l, i) }})
 	}
+	cases = append(cases, lostCase{"protected create", x.protectedCreate()})
 	for i := range rounds {
-		l := loads[i%2]
-		shared := l.name == "rwlock" && i%4 == 1
-		var ahead *held
-		if i%3 == 2 {
-			ahead = mustTake(t, ctx, l, o, false)
-		}
-		arm()
-		start := time.Now()
-		got := make(chan *held, 1)
-		go func() { got <- takeOrNil(t, ctx, l, v, shared) }()
-		if ahead != nil {
-			waitFor(t, 20*time.Second, "the victim queues behind the holder", func() bool { return len(children(t, admin, l.dir)) == 2 })
-			ahead.release()
-		}
-		hd := waitHeld(t, got, "the victim's attempt whose create reply was lost")
-		sum.Recovery = max(sum.Recovery, time.Since(start))
-		if names := children(t, admin, l.dir); len(names) != 1 || l.dir+"/"+names[0] != hd.lease.Node() {
-			t.Errorf("%s: round %d: nodes %v, want only the holder's %s", l.name, i, names, hd.lease.Node())
-			sum.Violations++
-		}
-		hd.write(ctx)
-		hd.release()
-		waitFor(t, 20*time.Second, "no node is left behind", func() bool { return len(children(t, admin, l.dir)) == 0 })
-
-		if i%3 == 0 {
-			arm()
-			if _, err := v.c.CreateProtected(ctx, jobs+"/job-", []byte("x"), client.PersistentSequential); err != nil {
-				t.Fatalf("protected create after a lost reply: %v", err)
-			}
-			if n, want := len(children(t, admin, jobs)), i/3+1; n != want {
-				t.Errorf("round %d: %d protected nodes, want %d (no duplicate)", i, n, want)
-				sum.Violations++
-			}
+		for _, c := range cases {
+			c.run(i)
 		}
 	}
 	fired := int(suspended.Load())
-	if fired < sum.Faults {
-		t.Errorf("%d cuts armed, %d connections lost: some cuts did not happen", sum.Faults, fired)
+	if fired < x.sum.Faults {
+		t.Errorf("%d cuts armed, %d connections lost: some cuts did not happen", x.sum.Faults, fired)
 	}
-	for _, l := range loads {
-		sum.Recipes = append(sum.Recipes, l.name)
-		sum.Ops += l.h.Len()
-		sum.Violations += checkHistory(t, l.name, l.h, LockModel)
+	for _, l := range x.loads {
+		x.sum.Ops += l.h.Len()
+		x.sum.Violations += checkHistory(t, l.name, l.h, l.model)
 	}
-	sum.Recipes = append(sum.Recipes, "protected create")
-	sum.Held = fmt.Sprintf("%d replies lost after commit; every attempt held with exactly one node, none left behind", fired)
-	return sum
+	for _, c := range cases {
+		x.sum.Recipes = append(x.sum.Recipes, c.name)
+	}
+	x.sum.Held = fmt.Sprintf("%d create replies lost after commit; every attempt ended with exactly one node, its own, none left behind", fired)
+	return x.sum
+}
+
+// lostCase is one recipe's round of scenario 5.
+type lostCase struct {
+	name string
+	run  func(round int)
+}
+
+// lostReply is scenario 5's state: the victim v, whose create replies are
+// lost, and the other worker o.
+type lostReply struct {
+	t     *testing.T
+	ctx   context.Context
+	admin *client.Client
+	prog  *Progress
+	v, o  *worker
+	loads []*lockLoad
+	sum   Summary
+}
+
+// arm makes v's next create under prefix lose its reply.
+func (x *lostReply) arm(prefix string) {
+	waitFor(x.t, 20*time.Second, "the victim has one connection to cut", func() bool { return x.v.r.CutAfterNextCreate(prefix) })
+	x.sum.Faults++
+}
+
+// recovered records how long an attempt took from the cut.
+func (x *lostReply) recovered(since time.Time) {
+	x.sum.Recovery = max(x.sum.Recovery, time.Since(since))
+}
+
+// violation reports a violation.
+func (x *lostReply) violation(format string, args ...any) {
+	x.t.Helper()
+	x.t.Errorf(format, args...)
+	x.sum.Violations++
+}
+
+// ownNode checks that node exists and belongs to w's current session.
+func (x *lostReply) ownNode(what, node string, w *worker) {
+	x.t.Helper()
+	_, st, err := syncedGet(x.ctx, x.admin, node)
+	switch {
+	case err != nil:
+		x.violation("%s: its node %s: %v", what, node, err)
+	case st.EphemeralOwner != w.c.Session().ID():
+		x.violation("%s: its node %s belongs to session 0x%x, not the victim's 0x%x", what, node, st.EphemeralOwner, w.c.Session().ID())
+	}
+}
+
+// lease is a round of a lock, read/write lock or election: the victim's
+// attempt (behind a holder every other round) loses its create reply,
+// then holds (leads) with exactly one node.
+func (x *lostReply) lease(l *lockLoad, i int) {
+	t, ctx := x.t, x.ctx
+	shared := l.name == "rwlock" && i%4 == 1
+	var ahead *held
+	if i%2 == 1 {
+		ahead = mustTake(t, ctx, l, x.o, false)
+	}
+	x.arm(l.dir + "/")
+	start := time.Now()
+	got := make(chan *held, 1)
+	go func() { got <- takeOrNil(t, ctx, l, x.v, shared) }()
+	if ahead != nil {
+		waitFor(t, 20*time.Second, "the victim queues behind the holder", func() bool { return len(children(t, x.admin, l.dir)) == 2 })
+		ahead.release()
+	}
+	hd := waitHeld(t, got, "the victim's attempt whose create reply was lost")
+	x.recovered(start)
+	if names := children(t, x.admin, l.dir); len(names) != 1 || l.dir+"/"+names[0] != hd.lease.Node() {
+		x.violation("%s: round %d: nodes %v, want only the holder's %s", l.name, i, names, hd.lease.Node())
+	}
+	x.ownNode(l.name, hd.lease.Node(), x.v)
+	hd.write(ctx)
+	hd.release()
+	waitFor(t, 20*time.Second, "no node is left behind", func() bool { return len(children(t, x.admin, l.dir)) == 0 })
+}
+
+// protectedCreate returns the round of plain protected creates: each one
+// leaves exactly one node.
+func (x *lostReply) protectedCreate() func(int) {
+	jobs := x.loads[0].dir + "-jobs"
+	if err := x.admin.EnsurePath(x.ctx, jobs); err != nil {
+		x.t.Fatal(err)
+	}
+	return func(i int) {
+		x.arm(jobs + "/")
+		start := time.Now()
+		if _, err := x.v.c.CreateProtected(x.ctx, jobs+"/job-", []byte("x"), client.PersistentSequential); err != nil {
+			x.t.Fatalf("protected create after a lost reply: %v", err)
+		}
+		x.recovered(start)
+		if n, want := len(children(x.t, x.admin, jobs)), i+1; n != want {
+			x.violation("round %d: %d protected nodes, want %d (no duplicate)", i, n, want)
+		}
+	}
 }

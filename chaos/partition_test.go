@@ -12,11 +12,12 @@ import (
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// Scenario 3: a client that holds the lock and the write lock is
-// partitioned from the whole ensemble for longer than its session timeout.
-// It must step down (its leases end) before anyone else acquires, and once
-// the partition heals its late writes must be refused: by ZooKeeper (the
-// guard of its lease fails) and by the fence (a higher token has written).
+// Scenario 3: a client that holds the lock and the write lock, and leads
+// an election, is partitioned from the whole ensemble for longer than its
+// session timeout. It must step down (its leases and its term end) before
+// anyone else acquires or leads, and once the partition heals its late
+// writes must be refused: by ZooKeeper (the guard of its lease or term
+// fails) and by the fence (a higher token has written).
 func longPartition(t *testing.T, e *env) Summary {
 	const victimTimeout = 3 * time.Second
 	admin := e.admin(t)
@@ -24,6 +25,7 @@ func longPartition(t *testing.T, e *env) Summary {
 	loads := []*lockLoad{
 		newLockLoad(t, admin, "lock", nil, 0, NewHistory(), prog),
 		newLockLoad(t, admin, "rwlock", nil, 0, NewHistory(), prog),
+		newLockLoad(t, admin, "election", nil, 0, NewHistory(), prog),
 	}
 	sum := Summary{}
 	lateRefused, lead := 0, time.Duration(1<<62)
@@ -31,7 +33,8 @@ func longPartition(t *testing.T, e *env) Summary {
 		ctx := testContext(t, 2*time.Minute)
 		v := e.worker(t, 2*round, victimTimeout)
 		c := e.worker(t, 2*round+1, 10*time.Second)
-		// The victim holds every lock, the contender queues behind it.
+		// The victim holds every lock and leads, the contender queues
+		// behind it.
 		mine := map[*lockLoad]*held{}
 		theirs := map[*lockLoad]chan *held{}
 		for _, l := range loads {
@@ -63,7 +66,7 @@ func longPartition(t *testing.T, e *env) Summary {
 			select {
 			case hd = <-theirs[l]:
 			case <-time.After(zktest.Scale(30 * time.Second)):
-				t.Fatalf("%s: the contender did not acquire after the victim's session expired", l.name)
+				t.Fatalf("%s: the contender did not acquire (lead) after the victim's session expired", l.name)
 			}
 			if hd == nil {
 				t.FailNow()
@@ -78,7 +81,7 @@ func longPartition(t *testing.T, e *env) Summary {
 					sum.Violations++
 				}
 			default:
-				t.Errorf("%s: the contender acquired while the victim still held", l.name)
+				t.Errorf("%s: the contender acquired (led) while the victim still held (led)", l.name)
 				sum.Violations++
 			}
 			next = append(next, hd)
@@ -137,9 +140,9 @@ func longPartition(t *testing.T, e *env) Summary {
 	for _, l := range loads {
 		sum.Recipes = append(sum.Recipes, l.name)
 		sum.Ops += l.h.Len()
-		sum.Violations += checkHistory(t, l.name, l.h, LockModel)
+		sum.Violations += checkHistory(t, l.name, l.h, l.model)
 	}
-	sum.Held = fmt.Sprintf("victim stepped down at least %v before the next holder acquired; %d late writes refused (fence and guard)",
+	sum.Held = fmt.Sprintf("victim stepped down at least %v before the next holder acquired or led; %d late writes refused (fence and guard)",
 		lead.Round(time.Millisecond), lateRefused)
 	return sum
 }

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -35,12 +36,14 @@ func fmtSessions(ws []workload) string {
 	return fmt.Sprintf("%d of %d sessions kept", kept, all)
 }
 
-// workersOf lists the workers of lock workloads.
+// workersOf lists the workers of the workloads, each once.
 func workersOf(ws []workload) []*worker {
 	var out []*worker
 	for _, w := range ws {
-		if l, ok := w.(*lockLoad); ok {
-			out = append(out, l.workers...)
+		for _, k := range w.Workers() {
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
 		}
 	}
 	return out

@@ -81,18 +81,47 @@ func (r *Router) SetLatency(d time.Duration) {
 // must have exactly one connection open (otherwise it is not known which
 // proxy will carry the next request).
 func (r *Router) CutAfterNextRequest() bool {
+	p := r.active()
+	if p == nil {
+		return false
+	}
+	p.CutAfterNextRequest()
+	return true
+}
+
+// CutAfterNextCreate makes the worker's next create of a path under prefix
+// lose its reply after the server applied it (the requests before it go
+// through), and reports whether it could, as CutAfterNextRequest does.
+func (r *Router) CutAfterNextCreate(prefix string) bool {
+	p := r.active()
+	if p == nil {
+		return false
+	}
+	p.CutAfterNextCreate(prefix)
+	return true
+}
+
+// active is the proxy of the worker's only open connection, or nil.
+func (r *Router) active() *zktest.Proxy {
 	var active *zktest.Proxy
 	for _, p := range r.order {
 		if p.ActiveConns() > 0 {
 			if active != nil {
-				return false
+				return nil
 			}
 			active = p
 		}
 	}
-	if active == nil {
-		return false
+	return active
+}
+
+// Requests is the number of requests the worker has sent (not counting
+// handshakes and pings): a call that must send nothing leaves it
+// unchanged.
+func (r *Router) Requests() int64 {
+	var n int64
+	for _, p := range r.order {
+		n += p.Requests()
 	}
-	active.CutAfterNextRequest()
-	return true
+	return n
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/zkit-dev/zkit/lock"
-	"github.com/zkit-dev/zkit/recipes"
 )
 
 // The pipeline of the scenarios can fail: a lock that does not exclude
@@ -25,8 +24,8 @@ func checkerCatchesBrokenLock(t *testing.T, e *env) {
 	}
 	l := newLockLoad(t, admin, "broken", ws, 0, NewHistory(), prog)
 	l.hold = 5 * time.Millisecond
-	l.acquire = func(ctx context.Context, w *worker, _ bool) (*recipes.Lease, error) {
-		return lock.New(w.c, fmt.Sprintf("%s-%d", l.dir, w.id)).Lock(ctx)
+	l.acquire = func(ctx context.Context, w *worker, _ bool) (lease, error) {
+		return asLease(lock.New(w.c, fmt.Sprintf("%s-%d", l.dir, w.id)).Lock(ctx))
 	}
 	stop := runWorkloads(testContext(t, time.Minute), []workload{l})
 	waitFor(t, 30*time.Second, "the broken lock is held 100 times", func() bool { return l.acquired.Load() >= 100 })

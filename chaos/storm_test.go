@@ -43,7 +43,7 @@ func watchStorm(t *testing.T, e *env) Summary {
 	}
 	fctx, stopFollowing := context.WithCancel(ctx)
 	defer stopFollowing()
-	var fs []*follower
+	var fs []*follower[string]
 	for i := range watchers {
 		c := ws[i%len(ws)].c
 		if i%2 == 0 {
