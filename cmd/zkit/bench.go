@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,12 +42,13 @@ type benchFlags struct {
 	plot      string
 	pids      string
 	warmup    time.Duration
+	compare   []string
 }
 
 func newBenchCmd(a *app) *cobra.Command {
 	var f benchFlags
 	cmd := &cobra.Command{
-		Use:   "bench [--workloads W1,W2,...] [--clients 1,8,32] [--dur D] [--baseline] [--plot FILE.png]",
+		Use:   "bench [--workloads W1,W2,...] [--clients 1,8,32] [--dur D] [--baseline] [--compare FILES] [--plot FILE.png]",
 		Short: "Measure the recipes on the anchors' workloads, beside go-zookeeper's baselines",
 		Long: `Runs the benchmark workloads of shared/anchors (W1 lock handoffs, W2 contended counter,
 W3 double barrier rounds, W4 raw create+delete, W5 leader failover) and prints one line
@@ -59,7 +61,9 @@ mntr, packets received per operation) and "# note" (correctness checks) lines.
 
 --baseline runs go-zookeeper's zk.Lock and the naive Get+Set counter loop in the same
 run, and prints zkit's ratio to each: compare ratios from one run, never absolute
-figures across runs. --plot draws operations/s against clients.
+figures across runs. --compare adds the result lines of other benchmarks run against
+the same server in the same sitting (the anchors' Curator and kazoo programs write this
+format) to the ratios and the plot. --plot draws operations/s against clients.
 
 Without --servers it measures against the embedded reference server, where the client,
 not the server, is the bottleneck: those are not ZooKeeper's numbers. Measure against a
@@ -78,6 +82,7 @@ real ensemble (--servers, and --pids with its process ids for the server CPU col
 	fl.StringVar(&f.plot, "plot", "", "draw ops/s against clients into this PNG file")
 	fl.DurationVar(&f.warmup, "warmup", 2*time.Second, "unreported warm-up before the first point (W4 with 1 client, then W1 with 8)")
 	fl.StringVar(&f.pids, "pids", "", "process ids of the servers, for their CPU (comma separated)")
+	fl.StringSliceVar(&f.compare, "compare", nil, "files of result lines in the anchors' format to compare with (comma separated)")
 	return cmd
 }
 
@@ -92,6 +97,14 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 	}
 	if f.dur <= 0 || f.rounds <= 0 {
 		return usagef("--dur and --rounds must be positive")
+	}
+	var others []*workload.Result
+	for _, file := range f.compare {
+		rs, err := readResults(file)
+		if err != nil {
+			return usagef("--compare: %v", err)
+		}
+		others = append(others, rs...)
 	}
 	var names []string
 	for _, w := range strings.Split(f.workloads, ",") {
@@ -149,7 +162,12 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 			}
 		}
 	}
-	if f.baseline {
+	for _, o := range others { // only the workloads measured here
+		if slices.ContainsFunc(results, func(r *workload.Result) bool { return r.Workload == o.Workload }) {
+			results = append(results, o)
+		}
+	}
+	if f.baseline || len(others) > 0 {
 		printRatios(a.stdout, results)
 	}
 	if f.plot != "" {

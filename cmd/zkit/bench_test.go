@@ -12,8 +12,13 @@ import (
 // zkit bench prints the anchors' lines, zkit's ratio to each baseline, and
 // a PNG plot.
 func TestBench(t *testing.T) {
-	plot := filepath.Join(t.TempDir(), "bench.png")
-	r := zkit(t, "bench", "--warmup", "0", "--dur", "200ms", "--clients", "1,4", "--workloads", "W1,W4", "--baseline", "--plot", plot)
+	dir := t.TempDir()
+	plot := filepath.Join(dir, "bench.png")
+	anchor := filepath.Join(dir, "curator.txt") // the anchors' format, with a W2 point zkit does not run here
+	if err := os.WriteFile(anchor, []byte("# host: ...\ncurator.raw W4_createdelete 4 1000 2.000 500.0 0.6 0.9\n# stats curator.raw ...\ncurator.SharedCount W2_counter 4 100 1.000 100.0 1 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := zkit(t, "bench", "--warmup", "0", "--dur", "200ms", "--clients", "1,4", "--workloads", "W1,W4", "--baseline", "--compare", anchor, "--plot", plot)
 	if r.status != 0 {
 		t.Fatalf("status %d: %s", r.status, r.stderr)
 	}
@@ -32,7 +37,10 @@ func TestBench(t *testing.T) {
 	if points != 10 {
 		t.Errorf("%d result lines, want 10:\n%s", points, r.stdout)
 	}
-	for _, want := range []string{"# ratio W1_lock 4 zkit.Lock/gozk.Lock = ", "mutual_exclusion=ok", "rx_per_op=", "the client, not the server, is the bottleneck"} {
+	if strings.Contains(r.stdout, "SharedCount") {
+		t.Errorf("a compared workload that was not run reached the ratios:\n%s", r.stdout)
+	}
+	for _, want := range []string{"# ratio W1_lock 4 zkit.Lock/gozk.Lock = ", "# ratio W4_createdelete 4 zkit.raw/curator.raw = ", "mutual_exclusion=ok", "rx_per_op=", "the client, not the server, is the bottleneck"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("no %q in:\n%s", want, r.stdout)
 		}
@@ -49,6 +57,8 @@ func TestBenchBadFlags(t *testing.T) {
 		{"--clients", "0"},
 		{"--clients", "x"},
 		{"--dur", "0s"},
+		{"--compare", "/nonexistent/anchor.txt"},
+		{"--compare", "bench_test.go"},
 	} {
 		if r := zkit(t, append([]string{"bench"}, args...)...); r.status != exitUsage {
 			t.Errorf("zkit bench %q: status %d, want %d", args, r.status, exitUsage)

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The README's benchmark comparison, in one sitting against one server.
+#
+#   scripts/bench.sh [ANCHORS_DIR]     # default ../shared/anchors; ~15 min
+#   DUR=3 scripts/bench.sh             # quick look
+#
+# Starts a standalone ZooKeeper 3.8 on 127.0.0.1:2381 with the anchors'
+# start-zk.sh, warms it, runs the anchors' Curator, kazoo and go-zookeeper
+# programs against it, then `zkit bench --baseline` against the same server
+# with the Curator and kazoo result lines passed to --compare, so that every
+# ratio and the plot come from one server in one sitting (the anchors'
+# go-zookeeper program cross-checks zkit's own go-zookeeper baselines). Stops
+# the server by the PIDs start-zk.sh recorded.
+#
+# Env: DUR (seconds per point, 10), ROUNDS (W3 rounds, 300),
+#   OUT (result files, /tmp/zkit-bench), PLOT (docs/bench.png).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ANCHORS=$(cd "${1:-../shared/anchors}" && pwd)
+DUR=${DUR:-10}
+ROUNDS=${ROUNDS:-300}
+OUT=${OUT:-/tmp/zkit-bench}
+PLOT=${PLOT:-docs/bench.png}
+BUILD=/tmp/zkbench-build # where the anchors' run-all.sh builds
+export ZKBENCH_DIR=${ZKBENCH_DIR:-/tmp/zkbench}
+
+J=/usr/share/java
+CURATOR_CP=$(ls $J/{curator-framework,curator-client,curator-recipes,guava,zookeeper,zookeeper-jute,slf4j-api,slf4j-nop,netty-handler,netty-common,netty-buffer,netty-transport,netty-codec,netty-resolver,netty-transport-native-epoll,netty-transport-native-unix-common}.jar | tr '\n' ':')
+
+mkdir -p "$OUT"
+BUILD_DIR=$BUILD "$ANCHORS/run-all.sh" build
+go build -o "$OUT/zkit" ./cmd/zkit
+
+ZK=$("$ANCHORS/start-zk.sh" standalone)
+trap '"$ANCHORS/stop-zk.sh"' EXIT
+PIDS=$(paste -sd, "$ZKBENCH_DIR/pids")
+
+{
+  echo "# $(date -Is); $(nproc) cores, $(grep MemTotal /proc/meminfo | tr -s ' '), kernel $(uname -r)"
+  echo "# $(java -version 2>&1 | head -1); $(go version); $(/usr/bin/python3 --version); server $ZK"
+} | tee "$OUT/env.txt" >&2
+
+# Warm the server's JIT before the first measured point, as run-all.sh does.
+"$BUILD/bench_gozk" -zk "$ZK" -workloads W4,W1 -clients 8 -w4clients 8 -dur 5s -warmup 0 >/dev/null
+
+echo "# curator ($(date +%T))" >&2
+java -Xms1g -Xmx1g -cp "$BUILD/curator:$CURATOR_CP" BenchCurator \
+  --zk "$ZK" --dur "$DUR" --rounds "$ROUNDS" --pids "$PIDS" >"$OUT/curator.txt" 2>&1
+echo "# kazoo ($(date +%T))" >&2
+/usr/bin/python3 "$ANCHORS/bench_kazoo.py" --zk "$ZK" --dur "$DUR" --rounds "$ROUNDS" --pids "$PIDS" >"$OUT/kazoo.txt" 2>&1
+echo "# go-zookeeper ($(date +%T))" >&2
+"$BUILD/bench_gozk" -zk "$ZK" -dur "${DUR}s" -pids "$PIDS" >"$OUT/gozk.txt" 2>&1
+echo "# zkit ($(date +%T))" >&2
+"$OUT/zkit" bench --servers "$ZK" --pids "$PIDS" --dur "${DUR}s" --rounds "$ROUNDS" --baseline \
+  --compare "$OUT/curator.txt,$OUT/kazoo.txt" --plot "$PLOT" | tee "$OUT/zkit.txt"
+echo "# done ($(date +%T)); results in $OUT, plot in $PLOT" >&2
