@@ -40,6 +40,9 @@ func underLoad(t *testing.T, e *env, timeout time.Duration, keepSessions bool, f
 	admin := e.admin(t)
 	prog := NewProgress()
 	ws := lockLoads(t, e, admin, prog, 4, timeout)
+	ws = append(ws,
+		newCounterLoad(t, admin, e.workers(t, 3, timeout), prog),
+		newMembersLoad(t, admin, e.workers(t, 3, timeout), prog))
 	stop := runWorkloads(testContext(t, 10*time.Minute), ws)
 	defer stop()
 	sum := Summary{}
