@@ -43,12 +43,7 @@ const (
 
 func newCounterLoad(t *testing.T, admin *client.Client, workers []*worker, prog *Progress) *counterLoad {
 	t.Helper()
-	path := zktest.UniquePath(t) + "/counter"
-	if err := admin.EnsurePath(testContext(t, 30*time.Second), path); err != nil {
-		t.Fatal(err)
-	}
-	prog.Track("counter")
-	return &counterLoad{path: path, admin: admin, workers: workers, h: NewHistory(), prog: prog, results: map[int64]int{}}
+	return &counterLoad{path: loadPath(t, admin, "counter", prog), admin: admin, workers: workers, h: NewHistory(), prog: prog, results: map[int64]int{}}
 }
 
 func (l *counterLoad) Name() string { return "counter" }

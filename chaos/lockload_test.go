@@ -57,6 +57,18 @@ func checkWorkloads(t *testing.T, ws []workload, sum *Summary) {
 	}
 }
 
+// loadPath creates the directory of the workload name, unique to the test,
+// and has prog track its progress.
+func loadPath(t *testing.T, admin *client.Client, name string, prog *Progress) string {
+	t.Helper()
+	path := zktest.UniquePath(t) + "/" + name
+	if err := admin.EnsurePath(testContext(t, 30*time.Second), path); err != nil {
+		t.Fatal(err)
+	}
+	prog.Track(name)
+	return path
+}
+
 // checkTimeout bounds each porcupine check.
 var checkTimeout = zktest.Scale(2 * time.Minute)
 
@@ -128,16 +140,11 @@ type lockLoad struct {
 // scenario's workloads) records its progress.
 func newLockLoad(t *testing.T, admin *client.Client, name string, workers []*worker, readers int, h *History, prog *Progress) *lockLoad {
 	t.Helper()
-	base := zktest.UniquePath(t) + "/" + name
-	ctx := testContext(t, 30*time.Second)
-	if err := admin.EnsurePath(ctx, base); err != nil {
-		t.Fatal(err)
-	}
+	base := loadPath(t, admin, name, prog)
 	data := base + "/data"
-	if _, err := admin.Create(ctx, data, nil, client.Persistent); err != nil {
+	if _, err := admin.Create(testContext(t, 30*time.Second), data, nil, client.Persistent); err != nil {
 		t.Fatal(err)
 	}
-	prog.Track(name)
 	l := &lockLoad{name: name, dir: base + "/lock", data: data, workers: workers, readers: readers,
 		hold: 2 * time.Millisecond, model: LockModel, h: h, fence: NewFence(), prog: prog}
 	if strings.HasPrefix(name, "election") {

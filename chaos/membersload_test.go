@@ -35,12 +35,7 @@ type membersLoad struct {
 
 func newMembersLoad(t *testing.T, admin *client.Client, workers []*worker, prog *Progress) *membersLoad {
 	t.Helper()
-	path := zktest.UniquePath(t) + "/members"
-	if err := admin.EnsurePath(testContext(t, 30*time.Second), path); err != nil {
-		t.Fatal(err)
-	}
-	prog.Track("membership")
-	return &membersLoad{path: path, admin: admin, workers: workers, prog: prog, watched: make(chan struct{})}
+	return &membersLoad{path: loadPath(t, admin, "membership", prog), admin: admin, workers: workers, prog: prog, watched: make(chan struct{})}
 }
 
 func (l *membersLoad) Name() string { return "membership" }
