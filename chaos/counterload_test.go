@@ -113,7 +113,13 @@ func (l *counterLoad) add(ctx context.Context, k *counter.Counter, id int) error
 		l.mu.Lock()
 		l.results[v]++
 		l.mu.Unlock()
+	case errors.Is(err, client.ErrOutcomeUnknown) && ctx.Err() == nil:
+		// The counter read the node back and found it past the version
+		// the write was conditioned on: applied before now, or never.
+		call.Return(CounterOutput{Unknown: true})
+		l.unknown.Add(1)
 	case errors.Is(err, client.ErrOutcomeUnknown):
+		// Cut short by the context: may still be applied.
 		call.Unknown(CounterOutput{Unknown: true})
 		l.unknown.Add(1)
 	default:

@@ -150,30 +150,53 @@ type CounterInput struct {
 }
 
 // CounterOutput is the output of a counter operation: the value after it
-// (for Add and Get). For an operation whose outcome is unknown (recorded
-// with Call.Unknown) Unknown is set, and only the effect is checked.
+// (for Add and Get). An operation whose outcome is unknown has Unknown set:
+// it took effect once or not at all. Record it with Call.Return when its
+// effect, if any, came before it returned (the counter's ErrOutcomeUnknown
+// while its context was live), and with Call.Unknown when it may still
+// take effect later.
 type CounterOutput struct {
 	Value   int64
 	Unknown bool
 }
 
+// counterRange is the counter's state as CounterModel tracks it: the
+// values it may hold, lo to hi. Operations in doubt widen it; an operation
+// that returns a value narrows it to that value.
+type counterRange struct{ lo, hi int64 }
+
 // CounterModel is a linearizable counter starting at 0: every Add is
-// applied exactly once (or, if its outcome is unknown, at most once), and
+// applied exactly once, or at most once if its outcome is unknown, and
 // every read returns the value after all the operations linearized before
-// it.
+// it. An Add in doubt leaves the counter at either value, so the model
+// keeps the range of values the counter may hold (exact when every delta
+// in doubt is 1, a superset otherwise): a deterministic state, so that a
+// history with operations in doubt stays cheap to check.
 var CounterModel = porcupine.Model{
-	Init: func() any { return int64(0) },
+	Init: func() any { return counterRange{} },
 	Step: func(state, input, output any) (bool, any) {
-		s, in, out := state.(int64), input.(CounterInput), output.(CounterOutput)
-		switch in.Op {
-		case Add:
-			return out.Unknown || out.Value == s+in.Delta, s + in.Delta
-		case Get:
-			return out.Unknown || out.Value == s, s
-		case Set:
-			return true, in.Value
+		s, in, out := state.(counterRange), input.(CounterInput), output.(CounterOutput)
+		within := func(v int64) bool { return s.lo <= v && v <= s.hi }
+		switch {
+		case in.Op == Add && out.Unknown:
+			return true, counterRange{min(s.lo, s.lo+in.Delta), max(s.hi, s.hi+in.Delta)}
+		case in.Op == Add:
+			return within(out.Value - in.Delta), counterRange{out.Value, out.Value}
+		case in.Op == Get && out.Unknown:
+			return true, s
+		case in.Op == Get:
+			return within(out.Value), counterRange{out.Value, out.Value}
+		case in.Op == Set:
+			return true, counterRange{in.Value, in.Value}
 		}
 		return false, s
+	},
+	DescribeState: func(state any) string {
+		s := state.(counterRange)
+		if s.lo == s.hi {
+			return strconv.FormatInt(s.lo, 10)
+		}
+		return fmt.Sprintf("%d..%d", s.lo, s.hi)
 	},
 	DescribeOperation: func(input, output any) string {
 		in, out := input.(CounterInput), output.(CounterOutput)

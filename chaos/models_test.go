@@ -89,6 +89,24 @@ func TestModelsRejectBrokenHistories(t *testing.T) {
 			op(1, CounterInput{Op: Get}, CounterOutput{Value: 0}, 2, 3),
 			op(1, CounterInput{Op: Add, Delta: 5}, CounterOutput{Value: 6}, 4, 5),
 		}, true},
+		{"an increment in doubt, applied before it returned", CounterModel, []porcupine.Operation{
+			op(0, CounterInput{Op: Add, Delta: 1}, CounterOutput{Unknown: true}, 0, 1),
+			op(1, CounterInput{Op: Add, Delta: 1}, CounterOutput{Value: 2}, 2, 3),
+		}, true},
+		{"an increment in doubt, not applied", CounterModel, []porcupine.Operation{
+			op(0, CounterInput{Op: Add, Delta: 1}, CounterOutput{Unknown: true}, 0, 1),
+			op(1, CounterInput{Op: Add, Delta: 1}, CounterOutput{Value: 1}, 2, 3),
+		}, true},
+		{"an increment in doubt, applied after it returned", CounterModel, []porcupine.Operation{
+			op(0, CounterInput{Op: Add, Delta: 1}, CounterOutput{Unknown: true}, 0, 1),
+			op(1, CounterInput{Op: Get}, CounterOutput{Value: 0}, 2, 3),
+			op(1, CounterInput{Op: Get}, CounterOutput{Value: 1}, 4, 5),
+		}, false},
+		{"two increments in doubt, one doubled", CounterModel, []porcupine.Operation{
+			op(0, CounterInput{Op: Add, Delta: 1}, CounterOutput{Unknown: true}, 0, 1),
+			op(1, CounterInput{Op: Add, Delta: 1}, CounterOutput{Unknown: true}, 0, 1),
+			op(2, CounterInput{Op: Get}, CounterOutput{Value: 3}, 2, 3),
+		}, false},
 	} {
 		got := porcupine.CheckOperationsTimeout(tc.model, tc.history, 10*time.Second)
 		want := porcupine.Illegal
