@@ -12,10 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkit-dev/zkit/barrier"
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/configwatch"
+	"github.com/zkit-dev/zkit/counter"
 	"github.com/zkit-dev/zkit/election"
 	"github.com/zkit-dev/zkit/lock"
+	"github.com/zkit-dev/zkit/membership"
 	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/rendezvous"
 	"github.com/zkit-dev/zkit/rwlock"
 	"github.com/zkit-dev/zkit/zktest"
 )
@@ -36,7 +41,7 @@ func badInput(t *testing.T, e *env) Summary {
 	sub := w.c.Subscribe()
 	defer sub.Close()
 	suspended := countStates(sub, client.StateSuspended)
-	sum := Summary{Recipes: []string{"client", "lock", "rwlock", "election"}}
+	sum := Summary{Recipes: []string{"client", "lock", "rwlock", "election", "counter", "membership", "barrier", "rendezvous", "configwatch"}}
 	bad := func(name string, err error, want ...error) {
 		t.Helper()
 		sum.Ops++
@@ -78,7 +83,21 @@ func badInput(t *testing.T, e *env) Summary {
 		refused("rwlock at "+strconv.Quote(p), func() error { _, err := rwlock.New(w.c, p).RLock(ctx); return err })
 		refused("campaign at "+strconv.Quote(p), func() error { _, err := election.New(w.c, p, "id").Campaign(ctx); return err })
 		refused("leader at "+strconv.Quote(p), func() error { _, err := election.New(w.c, p, "").Leader(ctx); return err })
+		refused("counter at "+strconv.Quote(p), func() error { _, err := counter.New(w.c, p).Add(ctx, 1); return err })
+		refused("member at "+strconv.Quote(p), func() error { _, err := membership.Join(ctx, w.c, p, "id", nil); return err })
+		refused("barrier at "+strconv.Quote(p), func() error { return barrier.NewDouble(w.c, p, 2).Enter(ctx) })
+		refused("rendezvous at "+strconv.Quote(p), func() error { return rendezvous.Publish(ctx, w.c, p, nil) })
+		refused("config at "+strconv.Quote(p), func() error { _, err := configwatch.Get(ctx, w.c, p, configwatch.Raw); return err })
 	}
+	for _, n := range []int{0, -1} {
+		refused(fmt.Sprintf("barrier of %d members", n), func() error { return barrier.NewDouble(w.c, base+"/barrier", n).Enter(ctx) })
+	}
+	for _, id := range []string{"", "a/b", ".", ".."} {
+		refused("member id "+strconv.Quote(id), func() error { _, err := membership.Join(ctx, w.c, base+"/members", id, nil); return err })
+	}
+	refused("int counter set out of range", func() error {
+		return counter.New(w.c, base+"/counter", counter.WithEncoding(counter.Int)).Set(ctx, 1<<40)
+	})
 	for _, data := range [][]byte{big, huge} {
 		refused(fmt.Sprintf("lock data of %d bytes", len(data)), func() error {
 			_, err := lock.New(w.c, dir, lock.WithData(data)).Lock(ctx)
@@ -128,6 +147,19 @@ func badInput(t *testing.T, e *env) Summary {
 	}
 	if names := children(t, admin, dir); len(names) != 0 {
 		t.Errorf("lock nodes left behind: %v", names)
+		sum.Violations++
+	}
+
+	// Undecodable counter data: a typed error naming the length found, and
+	// the node untouched.
+	junk := []byte("not a long")
+	if _, err := admin.Create(ctx, base+"/counter", junk, client.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	timed("add to a counter holding 10 bytes", func() error { _, err := counter.New(w.c, base+"/counter").Add(ctx, 1); return err },
+		counter.ErrBadData)
+	if data, st, err := admin.Get(ctx, base+"/counter"); err != nil || string(data) != string(junk) || st.Version != 0 {
+		t.Errorf("the undecodable counter was touched: %q version %v (%v)", data, st, err)
 		sum.Violations++
 	}
 

@@ -1,8 +1,14 @@
 package chaos
 
 import (
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkit-dev/zkit/client"
 
 	"github.com/zkit-dev/zkit/zktest"
 )
@@ -45,6 +51,11 @@ func underLoad(t *testing.T, e *env, timeout time.Duration, keepSessions bool, f
 		newMembersLoad(t, admin, e.workers(t, 3, timeout), prog))
 	stop := runWorkloads(testContext(t, 10*time.Minute), ws)
 	defer stop()
+	t.Cleanup(func() {
+		if t.Failed() {
+			dumpLoads(t, admin, ws)
+		}
+	})
 	sum := Summary{}
 	waitProgress(t, prog, 0)
 	faults(prog, &sum)
@@ -75,5 +86,37 @@ func waitProgress(t *testing.T, prog *Progress, at int64) {
 			t.Fatalf("no progress of %v within %v", missing, zktest.Scale(60*time.Second))
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// dumpLoads logs, for a failed scenario, the queue of every lock workload
+// (each node with the session that owns it) and the workers' sessions,
+// and writes every goroutine's stack to a file it names.
+func dumpLoads(t *testing.T, admin *client.Client, ws []workload) {
+	if f, err := os.CreateTemp("", "chaos-goroutines-*.txt"); err == nil {
+		pprof.Lookup("goroutine").WriteTo(f, 1)
+		f.Close()
+		t.Logf("goroutines at the failure: %s", f.Name())
+	}
+	ctx := testContext(t, 20*time.Second)
+	for _, w := range ws {
+		var sessions []string
+		for _, wk := range w.Workers() {
+			s := wk.c.Session()
+			sessions = append(sessions, fmt.Sprintf("worker %d: session %#x alive=%v lost=%d", wk.id, s.ID(), s.Alive(), wk.lost.Load()))
+		}
+		t.Logf("%s: %s", w.Name(), strings.Join(sessions, "; "))
+		l, ok := w.(*lockLoad)
+		if !ok {
+			continue
+		}
+		for _, name := range children(t, admin, l.dir) {
+			_, st, err := admin.Exists(ctx, l.dir+"/"+name)
+			if err != nil || st == nil {
+				t.Logf("%s: %s: %v", l.name, name, err)
+				continue
+			}
+			t.Logf("%s: %s owner %#x czxid %d", l.name, name, st.EphemeralOwner, st.Czxid)
+		}
 	}
 }

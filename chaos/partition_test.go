@@ -8,16 +8,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkit-dev/zkit/barrier"
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// Scenario 3: a client that holds the lock and the write lock, and leads
-// an election, is partitioned from the whole ensemble for longer than its
-// session timeout. It must step down (its leases and its term end) before
-// anyone else acquires or leads, and once the partition heals its late
-// writes must be refused: by ZooKeeper (the guard of its lease or term
-// fails) and by the fence (a higher token has written).
+// Scenario 3: a client that holds the lock and the write lock, leads an
+// election and sits in a double barrier is partitioned from the whole
+// ensemble for longer than its session timeout. It must step down (its
+// leases and its term end) before anyone else acquires or leads, and once
+// the partition heals its late writes must be refused: by ZooKeeper (the
+// guard of its lease or term fails) and by the fence (a higher token has
+// written). The other member of the barrier, leaving, must not wait for it
+// forever: it is told a member was lost; and the victim's own Leave says
+// that its session was.
 func longPartition(t *testing.T, e *env) Summary {
 	const victimTimeout = 3 * time.Second
 	admin := e.admin(t)
@@ -56,10 +61,13 @@ func longPartition(t *testing.T, e *env) Summary {
 			}()
 			waitFor(t, 20*time.Second, "the contender queues", func() bool { return len(children(t, admin, l.dir)) == 2 })
 		}
+		vb, cb := enterBarrier(t, ctx, v, c, fmt.Sprintf("%s/barrier-%d", zktest.UniquePath(t), round))
 
 		start := time.Now()
 		v.r.Blackhole()
 		sum.Faults++
+		left := make(chan error, 1)
+		go func() { left <- cb.Leave(ctx) }()
 		var next []*held
 		for _, l := range loads {
 			var hd *held
@@ -85,6 +93,16 @@ func longPartition(t *testing.T, e *env) Summary {
 				sum.Violations++
 			}
 			next = append(next, hd)
+		}
+		select {
+		case err := <-left:
+			if !errors.Is(err, barrier.ErrMemberLost) {
+				t.Errorf("barrier: the other member's Leave: %v, want ErrMemberLost", err)
+				sum.Violations++
+			}
+		case <-time.After(zktest.Scale(30 * time.Second)):
+			t.Errorf("barrier: the other member still waits in Leave after the victim's session expired")
+			sum.Violations++
 		}
 
 		// Stay partitioned for twice the session timeout, then heal.
@@ -119,6 +137,10 @@ func longPartition(t *testing.T, e *env) Summary {
 			}
 			vh.release()
 		}
+		if err := vb.Leave(ctx); !errors.Is(err, recipes.ErrLost) {
+			t.Errorf("barrier: the victim's Leave after its session expired: %v, want ErrLost", err)
+			sum.Violations++
+		}
 		if v.c.Session() == v.first || v.first.Alive() {
 			t.Errorf("the victim kept its session through a partition longer than its timeout")
 		}
@@ -142,9 +164,25 @@ func longPartition(t *testing.T, e *env) Summary {
 		sum.Ops += l.h.Len()
 		sum.Violations += checkHistory(t, l.name, l.h, l.model)
 	}
-	sum.Held = fmt.Sprintf("victim stepped down at least %v before the next holder acquired or led; %d late writes refused (fence and guard)",
+	sum.Recipes = append(sum.Recipes, "barrier")
+	sum.Held = fmt.Sprintf("victim stepped down at least %v before the next holder acquired or led; %d late writes refused (fence and guard); the other barrier member was told a member was lost, the victim that its session was",
 		lead.Round(time.Millisecond), lateRefused)
 	return sum
+}
+
+// enterBarrier has a and b enter a double barrier of two at path.
+func enterBarrier(t *testing.T, ctx context.Context, a, b *worker, path string) (*barrier.Double, *barrier.Double) {
+	t.Helper()
+	da, db := barrier.NewDouble(a.c, path, 2), barrier.NewDouble(b.c, path, 2)
+	entered := make(chan error, 1)
+	go func() { entered <- da.Enter(ctx) }()
+	if err := db.Enter(ctx); err != nil {
+		t.Fatalf("barrier: enter: %v", err)
+	}
+	if err := <-entered; err != nil {
+		t.Fatalf("barrier: enter: %v", err)
+	}
+	return da, db
 }
 
 // lateGuardedWrite sends a write guarded by hd's node straight to the
