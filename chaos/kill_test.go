@@ -48,7 +48,8 @@ func underLoad(t *testing.T, e *env, timeout time.Duration, keepSessions bool, f
 	ws := lockLoads(t, e, admin, prog, 4, timeout)
 	ws = append(ws,
 		newCounterLoad(t, admin, e.workers(t, 3, timeout), prog),
-		newMembersLoad(t, admin, e.workers(t, 3, timeout), prog))
+		newMembersLoad(t, admin, e.workers(t, 3, timeout), prog),
+		newBarrierLoad(t, admin, e.workers(t, 4, timeout), prog))
 	stop := runWorkloads(testContext(t, 10*time.Minute), ws)
 	defer stop()
 	t.Cleanup(func() {

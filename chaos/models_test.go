@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -147,5 +148,22 @@ func TestFenceRefusesStaleTokens(t *testing.T) {
 	}
 	if f.Refused() != 2 || f.Accepted() != 5 || f.Token(5) != (TokenCount{Accepted: 2, Refused: 1}) {
 		t.Fatalf("refused %d accepted %d token 5 %+v", f.Refused(), f.Accepted(), f.Token(5))
+	}
+}
+
+// The barrier's threshold check sees an Enter that returned while fewer
+// than count members were present, and accepts one that did not.
+func TestEarlyEntries(t *testing.T) {
+	present := map[int][]interval{
+		0: {{0, 10}},
+		1: {{2, 10}},
+		2: {{5, math.MaxInt64}}, // failed, still counted
+		3: {{20, 30}},
+	}
+	if got := earlyEntries([]entry{{member: 2, from: 5, to: 8}}, present, 3); len(got) != 0 {
+		t.Errorf("three present: %v", got)
+	}
+	if got := earlyEntries([]entry{{member: 0, from: 0, to: 3}}, present, 3); len(got) != 1 {
+		t.Errorf("two present, want one early entry: %v", got)
 	}
 }
