@@ -51,12 +51,12 @@ func underLoad(t *testing.T, e *env, timeout time.Duration, keepSessions bool, f
 		newMembersLoad(t, admin, e.workers(t, 3, timeout), prog),
 		newBarrierLoad(t, admin, e.workers(t, 4, timeout), prog))
 	stop := runWorkloads(testContext(t, 10*time.Minute), ws)
-	defer stop()
-	t.Cleanup(func() {
-		if t.Failed() {
+	defer func() {
+		if t.Failed() { // while the workloads still run: where are they stuck?
 			dumpLoads(t, admin, ws)
 		}
-	})
+		stop()
+	}()
 	sum := Summary{}
 	waitProgress(t, prog, 0)
 	faults(prog, &sum)
@@ -98,6 +98,11 @@ func dumpLoads(t *testing.T, admin *client.Client, ws []workload) {
 		pprof.Lookup("goroutine").WriteTo(f, 1)
 		f.Close()
 		t.Logf("goroutines at the failure: %s", f.Name())
+	}
+	for _, line := range recipeLog.Lines() {
+		if !strings.Contains(line, "lease lost") {
+			t.Logf("recipe log: %s", line)
+		}
 	}
 	ctx := testContext(t, 20*time.Second)
 	for _, w := range ws {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -169,19 +170,54 @@ func (l *lockLoad) Run(ctx context.Context) {
 func (l *lockLoad) recipe(ctx context.Context, w *worker, shared bool) (lease, error) {
 	switch {
 	case strings.HasPrefix(l.name, "election"):
-		term, err := election.New(w.c, l.dir, fmt.Sprintf("worker-%d", w.id)).Campaign(ctx)
+		term, err := election.New(w.c, l.dir, fmt.Sprintf("worker-%d", w.id), election.WithLogger(recipeLog.logger)).Campaign(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return termLease{term}, nil
 	case strings.HasPrefix(l.name, "rwlock"):
-		rw := rwlock.New(w.c, l.dir)
+		rw := rwlock.New(w.c, l.dir, rwlock.WithLogger(recipeLog.logger))
 		if shared {
 			return asLease(rw.RLock(ctx))
 		}
 		return asLease(rw.Lock(ctx))
 	}
-	return asLease(lock.New(w.c, l.dir).Lock(ctx))
+	return asLease(lock.New(w.c, l.dir, lock.WithLogger(recipeLog.logger)).Lock(ctx))
+}
+
+// recipeLog keeps the last warnings the lock workloads' recipes logged
+// (a lease lost, a node that could not be deleted), for dumpLoads.
+var recipeLog = newLogTail(200)
+
+// logTail is a slog logger at Warn level that keeps its last lines.
+type logTail struct {
+	logger *slog.Logger
+	mu     sync.Mutex
+	lines  []string
+	max    int
+}
+
+func newLogTail(max int) *logTail {
+	l := &logTail{max: max}
+	l.logger = slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return l
+}
+
+func (l *logTail) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, strings.TrimSpace(string(p)))
+	if len(l.lines) > l.max {
+		l.lines = l.lines[len(l.lines)-l.max:]
+	}
+	return len(p), nil
+}
+
+// Lines returns the lines kept, oldest first.
+func (l *logTail) Lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.lines...)
 }
 
 // asLease returns a recipe's lease as a lease (nil on error, not a typed
