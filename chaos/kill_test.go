@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ func underLoad(t *testing.T, e *env, timeout time.Duration, keepSessions bool, f
 	stop := runWorkloads(testContext(t, 10*time.Minute), ws)
 	defer func() {
 		if t.Failed() { // while the workloads still run: where are they stuck?
-			dumpLoads(t, admin, ws)
+			dumpLoads(t, e, admin, ws)
 		}
 		stop()
 	}()
@@ -93,7 +94,7 @@ func waitProgress(t *testing.T, prog *Progress, at int64) {
 // dumpLoads logs, for a failed scenario, the queue of every lock workload
 // (each node with the session that owns it) and the workers' sessions,
 // and writes every goroutine's stack to a file it names.
-func dumpLoads(t *testing.T, admin *client.Client, ws []workload) {
+func dumpLoads(t *testing.T, e *env, admin *client.Client, ws []workload) {
 	if f, err := os.CreateTemp("", "chaos-goroutines-*.txt"); err == nil {
 		pprof.Lookup("goroutine").WriteTo(f, 1)
 		f.Close()
@@ -123,6 +124,22 @@ func dumpLoads(t *testing.T, admin *client.Client, ws []workload) {
 				continue
 			}
 			t.Logf("%s: %s owner %#x czxid %d", l.name, name, st.EphemeralOwner, st.Czxid)
+		}
+		// Each server's own view: do they agree?
+		for _, srv := range e.z.Servers() {
+			c, err := client.Connect(ctx, []string{srv})
+			if err != nil {
+				t.Logf("%s: server %s: %v", l.name, srv, err)
+				continue
+			}
+			names, st, err := c.Children(ctx, l.dir)
+			slices.Sort(names)
+			if st != nil {
+				t.Logf("%s: server %s: cversion %d pzxid %d, %d children %v (%v)", l.name, srv, st.Cversion, st.Pzxid, len(names), names, err)
+			} else {
+				t.Logf("%s: server %s: %v", l.name, srv, err)
+			}
+			c.Close()
 		}
 	}
 }
