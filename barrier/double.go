@@ -31,7 +31,7 @@ type Double struct {
 	sess   *client.Session // the session that owns the member node
 	name   string          // the member node's name
 	roster *roster         // the ready node's data, when this member created it
-	first  bool            // lowest of the members it counted on entry: likely the last to leave
+	first  bool            // lowest of the round it counted on entry, or not sure: Leave checks before leaving
 }
 
 // NewDouble returns a member of the double barrier at path for count
@@ -224,7 +224,11 @@ func (d *Double) await(ctx context.Context, opened <-chan client.WatchEvent) err
 		if !slices.Contains(members, d.name) {
 			return d.gone()
 		}
-		d.first = members[0] == d.name
+		// Only a listing of the whole round says who is lowest: a lower
+		// member seen before the threshold may still vanish before it (its
+		// session lost), leaving this one the round's lowest. Unsure, it
+		// takes Leave's path for the lowest, which checks.
+		d.first = members[0] == d.name || len(members) < d.count
 		if len(members) < d.count {
 			d.cfg.log.Debug("zkit: barrier: waiting for members", "path", d.dir, "members", len(members), "count", d.count)
 			return d.wait(ctx, opened)

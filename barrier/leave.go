@@ -60,9 +60,9 @@ func (l *leaving) run(ctx context.Context) error {
 		watch  = d.first
 	)
 	if !d.first {
-		// A lower member was inside when this one entered, so this one is
-		// not the last out (the lowest member of a round never sees a
-		// lower one): it deletes its node at once, and lists meanwhile.
+		// This one counted the whole round and a lower member was in it,
+		// so it is not the last out: it deletes its node at once, and
+		// lists meanwhile.
 		departed := make(chan error, 1)
 		go func() { departed <- l.depart(ctx) }()
 		ls, err := d.list(ctx, false)
