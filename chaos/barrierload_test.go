@@ -34,8 +34,7 @@ type barrierLoad struct {
 	path    string
 	admin   *client.Client
 	workers []*worker
-	prog    *Progress
-	h       *History // for its clock
+	prog    *Progress // also the clock of the intervals
 
 	mu       sync.Mutex
 	present  map[int][]interval // per member: from Enter called to Leave returned
@@ -55,7 +54,7 @@ type entry struct {
 func newBarrierLoad(t *testing.T, admin *client.Client, workers []*worker, prog *Progress) *barrierLoad {
 	t.Helper()
 	return &barrierLoad{path: loadPath(t, admin, "barrier", prog) + "/b", admin: admin, workers: workers, prog: prog,
-		h: NewHistory(), present: map[int][]interval{}}
+		present: map[int][]interval{}}
 }
 
 func (l *barrierLoad) Name() string { return "barrier" }
@@ -74,17 +73,17 @@ func (l *barrierLoad) member(ctx context.Context, w *worker) {
 	var b recipes.Backoff
 	for ctx.Err() == nil {
 		d := barrier.NewDouble(w.c, l.path, len(l.workers))
-		from := l.h.Now()
+		from := l.prog.Now()
 		l.open(w.id, from)
 		err := d.Enter(ctx)
 		if err == nil {
-			l.entered(w.id, from, l.h.Now())
+			l.entered(w.id, from, l.prog.Now())
 			time.Sleep(time.Millisecond)
 			err = d.Leave(ctx)
 		}
 		switch {
 		case err == nil:
-			l.close(w.id, l.h.Now())
+			l.close(w.id, l.prog.Now())
 			l.rounds.Add(1)
 			l.prog.Done("barrier")
 			b.Reset()

@@ -7,12 +7,10 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
-
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -53,8 +51,7 @@ func underLoad(t *testing.T, e *env, timeout time.Duration, keepSessions bool, f
 		newCounterLoad(t, admin, e.workers(t, 3, timeout), prog),
 		newMembersLoad(t, admin, e.workers(t, 3, timeout), prog),
 		newBarrierLoad(t, admin, e.workers(t, 4, timeout), prog))
-	stallChecks.Store(prog, func() string { return divergence(t, e, ws) })
-	defer stallChecks.Delete(prog)
+	prog.stalled = func() string { return divergence(t, e, ws) }
 	stop := runWorkloads(testContext(t, 10*time.Minute), ws)
 	defer func() {
 		if t.Failed() { // while the workloads still run: where are they stuck?
@@ -94,8 +91,8 @@ func waitProgress(t *testing.T, prog *Progress, at int64) {
 			return
 		}
 		if time.Now().After(deadline) {
-			if check, ok := stallChecks.Load(prog); ok {
-				if d := check.(func() string)(); d != "" {
+			if prog.stalled != nil {
+				if d := prog.stalled(); d != "" {
 					// Not zkit's to judge: a recipe on a server whose copy of
 					// the tree lost committed changes waits for nodes that are
 					// gone everywhere else (see docs/reliability.md).
@@ -108,11 +105,6 @@ func waitProgress(t *testing.T, prog *Progress, at int64) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
-
-// stallChecks holds, per scenario's Progress, what waitProgress asks
-// before it fails a scenario that stopped making progress: a description of
-// a fault outside zkit, or "".
-var stallChecks sync.Map // *Progress -> func() string
 
 // divergence reports whether ZooKeeper's servers hold different children
 // for a lock workload's queue after each synced with the leader, twice, a
@@ -129,7 +121,7 @@ func divergence(t *testing.T, e *env, ws []workload) string {
 			}
 			var lists, counts []string
 			for _, srv := range e.z.Servers() {
-				names, err := syncedChildren(ctx, srv, l.dir)
+				names, _, err := syncedChildren(ctx, srv, l.dir)
 				if err != nil {
 					return nil
 				}
@@ -158,19 +150,19 @@ func divergence(t *testing.T, e *env, ws []workload) string {
 }
 
 // syncedChildren lists dir on server srv alone, after a sync with the
-// leader, sorted.
-func syncedChildren(ctx context.Context, srv, dir string) ([]string, error) {
+// leader, sorted, with the directory's Stat.
+func syncedChildren(ctx context.Context, srv, dir string) ([]string, *client.Stat, error) {
 	c, err := client.Connect(ctx, []string{srv})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer c.Close()
 	if err := c.Sync(ctx, dir); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	names, _, err := c.Children(ctx, dir)
+	names, st, err := c.Children(ctx, dir)
 	slices.Sort(names)
-	return names, err
+	return names, st, err
 }
 
 // dumpLoads logs, for a failed scenario, the queue of every lock workload
@@ -200,7 +192,7 @@ func dumpLoads(t *testing.T, e *env, admin *client.Client, ws []workload) {
 			continue
 		}
 		for _, name := range children(t, admin, l.dir) {
-			_, st, err := admin.Exists(ctx, l.dir+"/"+name)
+			_, st, err := admin.Exists(ctx, client.JoinPath(l.dir, name))
 			if err != nil || st == nil {
 				t.Logf("%s: %s: %v", l.name, name, err)
 				continue
@@ -209,19 +201,12 @@ func dumpLoads(t *testing.T, e *env, admin *client.Client, ws []workload) {
 		}
 		// Each server's own view: do they agree?
 		for _, srv := range e.z.Servers() {
-			c, err := client.Connect(ctx, []string{srv})
+			names, st, err := syncedChildren(ctx, srv, l.dir)
 			if err != nil {
 				t.Logf("%s: server %s: %v", l.name, srv, err)
 				continue
 			}
-			names, st, err := c.Children(ctx, l.dir)
-			slices.Sort(names)
-			if st != nil {
-				t.Logf("%s: server %s: cversion %d pzxid %d, %d children %v (%v)", l.name, srv, st.Cversion, st.Pzxid, len(names), names, err)
-			} else {
-				t.Logf("%s: server %s: %v", l.name, srv, err)
-			}
-			c.Close()
+			t.Logf("%s: server %s: cversion %d pzxid %d, %d children %v", l.name, srv, st.Cversion, st.Pzxid, len(names), names)
 		}
 	}
 }

@@ -82,6 +82,10 @@ type Progress struct {
 	start time.Time
 	mu    sync.Mutex
 	at    map[string][]int64 // workload -> times of successful operations, ascending
+
+	// stalled, when set, explains a stall by a fault outside zkit ("" if
+	// none); the suite's waitProgress asks it before failing a scenario.
+	stalled func() string
 }
 
 // NewProgress starts measuring; its clock starts now.
