@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/recipes"
 )
 
 // Barrier is a simple barrier, in the layout of Curator's
@@ -29,33 +28,20 @@ func (b *Barrier) Path() string { return b.path }
 
 // Set raises the barrier: it creates the node (persistent, with any
 // missing ancestors). Setting a barrier that is already set does nothing.
-// A create whose reply was lost is sent again; "node exists" then means
-// it was applied.
+// Lost connections and replies are ridden out: creating the node twice
+// only answers "node exists".
 func (b *Barrier) Set(ctx context.Context) error {
 	if err := b.validate("barrier set"); err != nil {
 		return err
 	}
-	var pause recipes.Backoff
-	for parents := false; ; {
-		_, err := b.c.Create(ctx, b.path, nil, client.Persistent, b.cfg.createOptions()...)
-		switch {
-		case err == nil, errors.Is(err, client.ErrNodeExists):
-			return nil
-		case errors.Is(err, client.ErrNoNode) && !parents:
-			parents = true
-			parent, _ := client.SplitPath(b.path)
-			if err := b.c.EnsurePath(ctx, parent); err != nil && !client.IsRetryable(err) {
-				return b.wrap(err)
-			}
-			continue
-		case client.IsRetryable(err), client.IsOutcomeUnknown(err) && ctx.Err() == nil:
-		default:
-			return b.wrap(err)
-		}
-		if err := pause.Wait(ctx); err != nil {
-			return b.wrap(err)
+	err := b.c.CreateDir(ctx, b.path, client.Persistent, b.cfg.createOptions()...)
+	if errors.Is(err, client.ErrNoNode) {
+		parent, _ := client.SplitPath(b.path)
+		if err = b.c.EnsurePath(ctx, parent); err == nil {
+			err = b.c.CreateDir(ctx, b.path, client.Persistent, b.cfg.createOptions()...)
 		}
 	}
+	return b.wrap(err)
 }
 
 // Remove lowers the barrier: it deletes the node, and every Wait returns.
@@ -64,7 +50,7 @@ func (b *Barrier) Remove(ctx context.Context) error {
 	if err := b.validate("barrier remove"); err != nil {
 		return err
 	}
-	var pause recipes.Backoff
+	var pause client.Backoff
 	for {
 		err := b.c.Delete(ctx, b.path, -1)
 		switch {
@@ -89,7 +75,7 @@ func (b *Barrier) Wait(ctx context.Context) error {
 	if err := b.validate("barrier wait"); err != nil {
 		return err
 	}
-	var pause recipes.Backoff
+	var pause client.Backoff
 	for {
 		set, _, w, err := b.c.ExistsW(ctx, b.path)
 		switch {
@@ -127,5 +113,8 @@ func (b *Barrier) validate(op string) error {
 }
 
 func (b *Barrier) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
 	return fmt.Errorf("zkit: barrier %s: %w", b.path, err)
 }

@@ -78,10 +78,13 @@ func (d *Double) Enter(ctx context.Context) error {
 	if d.inside {
 		return fmt.Errorf("zkit: barrier %s: %w", d.dir, ErrEntered)
 	}
-	d.sess, d.name, d.roster, d.first = d.c.Session(), newMemberName(), nil, false
-	if d.sess == nil || !d.sess.Alive() {
-		return lost(d.dir, d.sess)
+	// Enter on a live session: right after a session loss, wait for the
+	// next one instead of failing.
+	sess, err := d.c.WaitConnected(ctx)
+	if err != nil {
+		return d.wrap(err)
 	}
+	d.sess, d.name, d.roster, d.first = sess, newMemberName(), nil, false
 	opened, err := d.arrive(ctx)
 	if err != nil {
 		return err
@@ -166,7 +169,7 @@ func (d *Double) clearStale(ctx context.Context, version int32) error {
 // makes it) when it is missing. The name is unique: a create whose reply
 // was lost is sent again, and "node exists" then means it was applied.
 func (d *Double) join(ctx context.Context) error {
-	var b recipes.Backoff
+	var b client.Backoff
 	maybeApplied := false
 	for dirs := 0; ; {
 		_, err := d.c.Create(ctx, d.node(), nil, client.Ephemeral, d.cfg.createOptions()...)
@@ -174,7 +177,7 @@ func (d *Double) join(ctx context.Context) error {
 		case err == nil, maybeApplied && errors.Is(err, client.ErrNodeExists):
 			if !d.sess.Alive() {
 				// Created under the client's next session: not ours to keep.
-				d.abandonUnder(d.c.Session())
+				d.abandonUnder(ctx, d.c.Session())
 				return lost(d.dir, d.sess)
 			}
 			return nil
@@ -258,7 +261,7 @@ func (d *Double) open(ctx context.Context, members []string, version int32) (boo
 	if len(data) > client.MaxData(d.ready) {
 		r, data = nil, nil // too many members to list: no loss accounting
 	}
-	var b recipes.Backoff
+	var b client.Backoff
 	for {
 		_, err := d.c.Multi(ctx, client.CheckOp(d.dir, version), client.CreateOp(d.ready, data, client.Persistent, d.cfg.acl...))
 		switch {
@@ -334,7 +337,7 @@ func (d *Double) wait(ctx context.Context, w <-chan client.WatchEvent) error {
 // connection is down and op was not applied), pausing between attempts,
 // while ctx and the member's session last.
 func (d *Double) retry(ctx context.Context, op func() error) error {
-	var b recipes.Backoff
+	var b client.Backoff
 	for {
 		err := op()
 		switch {
@@ -354,7 +357,7 @@ func (d *Double) retry(ctx context.Context, op func() error) error {
 // pause waits before the next attempt of a request that failed while the
 // connection was down (or whose reply was lost), while ctx and the
 // member's session last.
-func (d *Double) pause(ctx context.Context, b *recipes.Backoff) error {
+func (d *Double) pause(ctx context.Context, b *client.Backoff) error {
 	if !d.sess.Alive() {
 		return lost(d.dir, d.sess)
 	}
@@ -376,17 +379,14 @@ func (d *Double) gone() error {
 // abandon deletes the member node after a failure: now if ctx allows,
 // otherwise in the background while the client lives.
 func (d *Double) abandon(ctx context.Context) {
-	if ctx.Err() == nil && recipes.RemoveNode(ctx, d.c, d.sess, d.node(), false) == nil {
-		return
-	}
-	recipes.DeleteInBackground(d.c, d.sess, d.node(), d.cfg.log)
+	recipes.Remove(ctx, d.c, d.sess, d.node(), recipes.Removal{Logger: d.cfg.log})
 }
 
-// abandonUnder deletes the member node in the background under sess, a
-// session newer than the member's.
-func (d *Double) abandonUnder(sess *client.Session) {
+// abandonUnder deletes the member node under sess, a session newer than
+// the member's, like abandon.
+func (d *Double) abandonUnder(ctx context.Context, sess *client.Session) {
 	if sess != nil && sess.Alive() {
-		recipes.DeleteInBackground(d.c, sess, d.node(), d.cfg.log)
+		recipes.Remove(ctx, d.c, sess, d.node(), recipes.Removal{Logger: d.cfg.log})
 	}
 }
 

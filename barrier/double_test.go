@@ -487,3 +487,24 @@ func leaveAll(t *testing.T, ctx context.Context, ms []member) {
 		}
 	}
 }
+
+// Enter called the moment the client has lost its session, while it opens
+// the next one, waits for that session instead of failing with "session
+// lost" (it held nothing yet); so do Set and Wait of the simple barrier.
+func TestEnterAfterSessionLoss(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		path := barrierPath(t, c)
+		old := c.Session()
+		b.ExpireSession(t, old)
+		recipetest.Within(t, old.Done(), "the session loss")
+		d := barrier.NewDouble(c, path, 1)
+		if err := d.Enter(ctx); err != nil {
+			t.Fatalf("Enter right after a session loss: %v, want it to wait for the next session", err)
+		}
+		if err := d.Leave(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/recipes"
 )
 
 // Leave leaves the barrier and returns once every member of the round has
@@ -150,7 +149,7 @@ func (l *leaving) ofRound(members []string) []string {
 // is applied twice.
 func (l *leaving) depart(ctx context.Context) error {
 	d := l.d
-	var b recipes.Backoff
+	var b client.Backoff
 	for {
 		res, err := d.c.Multi(ctx, client.SetOp(d.dir, nil, -1), client.DeleteOp(d.node(), -1))
 		switch {
@@ -322,7 +321,7 @@ func (l *leaving) release(ctx context.Context, st *client.Stat) error {
 	}
 	hasReady := l.hasReady
 	record, _ := json.Marshal(outcome{Last: d.name, Lost: missing})
-	var b recipes.Backoff
+	var b client.Backoff
 	for {
 		var ops []client.Op
 		if missing == 0 {

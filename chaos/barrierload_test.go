@@ -13,7 +13,6 @@ import (
 
 	"github.com/zkit-dev/zkit/barrier"
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -70,7 +69,7 @@ func (l *barrierLoad) Run(ctx context.Context) {
 }
 
 func (l *barrierLoad) member(ctx context.Context, w *worker) {
-	var b recipes.Backoff
+	var b client.Backoff
 	for ctx.Err() == nil {
 		d := barrier.NewDouble(w.c, l.path, len(l.workers))
 		from := l.prog.Now()

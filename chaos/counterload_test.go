@@ -11,7 +11,6 @@ import (
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/counter"
-	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -80,7 +79,7 @@ func (l *counterLoad) Run(ctx context.Context) {
 }
 
 func (l *counterLoad) work(ctx context.Context, k *counter.Counter, id int) {
-	var b recipes.Backoff
+	var b client.Backoff
 	for i := 0; ctx.Err() == nil; i++ {
 		var err error
 		if i%8 == 7 {

@@ -230,7 +230,7 @@ func asLease(l *recipes.Lease, err error) (lease, error) {
 }
 
 func (l *lockLoad) work(ctx context.Context, w *worker, shared bool) {
-	var b recipes.Backoff
+	var b client.Backoff
 	for ctx.Err() == nil {
 		hd, err := l.take(ctx, w, shared)
 		if err != nil {

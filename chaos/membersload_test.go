@@ -11,7 +11,6 @@ import (
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/membership"
-	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -65,7 +64,7 @@ func (l *membersLoad) Run(ctx context.Context) {
 // runs on a context of its own, so that stopping the load never cuts one
 // short; a Leave that fails goes on deleting the node in the background.
 func (l *membersLoad) churn(ctx context.Context, w *worker) {
-	var b recipes.Backoff
+	var b client.Backoff
 	for i := 0; ctx.Err() == nil; i++ {
 		id := fmt.Sprintf("worker-%d-%d", w.id, i%3)
 		m, err := membership.Join(ctx, w.c, l.path, id, []byte(id))

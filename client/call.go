@@ -14,12 +14,21 @@ import (
 // request is a hazard).
 var errNotConnected = fmt.Errorf("not connected: %w", zk.ErrNoServer)
 
+// notSent wraps the context's error when the context ended before the
+// request was handed to the wire client: nothing was sent, so even a write
+// has a known outcome (not applied).
+type notSent struct{ err error }
+
+func (e notSent) Error() string { return e.err.Error() }
+func (e notSent) Unwrap() error { return e.err }
+
 // settleGrace bounds the wait, after a connection was lost and the wire
 // client settled its calls, for a call's answer to reach its caller.
 const settleGrace = 100 * time.Millisecond
 
 // do runs a blocking wire-client call on the current connection. It
-// returns early with ctx's error when ctx ends first. When that connection
+// returns early with ctx's error when ctx ends first (wrapped in notSent
+// when the call was not handed to the wire client yet). When that connection
 // is lost, it waits until the wire client has settled the calls sent on it
 // (a reply that arrived wins), then returns zk.ErrConnectionClosed for a
 // call that never left the send queue. In both cases the call itself runs
@@ -28,18 +37,11 @@ const settleGrace = 100 * time.Millisecond
 func do[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
-		return zero, err
+		return zero, notSent{err}
 	}
 	link := c.link.Load()
 	if link == nil {
 		return zero, errNotConnected
-	}
-	select {
-	case <-link.usable:
-	case <-link.lost:
-		return zero, errNotConnected
-	case <-ctx.Done():
-		return zero, ctx.Err()
 	}
 	type result struct {
 		v   T

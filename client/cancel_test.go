@@ -37,8 +37,11 @@ func TestCancelWhileBlackholed(t *testing.T) {
 		for name, call := range calls {
 			ctx, cancel := context.WithCancel(context.Background())
 			errc := make(chan error, 1)
+			sent := proxy.Requests()
 			go func() { errc <- call(ctx) }()
-			time.Sleep(20 * time.Millisecond) // let the call reach the wire client
+			// Cancel once the call's request is on the wire (the proxy
+			// counts it, and holds it back).
+			eventually(t, 5*time.Second, name+" sent", func() bool { return proxy.Requests() > sent })
 			cancel()
 			start := time.Now()
 			select {

@@ -27,8 +27,7 @@ type Client struct {
 	handshake atomic.Pointer[handshake] // from the latest connect response
 	link      atomic.Pointer[link]      // the current connection's gate (link.go); nil while there is none
 	dropped   atomic.Pointer[link]      // a lost connection's, until the wire client has settled its calls
-	resetting atomic.Pointer[link]      // a gate waiting for the wire client to re-set its watches
-	watches   atomic.Int64              // watches the wire client holds
+	watches   watchRegistry             // watches the wire client may hold (watch.go)
 	pending   atomic.Int64              // wire calls not yet answered
 	abandoned atomic.Int64              // the id of the last session declared lost: never resumed
 
@@ -38,6 +37,7 @@ type Client struct {
 	suspended   bool
 	suspendedAt time.Time
 	lossTimer   *time.Timer
+	changed     chan struct{} // closed and replaced at every change of the connection or the session
 	closed      bool
 	ready       chan struct{} // closed when the first session is established
 	lastErr     error         // why the last connection attempt failed
@@ -46,6 +46,7 @@ type Client struct {
 	life       context.Context // ends when the client is closed
 	endLife    context.CancelFunc
 	background sync.WaitGroup // cleanup goroutines
+	local      sync.Map       // see Local
 }
 
 // Connect connects to servers ("host:port" each) and returns once a session
@@ -60,7 +61,8 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 			return nil, &InputError{Op: "connect", Reason: "empty server address"}
 		}
 	}
-	c := &Client{cfg: defaultConfig(), hub: newHub(), ready: make(chan struct{}), fatal: make(chan error, 1)}
+	c := &Client{cfg: defaultConfig(), hub: newHub(), ready: make(chan struct{}), fatal: make(chan error, 1),
+		changed: make(chan struct{})}
 	for _, o := range opts {
 		o(&c.cfg)
 	}
@@ -85,8 +87,8 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		zk.WithEventCallback(c.onEvent),
 		zk.WithLogger(slogPrintf{c.log}),
 		zk.WithLogInfo(c.log.Enabled(context.Background(), slog.LevelDebug)),
-		zk.WithMaxBufferSize(c.cfg.maxBuffer+64*1024),
-		zk.WithMaxConnBufferSize(c.cfg.maxBuffer+64*1024),
+		zk.WithMaxBufferSize(c.cfg.maxBuffer+wireSlack),
+		zk.WithMaxConnBufferSize(c.cfg.maxBuffer+wireSlack),
 	)
 	if err != nil {
 		return nil, err
@@ -137,9 +139,33 @@ func (c *Client) Suspended() (bool, time.Time) {
 	return true, c.suspendedAt
 }
 
+// Changed returns a channel that is closed at the next change of the
+// connection (suspended, reconnected) or the session (lost, replaced), or
+// when the client is closed. Take it before reading the state it guards
+// (Suspended, Session), so that no change between the two is missed.
+// Unlike a Subscription it costs nothing: any number of held things can
+// follow the client this way.
+func (c *Client) Changed() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed
+}
+
+// notifyLocked closes the channel Changed returned. Called with mu held.
+func (c *Client) notifyLocked() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
 // Subscribe returns a subscription to every state change and watch event
 // from now on.
 func (c *Client) Subscribe() *Subscription { return c.hub.subscribe() }
+
+// Local is storage that lives as long as the client. Recipes keep there
+// the state that every handle on one client shares: a counter's queue of
+// calls to combine, the nodes kept present. Key it, like a context value,
+// with a type of your own package so that keys never collide.
+func (c *Client) Local() *sync.Map { return &c.local }
 
 // Context ends when the client is closed.
 func (c *Client) Context() context.Context { return c.life }
@@ -167,6 +193,7 @@ func (c *Client) Close() {
 	if sess != nil {
 		sess.lose(ErrClosed)
 	}
+	c.notifyLocked()
 	c.mu.Unlock()
 	c.hub.publish(Event{State: StateClosed, Session: sess}, true)
 }
@@ -191,6 +218,9 @@ func (c *Client) Go(fn func(ctx context.Context)) {
 // goroutines. It must not block and must not call the wire client.
 func (c *Client) onEvent(ev zk.Event) {
 	if ev.Type != zk.EventSession {
+		if ev.State == stateDropped {
+			return // a watch dropped with its connection: set again, not fired
+		}
 		c.mu.Lock()
 		sess := c.sess
 		c.mu.Unlock()
@@ -208,7 +238,8 @@ func (c *Client) onEvent(ev zk.Event) {
 		if h == nil {
 			return
 		}
-		c.link.Store(c.newLink())
+		c.link.Store(&link{lost: make(chan struct{})})
+		defer c.notifyLocked()
 		if c.sess != nil && c.sess.Alive() && c.sess.id == h.sessionID {
 			if c.suspended {
 				c.suspended = false
@@ -238,6 +269,7 @@ func (c *Client) onEvent(ev zk.Event) {
 				close(old.lost)
 			}
 		}
+		defer c.notifyLocked()
 		if c.sess == nil || !c.sess.Alive() || c.suspended {
 			return
 		}
@@ -284,6 +316,7 @@ func (c *Client) loseLocked(cause error) {
 	c.abandoned.Store(c.sess.id)
 	c.log.Warn("zkit: session lost", "session", fmt.Sprintf("0x%x", c.sess.id), "cause", cause)
 	c.sess.lose(cause)
+	c.notifyLocked()
 	c.hub.publish(Event{State: StateLost, Session: c.sess}, false)
 }
 

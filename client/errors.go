@@ -121,31 +121,27 @@ func classify(op, path string, write bool, err error) error {
 	if err == nil {
 		return nil
 	}
+	unknown := false // a write that may have been applied
+	var ns notSent
 	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		if write {
-			return &OutcomeUnknownError{Op: op, Path: path, Err: err}
-		}
-		return err
-	case err == zk.ErrConnectionClosed:
-		if write {
-			return &OutcomeUnknownError{Op: op, Path: path, Err: err}
-		}
-		return fmt.Errorf("zkit: %s %q: %w", op, path, err)
+	case errors.As(err, &ns):
+		err = ns.err // nothing left the client: not applied
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), err == zk.ErrConnectionClosed:
+		unknown = write
 	case err == zk.ErrClosing:
-		return fmt.Errorf("zkit: %s %q: %w", op, path, ErrClosed)
+		err = ErrClosed
 	case isTransport(err):
 		// go-zookeeper hands a request the raw error of its failed write
 		// when the connection breaks under it: the connection closed.
-		closed := fmt.Errorf("%w (%v)", zk.ErrConnectionClosed, err)
-		if write {
-			return &OutcomeUnknownError{Op: op, Path: path, Err: closed}
-		}
-		return fmt.Errorf("zkit: %s %q: %w", op, path, closed)
+		err = fmt.Errorf("%w (%v)", zk.ErrConnectionClosed, err)
+		unknown = write
 	case err.Error() == errUnimplementedText:
-		return fmt.Errorf("zkit: %s %q: %w", op, path, ErrUnimplemented)
+		err = ErrUnimplemented
 	}
-	return err
+	if unknown {
+		return &OutcomeUnknownError{Op: op, Path: path, Err: err}
+	}
+	return fmt.Errorf("zkit: %s %q: %w", op, path, err)
 }
 
 // isTransport reports whether err comes from the network connection

@@ -72,9 +72,15 @@ type WatchEvent struct {
 
 // Subscription receives every event of a client, in order, none dropped: a
 // slow reader only makes its own queue grow. Close it when done.
+//
+// A subscription runs a goroutine from the first call to Events until its
+// channel is closed (after the client's StateClosed event has been read,
+// or Close). A subscription whose Events is never called has none; if the
+// client is closed first, Events then returns every queued event on a
+// channel that is already closed.
 type Subscription struct {
 	hub    *hub
-	out    chan Event
+	out    chan Event // made by the first call to Events
 	mu     sync.Mutex
 	queue  []Event
 	wake   chan struct{}
@@ -85,7 +91,34 @@ type Subscription struct {
 
 // Events returns the channel of events. It is closed after the StateClosed
 // event, or when the subscription is closed.
-func (s *Subscription) Events() <-chan Event { return s.out }
+func (s *Subscription) Events() <-chan Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.out != nil {
+		return s.out
+	}
+	select {
+	case <-s.done:
+		s.out = make(chan Event)
+		close(s.out)
+		return s.out
+	default:
+	}
+	if s.ending {
+		// The client is closed: nothing more will come, so hand over what
+		// is queued without a goroutine.
+		s.out = make(chan Event, len(s.queue))
+		for _, ev := range s.queue {
+			s.out <- ev
+		}
+		s.queue = nil
+		close(s.out)
+		return s.out
+	}
+	s.out = make(chan Event)
+	go s.run()
+	return s.out
+}
 
 // Close stops the subscription; queued events are discarded.
 func (s *Subscription) Close() {
@@ -147,7 +180,7 @@ type hub struct {
 func newHub() *hub { return &hub{subs: map[*Subscription]struct{}{}} }
 
 func (h *hub) subscribe() *Subscription {
-	s := &Subscription{hub: h, out: make(chan Event), wake: make(chan struct{}, 1), done: make(chan struct{})}
+	s := &Subscription{hub: h, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	h.mu.Lock()
 	if h.closed {
 		s.ending = true
@@ -155,7 +188,6 @@ func (h *hub) subscribe() *Subscription {
 		h.subs[s] = struct{}{}
 	}
 	h.mu.Unlock()
-	go s.run()
 	return s
 }
 

@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/binary"
+	"io"
 	"net"
 	"time"
 )
@@ -27,16 +28,20 @@ func (c *Client) dial(network, address string, timeout time.Duration) (net.Conn,
 	return &sniffConn{Conn: conn, c: c, addr: address}, nil
 }
 
-// sniffConn passes everything through, parses the first frame the server
-// sends (the connect response), and may rewrite the first frame the client
-// sends (the connect request; see Write).
+// sniffConn passes everything through, frame by frame. It parses the
+// first frame the server sends (the connect response), may rewrite the
+// first frame the client sends (the connect request; see Write), and when
+// the connection ends it drops the wire client's watches (see Read).
 type sniffConn struct {
 	net.Conn
-	c     *Client
-	addr  string
-	done  bool
-	buf   []byte
-	wrote bool
+	c           *Client
+	addr        string
+	done        bool   // the first frame from the server has been read
+	established bool   // it was a connect response with a session
+	out         []byte // what Read hands over next: whole frames only
+	buf         []byte // the frame being read
+	err         error  // the error that ended the connection, once out is drained
+	wrote       bool
 }
 
 // Write passes p through, except that a connect request that would resume a
@@ -64,47 +69,78 @@ func (s *sniffConn) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 	}
-	n, err := s.Conn.Write(p)
-	if err == nil {
-		s.c.sentFrame(p)
-	}
-	return n, err
+	return s.Conn.Write(p)
 }
 
+// Read hands the wire client the server's frames, whole: a frame cut off by
+// the connection's end is never handed over (the wire client would have
+// failed on it anyway). Once the connection has ended, and before Read
+// returns the error, it hands over one more frame per watched path: a
+// watch event that makes the wire client drop its watches on that path
+// (see watch.go), so that it never carries watches across connections.
 func (s *sniffConn) Read(p []byte) (int, error) {
-	n, err := s.Conn.Read(p)
-	if !s.done && n > 0 {
-		s.buf = append(s.buf, p[:n]...)
-		s.parse()
+	if len(s.out) == 0 {
+		if s.err != nil {
+			return 0, s.err
+		}
+		if err := s.fill(); err != nil {
+			if !s.done && refusedByPeer(err) {
+				// With TLS 1.3 a server checks the client's certificate
+				// after the client has finished its handshake: its refusal
+				// comes here.
+				s.c.attemptFailed(explainTLS(s.addr, err))
+			}
+			s.err = err
+			if s.established {
+				s.out = s.c.dropWatchFrames()
+			}
+			if len(s.out) == 0 {
+				return 0, err
+			}
+		}
 	}
-	if err != nil && !s.done && refusedByPeer(err) {
-		// With TLS 1.3 a server checks the client's certificate after
-		// the client has finished its handshake: its refusal comes here.
-		s.c.attemptFailed(explainTLS(s.addr, err))
-	}
-	return n, err
+	n := copy(p, s.out)
+	s.out = s.out[n:]
+	return n, nil
 }
 
-func (s *sniffConn) parse() {
-	if len(s.buf) < 4 {
-		return
+// fill reads the next frame from the server into out.
+func (s *sniffConn) fill() error {
+	s.buf = append(s.buf[:0], 0, 0, 0, 0)
+	if _, err := io.ReadFull(s.Conn, s.buf); err != nil {
+		return err
 	}
 	size := int(binary.BigEndian.Uint32(s.buf))
-	if size > 1024 || size < 20 {
-		s.done, s.buf = true, nil // not a connect response we understand
-		return
+	if size > s.c.cfg.maxBuffer+wireSlack {
+		// The wire client refuses such a frame and closes the connection:
+		// hand over the length alone.
+		s.out = s.buf
+		return nil
 	}
-	if len(s.buf) < 4+size {
-		return
+	s.buf = append(s.buf, make([]byte, size)...)
+	if _, err := io.ReadFull(s.Conn, s.buf[4:]); err != nil {
+		return err
 	}
-	b := s.buf[4 : 4+size]
-	s.done, s.buf = true, nil
+	if !s.done {
+		s.done = true
+		s.parse(s.buf[4:])
+	}
+	s.out = s.buf
+	return nil
+}
+
+// parse reads the connect response.
+func (s *sniffConn) parse(b []byte) {
+	if len(b) < 20 || len(b) > 1024 {
+		return // not a connect response we understand
+	}
 	timeoutMs := int32(binary.BigEndian.Uint32(b[4:8]))
 	id := int64(binary.BigEndian.Uint64(b[8:16]))
 	plen := int(int32(binary.BigEndian.Uint32(b[16:20])))
 	if id == 0 || plen < 0 || 20+plen > len(b) {
 		return
 	}
+	s.established = true
 	s.c.handshake.Store(&handshake{
 		sessionID: id,
 		passwd:    append([]byte(nil), b[20:20+plen]...),

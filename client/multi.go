@@ -104,7 +104,19 @@ func (c *Client) checkOp(i int, o Op) error {
 	return checkVersion(name, o.path, o.version)
 }
 
-// Multi applies ops atomically: all of them or none. On failure it returns
+// opSize bounds what one op adds to a multi request on the wire: its
+// header, path, data and ACL with their lengths.
+func opSize(path string, data []byte, acl []ACL) int {
+	n := 32 + len(path) + len(data)
+	for _, a := range acl {
+		n += 16 + len(a.Scheme) + len(a.ID)
+	}
+	return n
+}
+
+// Multi applies ops atomically: all of them or none. The whole request is
+// checked against the server's size limit (WithMaxBuffer) before anything
+// is sent, like each op's data. On failure it returns
 // the per-op results and a *MultiError naming the op that failed. A Multi cut
 // off by connection loss or ctx returns an *OutcomeUnknownError.
 func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
@@ -112,16 +124,18 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		return nil, nil
 	}
 	reqs := make([]any, len(ops))
+	size := requestOverhead
 	for i, o := range ops {
 		if err := c.checkOp(i, o); err != nil {
 			return nil, err
 		}
+		acl := o.acl
+		if o.kind == opCreate && len(acl) == 0 {
+			acl = c.cfg.defaultACL
+		}
+		size += opSize(o.path, o.data, acl)
 		switch o.kind {
 		case opCreate:
-			acl := o.acl
-			if len(acl) == 0 {
-				acl = c.cfg.defaultACL
-			}
 			reqs[i] = &zk.CreateRequest{Path: o.path, Data: o.data, Acl: acl, Flags: int32(o.mode)}
 		case opSet:
 			reqs[i] = &zk.SetDataRequest{Path: o.path, Data: o.data, Version: o.version}
@@ -130,6 +144,11 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		case opCheck:
 			reqs[i] = &zk.CheckVersionRequest{Path: o.path, Version: o.version}
 		}
+	}
+	if size > c.cfg.maxBuffer {
+		return nil, &InputError{Op: "multi", Path: ops[0].path, Reason: fmt.Sprintf(
+			"%d ops of about %d bytes together: the request would exceed the server's %d-byte limit (jute.maxbuffer)",
+			len(ops), size, c.cfg.maxBuffer)}
 	}
 	resp, err := do(ctx, c, func() ([]zk.MultiResponse, error) { return c.conn.Multi(reqs...) })
 	if err != nil && len(resp) != len(ops) {

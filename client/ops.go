@@ -127,10 +127,7 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan W
 	if err := c.checkPath("get", path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := do(ctx, c, func() (watched[[]byte], error) {
-		d, st, ch, err := c.conn.GetW(path)
-		return watched[[]byte]{d, st, c.forward(ch)}, err
-	})
+	r, err := watch(ctx, c, path, dataWatch, c.getW(path), present[[]byte])
 	c.observe(r.stat)
 	if err != nil {
 		return nil, nil, nil, classify("get", path, false, err)
@@ -190,10 +187,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan 
 	if err := c.checkPath("exists", path, false); err != nil {
 		return false, nil, nil, err
 	}
-	r, err := do(ctx, c, func() (watched[bool], error) {
-		ok, st, ch, err := c.conn.ExistsW(path)
-		return watched[bool]{ok, st, c.forward(ch)}, err
-	})
+	r, err := watch(ctx, c, path, existWatch, c.existsW(path), func(ok bool, _ *Stat) bool { return ok })
 	if err != nil {
 		return false, nil, nil, classify("exists", path, false, err)
 	}
@@ -223,10 +217,7 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, <
 	if err := c.checkPath("children", path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := do(ctx, c, func() (watched[[]string], error) {
-		ch, st, w, err := c.conn.ChildrenW(path)
-		return watched[[]string]{ch, st, c.forward(w)}, err
-	})
+	r, err := watch(ctx, c, path, childWatch, c.childrenW(path), present[[]string])
 	c.observe(r.stat)
 	if err != nil {
 		return nil, nil, nil, classify("children", path, false, err)
@@ -291,57 +282,71 @@ type pair[T any] struct {
 	stat *Stat
 }
 
-type watched[T any] struct {
-	v    T
-	stat *Stat
-	ch   <-chan WatchEvent
+// The watching wire calls, in the shape watch takes.
+func (c *Client) getW(path string) func() ([]byte, *Stat, <-chan zk.Event, error) {
+	return func() ([]byte, *Stat, <-chan zk.Event, error) { return c.conn.GetW(path) }
 }
 
-// forward turns the wire client's one-shot watch channel into zkit's, and
-// counts it among the watches the wire client holds until it fires (see
-// link.go). It is called where the wire call returns, even for a call
-// whose caller has gone (the wire client registered the watch anyway).
-// A nil channel (no watch was set) stays nil.
-func (c *Client) forward(in <-chan zk.Event) <-chan WatchEvent {
-	if in == nil {
-		return nil
-	}
-	out := make(chan WatchEvent, 1)
-	c.watches.Add(1)
-	go func() {
-		ev, ok := <-in
-		c.watches.Add(-1)
-		if !ok {
-			ev = zk.Event{Type: zk.EventNotWatching, Err: ErrClosed}
-		}
-		we := WatchEvent{Type: EventType(ev.Type), Path: ev.Path, Err: ev.Err}
-		if we.Type == EventNotWatching && we.Err == nil {
-			we.Err = ErrSessionLost
-		}
-		out <- we
-		close(out)
-	}()
-	return out
+func (c *Client) existsW(path string) func() (bool, *Stat, <-chan zk.Event, error) {
+	return func() (bool, *Stat, <-chan zk.Event, error) { return c.conn.ExistsW(path) }
 }
+
+func (c *Client) childrenW(path string) func() ([]string, *Stat, <-chan zk.Event, error) {
+	return func() ([]string, *Stat, <-chan zk.Event, error) { return c.conn.ChildrenW(path) }
+}
+
+// present: a call that succeeded saw its node.
+func present[T any](T, *Stat) bool { return true }
 
 // EnsurePath creates path and any missing ancestors as empty persistent
 // nodes, with the ACL of opts (default: the client's default ACL). Nodes
 // that already exist are left as they are, ACL included.
+//
+// Creating a persistent node twice only answers NodeExists, so EnsurePath
+// rides out what would stop a single create: a lost connection, a lost
+// reply, a session replaced meanwhile. It waits for the client to be
+// connected again and tries once more, until ctx ends (then it returns
+// ctx's error, after the last one) or the client is closed.
 func (c *Client) EnsurePath(ctx context.Context, path string, opts ...CreateOption) error {
 	if err := c.checkPath("ensurePath", path, false); err != nil {
 		return err
 	}
-	if ok, _, err := c.Exists(ctx, path); err != nil || ok {
+	var exists bool
+	err := c.Retry(ctx, func(ctx context.Context) (err error) {
+		exists, _, err = c.Exists(ctx, path)
+		return err
+	})
+	if err != nil || exists {
 		return err
 	}
 	for i := 1; i <= len(path); i++ {
 		if i < len(path) && path[i] != '/' {
 			continue
 		}
-		_, err := c.Create(ctx, path[:i], nil, Persistent, opts...)
-		if err != nil && !errors.Is(err, ErrNodeExists) {
+		if err := c.CreateDir(ctx, path[:i], Persistent, opts...); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// CreateDir creates the empty node path with mode (Persistent or
+// Container) unless it exists, and rides out lost connections, replies
+// and sessions like EnsurePath: an empty directory created twice is still
+// one directory. Its parent must exist (ErrNoNode otherwise).
+func (c *Client) CreateDir(ctx context.Context, path string, mode CreateMode, opts ...CreateOption) error {
+	if mode != Persistent && mode != Container {
+		return &InputError{Op: "createDir", Path: path, Reason: fmt.Sprintf("mode %v: want Persistent or Container", mode)}
+	}
+	return c.Retry(ctx, func(ctx context.Context) error {
+		_, err := c.Create(ctx, path, nil, mode, opts...)
+		var unknown *OutcomeUnknownError
+		switch {
+		case errors.Is(err, ErrNodeExists):
+			return nil
+		case errors.As(err, &unknown) && ctx.Err() == nil:
+			return unknown.Err // the connection closed: try again
+		}
+		return err
+	})
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/recipes"
 )
 
 // Option configures a publish.
@@ -189,7 +188,7 @@ func (p *publisher) raise(ctx context.Context) (int64, error) {
 // atomic publishes in one multi: the keys' writes, and a write to ready
 // (creating it if needed) that tells readers a publish happened.
 func (p *publisher) atomic(ctx context.Context, op string) (int64, error) {
-	var b recipes.Backoff
+	var b client.Backoff
 	for {
 		stored, hasReady, err := p.list(ctx)
 		if err != nil {
@@ -284,7 +283,7 @@ func (p *publisher) list(ctx context.Context) (map[string]bool, bool, error) {
 // retry runs op until it succeeds or fails for good. Connection loss and
 // lost replies are retried: every write of a publish is idempotent.
 func (p *publisher) retry(ctx context.Context, op func() error) error {
-	var b recipes.Backoff
+	var b client.Backoff
 	for {
 		err := op()
 		if err == nil || !client.IsRetryable(err) && !(client.IsOutcomeUnknown(err) && ctx.Err() == nil) {

@@ -38,7 +38,7 @@ func Get[T any](ctx context.Context, c *client.Client, path string, decode Decod
 	if decode == nil {
 		decode = JSON[T]
 	}
-	var b recipes.Backoff
+	var b client.Backoff
 	for {
 		vals, zxid, _, err := read(ctx, c, path, false)
 		if err == nil && vals != nil {

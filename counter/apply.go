@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/recipes"
 )
 
 // view is the counter node as this engine last saw it: read, or written by
@@ -50,7 +49,7 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 	}
 	start := time.Now()
 	log := calls[0].log
-	var pause recipes.Backoff // for connection trouble
+	var pause client.Backoff // for connection trouble
 	for {
 		if !e.view.known || e.pace.stale(e.view) {
 			if err := e.read(ctx, gets, &pause); err != nil {
@@ -150,7 +149,7 @@ func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.AC
 		e.pace.won()
 		// Learn the node's czxid (a create does not return it): without
 		// it, a later write whose reply is lost cannot be resolved.
-		var pause recipes.Backoff
+		var pause client.Backoff
 		if e.read(ctx, false, &pause) != nil {
 			e.view.known = false
 		}
@@ -172,7 +171,7 @@ func (e *engine) setView(data []byte, version int32, czxid int64) {
 
 // read loads the node into the view, after a sync when sync is set,
 // retrying while the connection is down.
-func (e *engine) read(ctx context.Context, sync bool, pause *recipes.Backoff) error {
+func (e *engine) read(ctx context.Context, sync bool, pause *client.Backoff) error {
 	for {
 		var err error
 		if sync {
@@ -215,7 +214,7 @@ func (e *engine) read(ctx context.Context, sync bool, pause *recipes.Backoff) er
 // create, it exists at version 0 with other data. Anything else (our data
 // one version on, which another writer may have written too; several
 // versions on; the node gone) is unknown.
-func (e *engine) notApplied(ctx context.Context, v view, data []byte, pause *recipes.Backoff) (bool, error) {
+func (e *engine) notApplied(ctx context.Context, v view, data []byte, pause *client.Backoff) (bool, error) {
 	if err := e.read(ctx, true, pause); err != nil {
 		return false, err
 	}

@@ -1,16 +1,3 @@
-// The churn test does not run under the race detector: go-zookeeper 1.0.4
-// (the latest) has a data race of its own on Conn.lastZxid when a client
-// with watches reconnects while requests are in flight (sendSetWatches
-// reads it while recvLoop writes it; upstream go-zookeeper/zk#35, open),
-// and this test makes hundreds of such reconnects. The client keeps its own
-// calls behind go-zookeeper's SetWatches on a new connection (client/link.go),
-// which removes the race for calls made after a reconnect, but not for a
-// call queued in go-zookeeper at the moment its connection broke: under this
-// churn that still happens in about one run in four. scripts/test.sh runs it
-// without -race.
-
-//go:build !race
-
 package membership_test
 
 import (

@@ -20,13 +20,13 @@ import (
 // applied): Update reads the node again, retries if its version has not
 // moved, and otherwise returns an error matching client.ErrOutcomeUnknown.
 //
-// b paces the retries after a conflict; nil means a Backoff from 1ms to
+// b paces the retries after a conflict; nil means a client.Backoff from 1ms to
 // 50ms. Other errors (no such node, session lost, ...) are returned as is.
-func Update(ctx context.Context, c *client.Client, path string, fn func(data []byte, st *client.Stat) ([]byte, error), b *Backoff) ([]byte, *client.Stat, error) {
+func Update(ctx context.Context, c *client.Client, path string, fn func(data []byte, st *client.Stat) ([]byte, error), b *client.Backoff) ([]byte, *client.Stat, error) {
 	if b == nil {
-		b = &Backoff{Min: time.Millisecond, Max: 50 * time.Millisecond}
+		b = &client.Backoff{Min: time.Millisecond, Max: 50 * time.Millisecond}
 	}
-	var pause Backoff // for connection trouble
+	var pause client.Backoff // for connection trouble
 	for {
 		data, st, err := c.Get(ctx, path)
 		if client.IsRetryable(err) {
@@ -71,7 +71,7 @@ func Update(ctx context.Context, c *client.Client, path string, fn func(data []b
 }
 
 // versionMoved reports whether the node's version is no longer v.
-func versionMoved(ctx context.Context, c *client.Client, path string, v int32, pause *Backoff) (bool, error) {
+func versionMoved(ctx context.Context, c *client.Client, path string, v int32, pause *client.Backoff) (bool, error) {
 	for {
 		if err := c.Sync(ctx, path); err == nil {
 			ok, st, err := c.Exists(ctx, path)

@@ -3,7 +3,6 @@ package recipes
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/zkit-dev/zkit/client"
 )
@@ -33,38 +32,27 @@ const maxDirCreates = 4
 // The directory and the missing parents get the ACL of opts: the ACL of
 // the recipe's nodes.
 //
-// A directory that exists already is fine, whatever its kind. Requests
-// whose outcome is unknown or that never left are made again: creating
-// twice only answers NodeExists.
+// A directory that exists already is fine, whatever its kind. Lost
+// connections, replies and sessions are ridden out (client.CreateDir):
+// creating twice only answers NodeExists.
 func CreateDir(ctx context.Context, c *client.Client, dir string, opts ...client.CreateOption) error {
-	mode := client.Container
-	var b Backoff
-	for {
-		err := createDirOnce(ctx, c, dir, mode, opts)
-		switch {
-		case err == nil, errors.Is(err, client.ErrNodeExists):
-			return nil
-		case errors.Is(err, client.ErrUnimplemented) && mode == client.Container:
-			mode = client.Persistent
-			continue
-		case client.IsRetryable(err), client.IsOutcomeUnknown(err):
-		default:
-			return err
-		}
-		if b.Wait(ctx) != nil {
-			return fmt.Errorf("zkit: create %s: %w (after %w)", dir, ctx.Err(), err)
-		}
-	}
-}
-
-func createDirOnce(ctx context.Context, c *client.Client, dir string, mode client.CreateMode, opts []client.CreateOption) error {
-	_, err := c.Create(ctx, dir, nil, mode, opts...)
+	err := createContainer(ctx, c, dir, opts)
 	if errors.Is(err, client.ErrNoNode) { // a parent is missing
 		parent, _ := client.SplitPath(dir)
 		if err := c.EnsurePath(ctx, parent, opts...); err != nil {
 			return err
 		}
-		_, err = c.Create(ctx, dir, nil, mode, opts...)
+		err = createContainer(ctx, c, dir, opts)
+	}
+	return err
+}
+
+// createContainer creates dir as a container, or as a persistent node on
+// a server without containers.
+func createContainer(ctx context.Context, c *client.Client, dir string, opts []client.CreateOption) error {
+	err := c.CreateDir(ctx, dir, client.Container, opts...)
+	if errors.Is(err, client.ErrUnimplemented) {
+		err = c.CreateDir(ctx, dir, client.Persistent, opts...)
 	}
 	return err
 }

@@ -13,7 +13,7 @@
 //     the configured tolerance, node deleted by someone else), a fencing
 //     token (the node's czxid) and a guard op for fenced writes;
 //   - cleanups that outlive the call that started them ([DeleteInBackground])
-//     and a capped exponential [Backoff];
+//     and client.Backoff for their loops;
 //   - the versioned compare-and-set loop ([Update]);
 //   - the level-triggered watch that every observer is built on ([Follow]):
 //     it reads again after every event, reconnect and new session, so that

@@ -3,6 +3,9 @@ package recipes
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/zkit-dev/zkit/client"
 )
 
 var (
@@ -22,9 +25,65 @@ var (
 	ErrReleased = errors.New("zkit: released")
 	// ErrWouldBlock is returned by a try-acquire that would have to wait.
 	ErrWouldBlock = errors.New("zkit: held by another")
+	// ErrConflict is matched by every *ConflictError: the node is claimed
+	// by another process.
+	ErrConflict = errors.New("zkit: node claimed by another process")
 )
+
+// ConflictError reports a node that another process claims: it exists and
+// is owned by a session that is not this process's, or another process
+// wrote to it while this process kept it. zkit neither overwrites nor
+// deletes such a node.
+type ConflictError struct {
+	Path string
+	// Owner is the ephemeralOwner of the node found (0 for a persistent
+	// node), or this process's own session when the conflict is a write
+	// by someone else.
+	Owner  int64
+	Reason string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("zkit: %s: %s (owner session 0x%x)", e.Path, e.Reason, e.Owner)
+}
+
+// Is makes errors.Is(err, ErrConflict) and errors.Is(err, ErrLost) true.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict || target == ErrLost }
 
 // lostSession is the cause when the session that owned a node is gone.
 func lostSession(cause error) error {
 	return fmt.Errorf("%w: %w", ErrLost, cause)
 }
+
+// lossCause is the cause to report for a held thing on c that ended with
+// cause: once c is closed, whatever the client saw while closing (its
+// ephemeral nodes deleted, its watches dropped) is its own Close.
+func lossCause(c *client.Client, cause error) error {
+	if c.Context().Err() != nil {
+		return lostSession(client.ErrClosed)
+	}
+	return cause
+}
+
+// Wrap names the call and the recipe path an error came from:
+// "zkit: lock /app/locks/jobs: <err>". Errors that name the path already
+// (an input error, an error of a call on that very node) are returned as
+// they are, so that a message names its path once. Recipes wrap every
+// error their exported calls return; nil stays nil.
+func Wrap(op, path string, err error) error {
+	if err == nil || strings.Contains(err.Error(), path) {
+		return err
+	}
+	return &opError{op: op, path: path, err: err}
+}
+
+type opError struct {
+	op, path string
+	err      error
+}
+
+func (e *opError) Error() string {
+	return "zkit: " + e.op + " " + e.path + ": " + strings.TrimPrefix(e.err.Error(), "zkit: ")
+}
+
+func (e *opError) Unwrap() error { return e.err }

@@ -67,7 +67,7 @@ type follower[T any] struct {
 
 func (f *Feed[T]) run(ctx context.Context, sub *client.Subscription, read ReadFunc[T], equal func(a, b T) bool) error {
 	fl := &follower[T]{feed: f, sub: sub, equal: equal}
-	var b Backoff
+	var b client.Backoff
 	for {
 		v, watch, err := read(ctx)
 		var retry <-chan struct{}
@@ -140,7 +140,7 @@ func transient(err error) bool {
 
 // afterBackoff returns a channel closed after b's next delay. The delay is
 // taken here, on the loop's goroutine, which also resets b.
-func afterBackoff(b *Backoff) <-chan struct{} {
+func afterBackoff(b *client.Backoff) <-chan struct{} {
 	ch := make(chan struct{})
 	time.AfterFunc(b.Next(), func() { close(ch) })
 	return ch

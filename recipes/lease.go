@@ -66,7 +66,7 @@ func newLease(t *Ticket, opts LeaseOptions) *Lease {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	l := &Lease{c: t.q.c, sess: t.sess, path: t.path, token: t.token,
 		log: logger(opts.Logger), ctx: ctx, cancel: cancel, plain: opts.PlainRelease}
-	go l.monitor(t.conn, t.self, opts.SuspendTolerance)
+	go l.monitor(t.self, &tolerance{c: l.c, limit: opts.SuspendTolerance})
 	return l
 }
 
@@ -134,8 +134,8 @@ func (l *Lease) Unlock(ctx context.Context) error {
 		l.cancel(ErrReleased)
 		// The release signal would still be true after a loss (the node did
 		// hold), but a plain delete is the conservative choice.
-		if err := RemoveNode(ctx, l.c, l.sess, l.path, lost == nil && !l.plain); err != nil {
-			DeleteInBackground(l.c, l.sess, l.path, l.log)
+		signal := lost == nil && !l.plain
+		if err := Remove(ctx, l.c, l.sess, l.path, Removal{Signal: signal, Logger: l.log}); err != nil {
 			l.result = fmt.Errorf("zkit: unlock %s: %w", l.path, err)
 			return
 		}
@@ -148,28 +148,13 @@ func (l *Lease) Unlock(ctx context.Context) error {
 
 // monitor ends the lease when its session is lost, its node changes, or
 // the connection stays suspended beyond tolerance.
-func (l *Lease) monitor(w *connWatch, self <-chan client.WatchEvent, tolerance time.Duration) {
-	var timer *time.Timer
-	var expired <-chan time.Time
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
+func (l *Lease) monitor(self <-chan client.WatchEvent, t *tolerance) {
+	defer t.stop()
 	for {
-		suspended, since, changed := w.state()
-		switch {
-		case suspended && timer == nil:
-			left := tolerance - time.Since(since)
-			if left <= 0 {
-				l.lose(ErrSuspended, true)
-				return
-			}
-			timer = time.NewTimer(left)
-			expired = timer.C
-		case !suspended && timer != nil:
-			timer.Stop()
-			timer, expired = nil, nil
+		changed, expired, over, _ := t.check()
+		if over {
+			l.lose(ErrSuspended, true)
+			return
 		}
 		select {
 		case <-changed:
@@ -201,9 +186,10 @@ func (l *Lease) lose(cause error, remove bool) {
 	if l.ctx.Err() != nil {
 		return
 	}
+	cause = lossCause(l.c, cause)
 	l.cancel(cause)
 	l.log.Warn("zkit: lease lost", "node", l.path, "cause", cause)
 	if remove {
-		DeleteInBackground(l.c, l.sess, l.path, l.log)
+		Remove(done, l.c, l.sess, l.path, Removal{Logger: l.log})
 	}
 }

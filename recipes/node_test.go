@@ -3,6 +3,8 @@ package recipes
 import (
 	"reflect"
 	"testing"
+
+	"github.com/zkit-dev/zkit/client"
 )
 
 var (
@@ -105,7 +107,7 @@ func TestReleasedDropsWhatTheHolderWaitedFor(t *testing.T) {
 }
 
 func TestBackoff(t *testing.T) {
-	var b Backoff
+	var b client.Backoff
 	prev := b.Next()
 	if prev < 7_500_000 || prev > 12_500_000 {
 		t.Fatalf("first delay %v", prev)

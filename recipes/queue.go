@@ -70,14 +70,13 @@ func (q *Queue) Acquire(ctx context.Context, o AcquireOptions) (*Lease, error) {
 type Ticket struct {
 	q       *Queue
 	sess    *client.Session
-	conn    *connWatch
 	path    string
 	node    Node
 	token   int64
 	self    <-chan client.WatchEvent // one-shot watch on the ticket's own node
 	known   []Node                   // lower nodes still to wait for, in no order
 	listed  bool                     // known is what the last listing showed: nothing deduced since
-	backoff Backoff
+	backoff client.Backoff
 }
 
 // Join creates the participant's node (a protected ephemeral sequential
@@ -110,15 +109,29 @@ func (q *Queue) Join(ctx context.Context, kind Kind, data []byte, acl ...client.
 	if kind.Marker == "" || !slices.Contains(q.kinds, kind) {
 		return nil, &client.InputError{Op: "join", Path: q.dir, Reason: fmt.Sprintf("node kind %+v is not one of the queue's", kind)}
 	}
-	t := &Ticket{q: q, conn: watchConn(q.c), sess: q.c.Session()}
-	if t.sess == nil || !t.sess.Alive() {
-		return nil, lostSession(client.ErrSessionLost)
-	}
 	var opts []client.CreateOption
 	if len(acl) > 0 {
 		opts = append(opts, client.WithACL(acl...))
 	}
-	var err error
+	for {
+		t, err := q.join(ctx, kind, data, opts)
+		if err == nil || !errors.Is(err, client.ErrSessionLost) || errors.Is(err, client.ErrClosed) || ctx.Err() != nil {
+			return t, err
+		}
+		// The session was replaced between the wait for it and the
+		// node's creation: nothing is held yet, so start over on the next.
+	}
+}
+
+// join is one attempt of Join, on the current session.
+func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.CreateOption) (*Ticket, error) {
+	// Something new starts only on a live session: right after a session
+	// loss, wait for the next one instead of failing.
+	sess, err := q.c.WaitConnected(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t := &Ticket{q: q, sess: sess}
 	for creates := 0; ; creates++ {
 		t.path, err = q.c.CreateProtected(ctx, client.JoinPath(q.dir, kind.Marker), data, client.EphemeralSequential, opts...)
 		if !errors.Is(err, client.ErrNoNode) {
@@ -161,7 +174,7 @@ func (t *Ticket) start(ctx context.Context) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		var b Backoff
+		var b client.Backoff
 		for {
 			_, st, t.self, wErr = t.q.c.GetW(ctx, t.path)
 			if !client.IsRetryable(wErr) || b.Wait(ctx) != nil {
@@ -184,7 +197,7 @@ func (t *Ticket) start(ctx context.Context) error {
 		// Created under a newer session than the one this ticket started
 		// with: that one was lost meanwhile.
 		if s := t.q.c.Session(); s != nil && s.ID() == owner {
-			DeleteInBackground(t.q.c, s, t.path, t.q.log)
+			Remove(done, t.q.c, s, t.path, Removal{Logger: t.q.log})
 		}
 		return lostSession(client.ErrSessionLost)
 	}
@@ -357,7 +370,7 @@ func (t *Ticket) gone() error {
 // Abandon gives up the ticket and deletes its node: now while ctx allows,
 // otherwise in the background for as long as the client lives.
 func (t *Ticket) Abandon(ctx context.Context) {
-	removeOrDefer(ctx, t.q.c, t.sess, t.path, t.q.log)
+	Remove(ctx, t.q.c, t.sess, t.path, Removal{Logger: t.q.log})
 }
 
 // Hold turns a ticket whose turn has come (Wait returned nil, or Blocked is

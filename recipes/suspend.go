@@ -1,70 +1,51 @@
 package recipes
 
 import (
-	"sync"
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
 )
 
-// connWatch follows one client's connection state on behalf of every held
-// thing on that client, through a single subscription: a thousand leases do
-// not make a thousand subscribers.
-type connWatch struct {
-	c         *client.Client
-	mu        sync.Mutex
-	suspended bool
-	since     time.Time
-	changed   chan struct{} // closed and replaced at every change
+// tolerance follows a client's connection on behalf of one held thing
+// that may stay held while the connection is suspended for up to a
+// tolerance (LeaseOptions.SuspendTolerance, KeepOptions.SuspendTolerance).
+// It reads the client's state directly (client.Changed): a thousand
+// leases cost no subscription each.
+type tolerance struct {
+	c     *client.Client
+	limit time.Duration
+	timer *time.Timer // running while the connection is suspended
 }
 
-var connWatches sync.Map // *client.Client -> *connWatch
-
-// watchConn returns the connection watcher of c, starting it on first use.
-// Call it before sending the requests whose success the watcher's state
-// will qualify, so that no Suspended event is missed.
-func watchConn(c *client.Client) *connWatch {
-	if w, ok := connWatches.Load(c); ok {
-		return w.(*connWatch)
-	}
-	w := &connWatch{c: c, changed: make(chan struct{})}
-	if actual, loaded := connWatches.LoadOrStore(c, w); loaded {
-		return actual.(*connWatch)
-	}
-	sub := c.Subscribe()
-	go func() {
-		defer connWatches.Delete(c)
-		defer sub.Close()
-		for ev := range sub.Events() {
-			if ev.State != client.StateNone {
-				// Events arrive a little late: a Suspended event may be
-				// read after the reconnect it preceded. Take the state
-				// the client is in now, not the one the event names.
-				w.refresh()
-			}
+// check reads the connection state now. It returns a channel closed at
+// the next change of the connection, a channel that fires once the
+// current suspension outlasts the tolerance (nil while connected), over
+// when it already has, and resumed when the connection came back since the
+// last check: watches may have missed events meanwhile, so look again.
+func (t *tolerance) check() (changed <-chan struct{}, expired <-chan time.Time, over, resumed bool) {
+	changed = t.c.Changed()
+	suspended, since := t.c.Suspended()
+	switch {
+	case suspended && t.timer == nil:
+		left := t.limit - time.Since(since)
+		if left <= 0 {
+			return changed, nil, true, false
 		}
-	}()
-	return w
-}
-
-// refresh takes the client's current connection state.
-func (w *connWatch) refresh() {
-	suspended, since := w.c.Suspended()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.suspended == suspended && w.since.Equal(since) {
-		return
+		t.timer = time.NewTimer(left)
+	case !suspended && t.timer != nil:
+		t.stop()
+		resumed = true
 	}
-	w.suspended, w.since = suspended, since
-	close(w.changed)
-	w.changed = make(chan struct{})
+	if t.timer != nil {
+		expired = t.timer.C
+	}
+	return changed, expired, false, resumed
 }
 
-// state returns whether the connection is suspended now, since when, and
-// a channel closed at the next change.
-func (w *connWatch) state() (suspended bool, since time.Time, changed <-chan struct{}) {
-	w.refresh()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.suspended, w.since, w.changed
+// stop releases the timer.
+func (t *tolerance) stop() {
+	if t.timer != nil {
+		t.timer.Stop()
+		t.timer = nil
+	}
 }

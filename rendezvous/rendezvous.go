@@ -80,7 +80,7 @@ func Publish(ctx context.Context, c *client.Client, path string, data []byte) er
 	if err := checkPublish(path, data); err != nil {
 		return err
 	}
-	var b recipes.Backoff
+	var b client.Backoff
 	for {
 		_, err := c.Set(ctx, path, data, -1)
 		switch {
@@ -103,7 +103,7 @@ func Publish(ctx context.Context, c *client.Client, path string, data []byte) er
 }
 
 // readBack reads path after a sync, retrying while the connection is down.
-func readBack(ctx context.Context, c *client.Client, path string, b *recipes.Backoff) ([]byte, error) {
+func readBack(ctx context.Context, c *client.Client, path string, b *client.Backoff) ([]byte, error) {
 	for {
 		err := c.Sync(ctx, path)
 		if err == nil {

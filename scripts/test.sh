@@ -32,8 +32,4 @@ if [ -f zktest/container/go.mod ]; then (cd zktest/container && go vet ./...); f
 echo "== go test -race (real ZooKeeper required)"
 export ZKIT_REQUIRE_ZOOKEEPER=1
 go test -race -count=1 -timeout 30m ./...
-# Tests built with !race: they reconnect clients with watches by the hundred,
-# which trips go-zookeeper 1.0.4's own data race on Conn.lastZxid.
-echo "== go test, the tests that cannot run under -race"
-go test -count=1 -timeout 10m -run 'TestChurn' ./membership
 if [ -f zktest/container/go.mod ]; then (cd zktest/container && go test -count=1 ./...); fi

@@ -71,6 +71,10 @@ type Mode[R any, L Lease] struct {
 //   - HolderExpiry: a holder whose session expires sees Done with a
 //     session-lost cause; the next holder gets a higher token; the old
 //     holder's fenced writes are refused, by the lease and by the server.
+//   - AfterSessionLoss: an acquire made while the client opens its next
+//     session waits for it, and holds under it.
+//   - ClosedClient: a lease ended by the client's Close has a cause
+//     matching client.ErrClosed; an acquire on a closed client fails so.
 //   - NodeChanged: deleting or writing a holder's node ends its lease.
 //   - Suspension: a suspended connection ends leases without tolerance and
 //     keeps tolerant ones; the ended ones' nodes are deleted after healing.
@@ -117,6 +121,8 @@ func RunQueueContract[R any, L Lease](t *testing.T, r QueueRecipe[R, L]) {
 		{"FIFO", each(c.fifo)},
 		{"AbandonedPredecessor", each(c.abandonedPredecessor)},
 		{"HolderExpiry", each(c.holderExpiry)},
+		{"AfterSessionLoss", each(c.afterSessionLoss)},
+		{"ClosedClient", each(c.closedClient)},
 		{"NodeChanged", each(c.nodeChanged)},
 		{"Suspension", each(c.suspension)},
 		{"LostCreateReply", each(c.lostCreateReply)},

@@ -1,0 +1,59 @@
+package recipetest
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// afterSessionLoss: in every mode, an acquire made the moment the client
+// has lost its session (while it opens the next one) waits for the next
+// session and holds under it, instead of failing with "session lost"
+// although it held nothing yet.
+func (q *contract[R, L]) afterSessionLoss(t *testing.T, b zktest.Backend) {
+	ctx := Context(t)
+	c := b.Connect(t)
+	dir := LockDir(t, c)
+	for _, m := range q.Modes {
+		old := c.Session()
+		lost := old.Done()
+		b.ExpireSession(t, old)
+		Within(t, lost, m.Name+": the expired session's Done")
+		l, err := m.Acquire(q.participant(c, dir, 0), ctx)
+		if err != nil {
+			t.Fatalf("%s right after a session loss: %v, want it to wait for the next session", m.Name, err)
+		}
+		if l.Session() == old || l.Session().ID() == old.ID() {
+			t.Fatalf("%s: held under the lost session 0x%x", m.Name, old.ID())
+		}
+		q.release(t, ctx, l)
+	}
+}
+
+// closedClient: closing the client ends a lease with a cause matching
+// client.ErrClosed (not "deleted by someone else", although the server
+// deletes the node as the session closes), and an acquire on a closed
+// client fails with client.ErrClosed.
+func (q *contract[R, L]) closedClient(t *testing.T, b zktest.Backend) {
+	ctx := Context(t)
+	admin := b.Connect(t)
+	dir := LockDir(t, admin)
+	for _, m := range q.Modes {
+		for range 5 {
+			c := b.Connect(t)
+			l := q.acquire(t, ctx, m, c, dir, time.Hour)
+			c.Close()
+			Within(t, l.Done(), m.Name+": Done after Close")
+			if err := l.Err(); !errors.Is(err, client.ErrClosed) || !errors.Is(err, recipes.ErrLost) {
+				t.Fatalf("%s: a lease ended by Close: %v, want ErrLost and ErrClosed", m.Name, err)
+			}
+			if _, err := m.Acquire(q.participant(c, dir, 0), ctx); !errors.Is(err, client.ErrClosed) {
+				t.Fatalf("%s on a closed client: %v, want ErrClosed", m.Name, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package recipes
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+)
+
+// establish makes the node present under the current session: it creates
+// it, or adopts it when the current session already owns it, and sets a
+// watch on it. It retries while the connection or the session is being
+// replaced, until ctx ends.
+func (k *Kept) establish(ctx context.Context) (*Presence, <-chan client.WatchEvent, error) {
+	var opts []client.CreateOption
+	if len(k.opts.ACL) > 0 {
+		opts = append(opts, client.WithACL(k.opts.ACL...))
+	}
+	var b client.Backoff
+	for {
+		if err := k.c.Context().Err(); err != nil {
+			return nil, nil, lostSession(client.ErrClosed)
+		}
+		sess := k.c.Session()
+		if sess == nil || !sess.Alive() {
+			if err := k.pause(ctx, &b); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		k.mu.Lock()
+		data := k.data
+		// From here on a node owned by sess may be this process's.
+		k.owned[sess.ID()] = true
+		k.mu.Unlock()
+		_, err := k.c.Create(ctx, k.path, data, client.Ephemeral, opts...)
+		switch {
+		case err == nil, errors.Is(err, client.ErrNodeExists), client.IsOutcomeUnknown(err) && ctx.Err() == nil:
+			p, w, err := k.claim(ctx, sess)
+			switch {
+			case err == nil:
+				return p, w, nil
+			case errors.Is(err, errTryAgain), client.IsRetryable(err), client.IsSessionLost(err) && !errors.Is(err, client.ErrClosed):
+			default:
+				if ctx.Err() != nil {
+					k.removeNode(done, sess)
+				}
+				return nil, nil, err
+			}
+		case client.IsOutcomeUnknown(err):
+			k.removeNode(done, sess) // the create may have been applied
+			return nil, nil, ctx.Err()
+		case errors.Is(err, client.ErrNoNode):
+			parent, _ := client.SplitPath(k.path)
+			if err := k.c.EnsurePath(ctx, parent); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case client.IsRetryable(err), client.IsSessionLost(err) && !errors.Is(err, client.ErrClosed):
+		default:
+			return nil, nil, err
+		}
+		if err := k.pause(ctx, &b); err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// errTryAgain: the node changed hands while claiming it; create again.
+var errTryAgain = errors.New("zkit: node changed while claiming it")
+
+// claim adopts the node after a create that succeeded, failed with
+// NodeExists or lost its reply: it is this process's only if sess owns it.
+func (k *Kept) claim(ctx context.Context, sess *client.Session) (*Presence, <-chan client.WatchEvent, error) {
+	k.writeMu.Lock()
+	defer k.writeMu.Unlock()
+	data, st, w, err := k.c.GetW(ctx, k.path)
+	switch {
+	case errors.Is(err, client.ErrNoNode):
+		return nil, nil, errTryAgain
+	case err != nil:
+		return nil, nil, err
+	}
+	k.mu.Lock()
+	want, before := k.data, k.owned[st.EphemeralOwner]
+	k.mu.Unlock()
+	switch {
+	case st.EphemeralOwner == sess.ID():
+	case before:
+		// Left by a session of ours that the server has not expired yet:
+		// wait until it is gone.
+		return nil, nil, k.waitGone(ctx, sess)
+	default:
+		return nil, nil, &ConflictError{Path: k.path, Owner: st.EphemeralOwner, Reason: "owned by another session"}
+	}
+	p := newPresence(k.path, sess, st)
+	if !k.opts.Shared && !bytes.Equal(data, want) {
+		// Adopted after an Update made while the node was not present.
+		nst, err := k.c.Set(ctx, k.path, want, st.Version)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.version = nst.Version
+	}
+	return p, w, nil
+}
+
+// waitGone waits until the node is deleted, or sess is lost, or ctx ends.
+func (k *Kept) waitGone(ctx context.Context, sess *client.Session) error {
+	ok, _, w, err := k.c.ExistsW(ctx, k.path)
+	if err != nil || !ok {
+		return errTryAgain
+	}
+	select {
+	case <-w:
+		return errTryAgain
+	case <-sess.Done():
+		return errTryAgain
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// pause waits before trying again: for the backoff delay, or less when the
+// connection state changes meanwhile.
+func (k *Kept) pause(ctx context.Context, b *client.Backoff) error {
+	changed := k.c.Changed()
+	t := time.NewTimer(b.Next())
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-changed:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+
+// removeNode deletes the node if sess owns it: now while ctx allows, then
+// in the background (see Remove).
+func (k *Kept) removeNode(ctx context.Context, sess *client.Session) error {
+	return Remove(ctx, k.c, sess, k.path, Removal{IfOwned: true, Logger: k.log})
+}

@@ -1,0 +1,123 @@
+package recipes
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zkit-dev/zkit/client"
+)
+
+// Update replaces the node's data. While the node is present it writes it
+// at once, conditionally on the version this process last wrote: a
+// *ConflictError means someone else wrote in between. While it is not, the
+// data is kept for the next creation and Update returns nil. A write whose
+// reply is lost is resolved by reading the node back; if ctx ends first,
+// Update returns an error matching client.ErrOutcomeUnknown and the next
+// check settles it.
+func (k *Kept) Update(ctx context.Context, data []byte) error {
+	if err := checkData("update", k.path, data); err != nil {
+		return err
+	}
+	data = bytes.Clone(data)
+	k.writeMu.Lock()
+	defer k.writeMu.Unlock()
+	k.mu.Lock()
+	ended, p := k.ended, k.cur
+	if ended == nil {
+		k.data = data
+	}
+	k.mu.Unlock()
+	if ended != nil {
+		return fmt.Errorf("zkit: update %s: %w", k.path, ended)
+	}
+	var b client.Backoff
+	for p.Err() == nil {
+		st, err := k.c.Set(ctx, k.path, data, p.version)
+		switch {
+		case err == nil:
+			p.version, p.pending = st.Version, nil
+			return nil
+		case errors.Is(err, client.ErrBadVersion):
+			return &ConflictError{Path: k.path, Owner: p.sess.ID(), Reason: "written by another process"}
+		case errors.Is(err, client.ErrNoNode), client.IsSessionLost(err):
+			return nil // written when the node is created again
+		case client.IsOutcomeUnknown(err):
+			p.pending = data
+			if ctx.Err() != nil {
+				return err
+			}
+			applied, rerr := k.settle(ctx, p)
+			if rerr != nil || applied {
+				return rerr
+			}
+			continue
+		case !client.IsRetryable(err):
+			return err
+		}
+		if err := b.Wait(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settle reads the node back after a write whose outcome is unknown, and
+// reports whether it was applied. Called with writeMu held.
+func (k *Kept) settle(ctx context.Context, p *Presence) (bool, error) {
+	var b client.Backoff
+	for {
+		if err := k.c.Sync(ctx, k.path); err == nil {
+			data, st, err := k.c.Get(ctx, k.path)
+			switch {
+			case err == nil:
+				return k.check(p, data, st)
+			case errors.Is(err, client.ErrNoNode):
+				return false, nil // the presence ends: the next creation writes it
+			case !client.IsRetryable(err):
+				return false, err
+			}
+		} else if !client.IsRetryable(err) {
+			return false, err
+		}
+		if err := b.Wait(ctx); err != nil {
+			return false, err
+		}
+	}
+}
+
+// check compares what the node holds with what this process wrote: it
+// reports whether the pending write (if any) was applied, and returns a
+// *ConflictError when the node was written by someone else. Called with
+// writeMu held.
+func (k *Kept) check(p *Presence, data []byte, st *client.Stat) (bool, error) {
+	switch {
+	case st.EphemeralOwner != p.sess.ID() || st.Czxid != p.token:
+		return false, &ConflictError{Path: k.path, Owner: st.EphemeralOwner, Reason: "created again by another session"}
+	case k.opts.Shared:
+		p.version, p.pending = st.Version, nil
+		return false, nil
+	case st.Version == p.version:
+		return false, nil
+	case p.pending != nil && st.Version == p.version+1 && bytes.Equal(data, p.pending):
+		p.version, p.pending = st.Version, nil
+		return true, nil
+	}
+	return false, &ConflictError{Path: k.path, Owner: p.sess.ID(), Reason: "written by another process"}
+}
+
+// recheck reads the node again after its data changed, and sets a new
+// watch on it.
+func (k *Kept) recheck(p *Presence) (<-chan client.WatchEvent, error) {
+	k.writeMu.Lock()
+	defer k.writeMu.Unlock()
+	data, st, w, err := k.c.GetW(k.stopCtx, k.path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := k.check(p, data, st); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
