@@ -55,9 +55,9 @@ type LeaseOptions struct {
 	// of the release signal (see the package documentation). Recipes whose
 	// layout other clients wait on with NodeDeleted-only watches set it:
 	// Curator's LeaderLatch ignores the NodeDataChanged that the signal
-	// fires, and would wait forever behind a zkit holder (ARCHITECTURE
-	// rule 11). zkit waiters behind a plain release look at the queue again
-	// when they knew of more than one lower node.
+	// fires, and would wait forever behind a zkit holder. zkit waiters
+	// behind a plain release look at the queue again when they knew of
+	// more than one lower node.
 	PlainRelease bool
 	Logger       *slog.Logger
 }
