@@ -95,7 +95,7 @@ func (k *Kept) claim(ctx context.Context, sess *client.Session) (*Presence, <-ch
 	default:
 		return nil, nil, &ConflictError{Path: k.path, Owner: st.EphemeralOwner, Reason: "owned by another session"}
 	}
-	p := newPresence(k.path, sess, st)
+	p := newPresence(k.c, k.path, sess, st)
 	if !k.opts.Shared && !bytes.Equal(data, want) {
 		// Adopted after an Update made while the node was not present.
 		nst, err := k.c.Set(ctx, k.path, want, st.Version)

@@ -101,13 +101,19 @@ func (l *Lease) Guard() client.Op { return client.CheckOp(l.path, -1) }
 // or the guard fails on the server, nothing is applied and the error
 // matches ErrLost.
 func (l *Lease) Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult, error) {
-	if err := l.ctx.Err(); err != nil {
-		return nil, fmt.Errorf("zkit: %s: %w", l.path, context.Cause(l.ctx))
+	return guarded(ctx, l.c, l.path, l.ctx, l.Guard(), ops)
+}
+
+// guarded applies ops behind guard while held (a lease's or a presence's
+// context) has not ended.
+func guarded(ctx context.Context, c *client.Client, path string, held context.Context, guard client.Op, ops []client.Op) ([]client.OpResult, error) {
+	if err := held.Err(); err != nil {
+		return nil, fmt.Errorf("zkit: %s: %w", path, context.Cause(held))
 	}
-	res, err := l.c.Multi(ctx, append([]client.Op{l.Guard()}, ops...)...)
+	res, err := c.Multi(ctx, append([]client.Op{guard}, ops...)...)
 	var me *client.MultiError
 	if errors.As(err, &me) && me.Index == 0 {
-		return nil, fmt.Errorf("zkit: %s: %w (%w)", l.path, ErrNodeDeleted, err)
+		return nil, fmt.Errorf("zkit: %s: %w (%w)", path, ErrNodeDeleted, err)
 	}
 	if len(res) > 0 {
 		res = res[1:]

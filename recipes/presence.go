@@ -22,6 +22,7 @@ import (
 //     ErrConflict);
 //   - its owner removed it (cause ErrReleased).
 type Presence struct {
+	c      *client.Client
 	path   string
 	sess   *client.Session
 	token  int64
@@ -35,9 +36,9 @@ type Presence struct {
 	pending []byte
 }
 
-func newPresence(path string, sess *client.Session, st *client.Stat) *Presence {
+func newPresence(c *client.Client, path string, sess *client.Session, st *client.Stat) *Presence {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	return &Presence{path: path, sess: sess, token: st.Czxid, version: st.Version, ctx: ctx, cancel: cancel}
+	return &Presence{c: c, path: path, sess: sess, token: st.Czxid, version: st.Version, ctx: ctx, cancel: cancel}
 }
 
 // Node is the node's full path.
@@ -58,6 +59,22 @@ func (p *Presence) Context() context.Context { return p.ctx }
 
 // Err is nil while the presence lasts, then the reason it ended.
 func (p *Presence) Err() error { return context.Cause(p.ctx) }
+
+// Guard returns an op that makes a client.Multi fail unless the node still
+// exists: put it in a Multi with the writes that must only happen while
+// the node is present. The node's name is fixed, so a node of the same
+// name that another session created after this one's was deleted passes
+// the guard too; this process reports such a node as a conflict (Err), and
+// Multi checks that first. Writes outside ZooKeeper carry Token instead.
+func (p *Presence) Guard() client.Op { return client.CheckOp(p.path, -1) }
+
+// Multi applies ops atomically, and only while the presence lasts: it
+// prepends Guard and returns the results of ops. When the presence has
+// ended, or the guard fails on the server, nothing is applied and the
+// error matches ErrLost.
+func (p *Presence) Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult, error) {
+	return guarded(ctx, p.c, p.path, p.ctx, p.Guard(), ops)
+}
 
 // end ends the presence with cause, unless it has already ended.
 func (p *Presence) end(cause error) { p.cancel(cause) }
