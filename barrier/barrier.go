@@ -3,9 +3,9 @@ package barrier
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 )
 
 // Barrier is a simple barrier, in the layout of Curator's
@@ -34,11 +34,11 @@ func (b *Barrier) Set(ctx context.Context) error {
 	if err := b.validate("barrier set"); err != nil {
 		return err
 	}
-	err := b.c.CreateDir(ctx, b.path, client.Persistent, b.cfg.createOptions()...)
+	err := b.c.CreateDir(ctx, b.path, client.Persistent, b.cfg.CreateOptions()...)
 	if errors.Is(err, client.ErrNoNode) {
 		parent, _ := client.SplitPath(b.path)
 		if err = b.c.EnsurePath(ctx, parent); err == nil {
-			err = b.c.CreateDir(ctx, b.path, client.Persistent, b.cfg.createOptions()...)
+			err = b.c.CreateDir(ctx, b.path, client.Persistent, b.cfg.CreateOptions()...)
 		}
 	}
 	return b.wrap(err)
@@ -103,8 +103,8 @@ func (b *Barrier) Wait(ctx context.Context) error {
 }
 
 func (b *Barrier) validate(op string) error {
-	if reason := client.ValidatePath(b.path, false); reason != "" {
-		return &client.InputError{Op: op, Path: b.path, Reason: reason}
+	if err := client.CheckPath(op, b.path); err != nil {
+		return err
 	}
 	if b.path == "/" {
 		return &client.InputError{Op: op, Path: b.path, Reason: "a barrier needs a node of its own, not the root"}
@@ -112,9 +112,4 @@ func (b *Barrier) validate(op string) error {
 	return nil
 }
 
-func (b *Barrier) wrap(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("zkit: barrier %s: %w", b.path, err)
-}
+func (b *Barrier) wrap(err error) error { return recipes.Wrap("barrier", b.path, err) }

@@ -62,7 +62,7 @@ func (d *Double) node() string { return client.JoinPath(d.dir, d.name) }
 //
 // It returns an *client.InputError (nothing sent) for an invalid path or a
 // count below 1, ctx's error when ctx ends first, and an error matching
-// recipes.ErrLost and client.ErrSessionLost when the session is lost. On
+// ErrLost and client.ErrSessionLost when the session is lost. On
 // every error the member's node is deleted: at once, or in the background
 // for as long as the client lives.
 //
@@ -101,8 +101,8 @@ func (d *Double) Enter(ctx context.Context) error {
 }
 
 func (d *Double) validate(op string) error {
-	if reason := client.ValidatePath(d.dir, false); reason != "" {
-		return &client.InputError{Op: op, Path: d.dir, Reason: reason}
+	if err := client.CheckPath(op, d.dir); err != nil {
+		return err
 	}
 	if d.dir == "/" {
 		return &client.InputError{Op: op, Path: d.dir, Reason: "a barrier needs a node of its own, not the root"}
@@ -156,7 +156,7 @@ func (d *Double) clearStale(ctx context.Context, version int32) error {
 	})
 	switch {
 	case err == nil:
-		d.cfg.log.Info("zkit: barrier: removed a ready node left by a round without members", "path", d.dir)
+		d.cfg.Logger.Info("zkit: barrier: removed a ready node left by a round without members", "path", d.dir)
 	case errors.Is(err, client.ErrBadVersion), errors.Is(err, client.ErrNoNode), client.IsOutcomeUnknown(err) && ctx.Err() == nil:
 		// Someone else acted first, or the outcome will show at the next look.
 	default:
@@ -172,7 +172,7 @@ func (d *Double) join(ctx context.Context) error {
 	var b client.Backoff
 	maybeApplied := false
 	for dirs := 0; ; {
-		_, err := d.c.Create(ctx, d.node(), nil, client.Ephemeral, d.cfg.createOptions()...)
+		_, err := d.c.Create(ctx, d.node(), nil, client.Ephemeral, d.cfg.CreateOptions()...)
 		switch {
 		case err == nil, maybeApplied && errors.Is(err, client.ErrNodeExists):
 			if !d.sess.Alive() {
@@ -207,7 +207,7 @@ func (d *Double) join(ctx context.Context) error {
 // makeDir creates the barrier directory (a container, as Curator makes
 // it, where the server has them) and its missing ancestors.
 func (d *Double) makeDir(ctx context.Context) error {
-	if err := recipes.CreateDir(ctx, d.c, d.dir, d.cfg.createOptions()...); err != nil {
+	if err := recipes.CreateDir(ctx, d.c, d.dir, d.cfg.CreateOptions()...); err != nil {
 		return d.wrap(err)
 	}
 	return nil
@@ -233,7 +233,7 @@ func (d *Double) await(ctx context.Context, opened <-chan client.WatchEvent) err
 		// takes Leave's path for the lowest, which checks.
 		d.first = members[0] == d.name || len(members) < d.count
 		if len(members) < d.count {
-			d.cfg.log.Debug("zkit: barrier: waiting for members", "path", d.dir, "members", len(members), "count", d.count)
+			d.cfg.Logger.Debug("zkit: barrier: waiting for members", "path", d.dir, "members", len(members), "count", d.count)
 			return d.wait(ctx, opened)
 		}
 		select {
@@ -263,7 +263,7 @@ func (d *Double) open(ctx context.Context, members []string, version int32) (boo
 	}
 	var b client.Backoff
 	for {
-		_, err := d.c.Multi(ctx, client.CheckOp(d.dir, version), client.CreateOp(d.ready, data, client.Persistent, d.cfg.acl...))
+		_, err := d.c.Multi(ctx, client.CheckOp(d.dir, version), client.CreateOp(d.ready, data, client.Persistent, d.cfg.ACL...))
 		switch {
 		case err == nil:
 			d.roster = r
@@ -379,22 +379,16 @@ func (d *Double) gone() error {
 // abandon deletes the member node after a failure: now if ctx allows,
 // otherwise in the background while the client lives.
 func (d *Double) abandon(ctx context.Context) {
-	recipes.Remove(ctx, d.c, d.sess, d.node(), recipes.Removal{Logger: d.cfg.log})
+	recipes.Remove(ctx, d.c, d.sess, d.node(), recipes.Removal{Logger: d.cfg.Logger})
 }
 
 // abandonUnder deletes the member node under sess, a session newer than
 // the member's, like abandon.
 func (d *Double) abandonUnder(ctx context.Context, sess *client.Session) {
 	if sess != nil && sess.Alive() {
-		recipes.Remove(ctx, d.c, sess, d.node(), recipes.Removal{Logger: d.cfg.log})
+		recipes.Remove(ctx, d.c, sess, d.node(), recipes.Removal{Logger: d.cfg.Logger})
 	}
 }
 
 // wrap names the barrier in an error that does not already.
-func (d *Double) wrap(err error) error {
-	var ie *client.InputError
-	if err == nil || errors.As(err, &ie) {
-		return err
-	}
-	return fmt.Errorf("zkit: barrier %s: %w", d.dir, err)
-}
+func (d *Double) wrap(err error) error { return recipes.Wrap("barrier", d.dir, err) }

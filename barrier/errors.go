@@ -21,10 +21,18 @@ var (
 	// ErrNotEntered is returned by Leave on a Double that is not inside the
 	// barrier: Enter did not succeed, or Leave was already called.
 	ErrNotEntered = errors.New("zkit: barrier not entered")
+	// ErrLost is matched by the error of a member whose own session was
+	// lost while it entered, was inside or left (the error also matches
+	// client.ErrSessionLost, or client.ErrClosed after the client's
+	// Close), and by ErrNodeDeleted.
+	ErrLost = recipes.ErrLost
+	// ErrNodeDeleted: someone else deleted the member's own node. It
+	// matches ErrLost.
+	ErrNodeDeleted = recipes.ErrNodeDeleted
 )
 
 // lost is the error for a member whose own session is gone: it matches
-// recipes.ErrLost and client.ErrSessionLost (or client.ErrClosed).
+// ErrLost and client.ErrSessionLost (or client.ErrClosed).
 func lost(dir string, sess *client.Session) error {
 	cause := sess.Err()
 	if cause == nil {

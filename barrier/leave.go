@@ -16,7 +16,7 @@ import (
 // It returns ErrMemberLost (still only once no member node is left) when a
 // member vanished instead of leaving, ErrNotEntered without a successful
 // Enter, ctx's error when ctx ends first, and an error matching
-// recipes.ErrLost and client.ErrSessionLost when the member's session is
+// ErrLost and client.ErrSessionLost when the member's session is
 // lost. On every error the member's node is deleted, at once or in the
 // background: the others then count it as lost.
 func (d *Double) Leave(ctx context.Context) error {
@@ -338,7 +338,7 @@ func (l *leaving) release(ctx context.Context, st *client.Stat) error {
 		case err == nil:
 			l.left = true
 			if missing > 0 {
-				d.cfg.log.Warn("zkit: barrier: members vanished instead of leaving", "path", d.dir, "lost", missing)
+				d.cfg.Logger.Warn("zkit: barrier: members vanished instead of leaving", "path", d.dir, "lost", missing)
 				return membersLost(d.dir, missing)
 			}
 			return nil

@@ -4,21 +4,22 @@ import (
 	"log/slog"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 )
 
 // Option configures a Double or a Barrier.
 type Option func(*config)
 
 type config struct {
-	acl []client.ACL
-	log *slog.Logger
+	recipes.Options
 }
 
 func newConfig(opts []Option) config {
-	cfg := config{log: slog.New(slog.DiscardHandler)}
+	var cfg config
 	for _, o := range opts {
 		o(&cfg)
 	}
+	cfg.Logger = cfg.Log()
 	return cfg
 }
 
@@ -28,23 +29,11 @@ func newConfig(opts []Option) config {
 // own node and write the directory's data: a double barrier's members
 // record their leave there.
 func WithACL(acl ...client.ACL) Option {
-	return func(c *config) { c.acl = acl }
+	return func(c *config) { c.ACL = acl }
 }
 
 // WithLogger routes the barrier's log lines (members lost, cleanups that
 // failed) to l. By default nothing is logged.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l != nil {
-			c.log = l
-		}
-	}
-}
-
-// createOptions is the ACL option for client.Create, if one was given.
-func (c config) createOptions() []client.CreateOption {
-	if len(c.acl) == 0 {
-		return nil
-	}
-	return []client.CreateOption{client.WithACL(c.acl...)}
+	return func(c *config) { c.Logger = l }
 }

@@ -66,6 +66,16 @@ func ValidatePath(path string, sequential bool) string {
 	return ""
 }
 
+// CheckPath returns an *InputError naming op when path is not a valid node
+// path (see ValidatePath), and nil otherwise. Recipes check their paths
+// with it before sending anything.
+func CheckPath(op, path string) error {
+	if reason := ValidatePath(path, false); reason != "" {
+		return &InputError{Op: op, Path: path, Reason: reason}
+	}
+	return nil
+}
+
 // checkPath is the first thing every call does: it refuses calls on a
 // closed client and invalid paths, before anything is sent.
 func (c *Client) checkPath(op, path string, sequential bool) error {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 )
 
 // Counter is a 64-bit integer counter stored in the data of one znode. It is
@@ -20,7 +21,7 @@ type Counter struct {
 // New returns the counter at path. It does no I/O; the path is checked by
 // every call.
 func New(c *client.Client, path string, opts ...Option) *Counter {
-	cfg := config{log: slog.New(slog.DiscardHandler)}
+	var cfg config
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -90,20 +91,22 @@ func (k *Counter) CompareAndSet(ctx context.Context, old, new int64) (bool, erro
 
 func (k *Counter) do(ctx context.Context, cl *call) result {
 	op := "counter " + opNames[cl.kind]
-	if reason := client.ValidatePath(k.path, false); reason != "" {
-		return result{err: &client.InputError{Op: op, Path: k.path, Reason: reason}}
+	if err := client.CheckPath(op, k.path); err != nil {
+		return result{err: err}
 	}
 	if !k.cfg.enc.valid() {
 		return result{err: k.inputError(opNames[cl.kind], fmt.Sprintf("unknown encoding %d", int(k.cfg.enc)))}
 	}
-	if k.cfg.aclSet && len(k.cfg.acl) == 0 {
+	if k.cfg.aclSet && len(k.cfg.ACL) == 0 {
 		return result{err: k.inputError(opNames[cl.kind], "empty ACL")}
 	}
 	if err := k.c.Context().Err(); err != nil {
 		return result{err: fmt.Errorf("zkit: %s %q: %w", op, k.path, client.ErrClosed)}
 	}
-	cl.acl, cl.log = k.cfg.acl, k.cfg.log
-	return engineFor(k.c, k.path, k.cfg.enc).do(ctx, cl)
+	cl.acl, cl.log = k.cfg.ACL, k.cfg.Log()
+	r := engineFor(k.c, k.path, k.cfg.enc).do(ctx, cl)
+	r.err = recipes.Wrap(op, k.path, r.err)
+	return r
 }
 
 func (k *Counter) inputError(op, reason string) error {
@@ -114,10 +117,9 @@ func (k *Counter) inputError(op, reason string) error {
 type Option func(*config)
 
 type config struct {
+	recipes.Options
 	enc    Encoding
-	acl    []client.ACL
 	aclSet bool
-	log    *slog.Logger
 }
 
 // WithEncoding sets how the value is stored (default Long, Curator's
@@ -129,16 +131,12 @@ func WithEncoding(e Encoding) Option { return func(c *config) { c.enc = e } }
 // it, acl instead of the client's default ACL. Parents created on the way
 // get the client's default ACL.
 func WithACL(acl ...client.ACL) Option {
-	return func(c *config) { c.acl, c.aclSet = acl, true }
+	return func(c *config) { c.ACL, c.aclSet = acl, true }
 }
 
 // WithLogger routes the counter's log lines (write conflicts at debug
 // level, outcome-unknown writes at warn level) to l. By default nothing is
 // logged.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l != nil {
-			c.log = l
-		}
-	}
+	return func(c *config) { c.Logger = l }
 }

@@ -33,51 +33,22 @@ type batch struct {
 	cancel  context.CancelFunc // ends the round once nobody waits
 }
 
+// engineKey is the client.Local key of an engine: engines live as long
+// as their client.
 type engineKey struct {
-	c    *client.Client
 	path string
 	enc  Encoding
 }
 
-var engines struct {
-	sync.Mutex
-	m       map[engineKey]*engine
-	clients map[*client.Client]bool
-}
-
 // engineFor returns the engine shared by Counters of c, path and enc,
-// creating it on first use. Engines live as long as their client.
+// creating it on first use.
 func engineFor(c *client.Client, path string, enc Encoding) *engine {
-	k := engineKey{c, path, enc}
-	engines.Lock()
-	defer engines.Unlock()
-	if e := engines.m[k]; e != nil {
-		return e
+	k := engineKey{path, enc}
+	if e, ok := c.Local().Load(k); ok {
+		return e.(*engine)
 	}
-	if engines.m == nil {
-		engines.m = map[engineKey]*engine{}
-		engines.clients = map[*client.Client]bool{}
-	}
-	e := &engine{c: c, path: path, enc: enc}
-	engines.m[k] = e
-	if !engines.clients[c] {
-		engines.clients[c] = true
-		go forgetWhenClosed(c)
-	}
-	return e
-}
-
-// forgetWhenClosed drops c's engines once c is closed.
-func forgetWhenClosed(c *client.Client) {
-	<-c.Context().Done()
-	engines.Lock()
-	defer engines.Unlock()
-	delete(engines.clients, c)
-	for k := range engines.m {
-		if k.c == c {
-			delete(engines.m, k)
-		}
-	}
+	e, _ := c.Local().LoadOrStore(k, &engine{c: c, path: path, enc: enc})
+	return e.(*engine)
 }
 
 // do queues cl and waits for its result. If ctx ends first, a call not yet

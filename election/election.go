@@ -12,6 +12,23 @@ import (
 	"github.com/zkit-dev/zkit/recipes"
 )
 
+var (
+	// ErrLost is matched by every reason a term ended without Resign: the
+	// session was lost (the error also matches client.ErrSessionLost, or
+	// client.ErrClosed after the client's Close), the connection stayed
+	// suspended beyond the tolerance (ErrSuspended), or the leader's node
+	// was deleted by someone else (ErrNodeDeleted).
+	ErrLost = recipes.ErrLost
+	// ErrSuspended ends a term whose connection stayed suspended beyond
+	// the tolerance. It matches ErrLost.
+	ErrSuspended = recipes.ErrSuspended
+	// ErrNodeDeleted ends a term whose node someone else deleted or wrote
+	// to. It matches ErrLost.
+	ErrNodeDeleted = recipes.ErrNodeDeleted
+	// ErrReleased is the cause of a term's Context after Resign.
+	ErrReleased = recipes.ErrReleased
+)
+
 // kind is the candidate node shape: "_c_<uuid>-latch-<seq>", as Curator's
 // LeaderLatch creates it. Every candidate waits for every lower one.
 var kind = recipes.Kind{Marker: "latch-", Exclusive: true}
@@ -35,7 +52,7 @@ func New(c *client.Client, path, id string, opts ...Option) *Election {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &Election{q: recipes.NewQueue(c, path, cfg.log, kind), c: c, id: id, cfg: cfg}
+	return &Election{q: recipes.NewQueue(c, path, cfg.Logger, kind), c: c, id: id, cfg: cfg}
 }
 
 // Path is the election's directory.
@@ -47,16 +64,28 @@ func (e *Election) ID() string { return e.id }
 // Campaign joins the election and waits until this participant leads,
 // then returns its term. It returns an error instead when ctx ends first
 // (ctx's error), for an invalid path or id (an *client.InputError, before
-// anything is sent), or when the session is lost or the candidate's node
-// deleted while waiting (an error matching recipes.ErrLost).
+// anything is sent), when the session is lost or the candidate's node
+// deleted while waiting (an error matching ErrLost), or once the client is
+// closed (client.ErrClosed). Called while the client is between two
+// sessions (just after one was lost), it waits within ctx for the next.
+//
+// ctx bounds the wait to lead, not the term: once Campaign has returned,
+// cancelling ctx changes nothing. The term lasts until Resign or until it
+// is lost, and its own Context says when; run the leader's work under
+// that.
 //
 // On every error the candidate's node is deleted, at once or, when that is
 // not possible, in the background for as long as the client lives.
 func (e *Election) Campaign(ctx context.Context) (*Term, error) {
+	t, err := e.campaign(ctx)
+	return t, recipes.Wrap("campaign", e.Path(), err)
+}
+
+func (e *Election) campaign(ctx context.Context) (*Term, error) {
 	if reason := checkID(e.id); reason != "" {
 		return nil, &client.InputError{Op: "campaign", Path: e.Path(), Reason: reason}
 	}
-	t, err := e.q.Join(ctx, kind, []byte(e.id), e.cfg.acl...)
+	t, err := e.q.Join(ctx, kind, []byte(e.id), e.cfg.ACL...)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +103,7 @@ func (e *Election) Campaign(ctx context.Context) (*Term, error) {
 			break
 		}
 	}
-	lease := t.Hold(recipes.LeaseOptions{SuspendTolerance: e.cfg.tolerance, Logger: e.cfg.log, PlainRelease: true})
+	lease := t.Hold(recipes.LeaseOptions{SuspendTolerance: e.cfg.Tolerance(), Logger: e.cfg.Logger, PlainRelease: true})
 	return &Term{lease: lease, id: e.id}, nil
 }
 
@@ -101,9 +130,7 @@ func checkID(id string) string {
 type Option func(*config)
 
 type config struct {
-	tolerance time.Duration
-	acl       []client.ACL
-	log       *slog.Logger
+	recipes.Options
 }
 
 // WithSuspendTolerance keeps a term across a suspended connection for up
@@ -113,7 +140,7 @@ type config struct {
 // survives short network blips, but may go on leading for up to d after
 // another candidate took over: fence its writes.
 func WithSuspendTolerance(d time.Duration) Option {
-	return func(c *config) { c.tolerance = max(d, 0) }
+	return func(c *config) { c.SuspendTolerance = d }
 }
 
 // WithACL gives the nodes this Election creates acl instead of the
@@ -121,11 +148,11 @@ func WithSuspendTolerance(d time.Duration) Option {
 // with digest or x509 auth) keeps clients without the credentials from
 // deleting a candidate's node, and so from deposing a leader.
 func WithACL(acl ...client.ACL) Option {
-	return func(c *config) { c.acl = acl }
+	return func(c *config) { c.ACL = acl }
 }
 
 // WithLogger routes the election's log lines (lost terms, cleanup
 // retries) to l. By default nothing is logged.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.log = l }
+	return func(c *config) { c.Logger = l }
 }

@@ -2,7 +2,9 @@ package election_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/election"
@@ -87,4 +89,57 @@ func ExampleElection_Observe() {
 	// no leader
 	// host-b
 	// no leader
+}
+
+// A leader-only job: campaign with a context that bounds the wait to lead,
+// then run the job under the term's context, which is independent of it
+// and ends when leadership is lost (or on Resign). Campaign again after a
+// lost term to stand for the next one.
+func ExampleTerm_Context() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	c, err := client.Connect(context.Background(), srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	campaignCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	term, err := election.New(c, "/app/election/compactor", "host-c").Campaign(campaignCtx)
+	cancel() // ends the wait only: the term goes on
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	jobDone := make(chan error, 1)
+	go func() { jobDone <- compact(term.Context()) }()
+
+	// Another process deletes the leader's node (or its session expires):
+	// the term ends, and the job with it.
+	admin, err := client.Connect(context.Background(), srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer admin.Close()
+	if err := admin.Delete(context.Background(), term.Node(), -1); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("job:", <-jobDone)
+	fmt.Println("lost:", errors.Is(term.Err(), election.ErrLost))
+	// Output:
+	// job: context canceled
+	// lost: true
+}
+
+// compact stands for work only the leader may do: it runs until ctx ends.
+func compact(ctx context.Context) error {
+	<-ctx.Done()
+	return ctx.Err()
 }

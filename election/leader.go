@@ -41,7 +41,7 @@ func (l Leader) String() string {
 // an *client.InputError for an invalid path.
 func (e *Election) Leader(ctx context.Context) (Leader, error) {
 	l, _, err := e.readLeader(ctx, false)
-	return l, err
+	return l, recipes.Wrap("leader", e.Path(), err)
 }
 
 // Observe follows the election's leader until ctx ends. The feed's Values
@@ -70,8 +70,8 @@ func (e *Election) Observe(ctx context.Context) *recipes.Feed[Leader] {
 // candidate, on the directory's existence while it is missing.
 func (e *Election) readLeader(ctx context.Context, watch bool) (Leader, <-chan client.WatchEvent, error) {
 	dir := e.Path()
-	if reason := client.ValidatePath(dir, false); reason != "" {
-		return NoLeader, nil, &client.InputError{Op: "leader", Path: dir, Reason: reason}
+	if err := client.CheckPath("leader", dir); err != nil {
+		return NoLeader, nil, err
 	}
 	for {
 		children, _, err := e.c.Children(ctx, dir)

@@ -8,13 +8,15 @@ import (
 )
 
 // Term is one participant's leadership, from the moment Campaign returns it
-// until Done is closed.
+// until Done is closed. It does not depend on the context given to
+// Campaign: that one bounds the wait to lead, this one's Context bounds
+// the leader's work.
 //
 // Done is closed, and Context ends, when the participant may no longer
-// lead: it resigned (cause recipes.ErrReleased), its session was lost, its
+// lead: it resigned (cause ErrReleased), its session was lost, its
 // connection stayed suspended beyond the tolerance (zkit then deletes its
 // node as soon as it can, so that the next candidate may lead), or its
-// node was deleted. Every cause but resigning matches recipes.ErrLost.
+// node was deleted. Every cause but resigning matches ErrLost.
 //
 // A term that has ended may already have a successor. Writes that must
 // come from the leader only go through Multi (ZooKeeper refuses them once
@@ -43,8 +45,8 @@ func (t *Term) Session() *client.Session { return t.lease.Session() }
 func (t *Term) Done() <-chan struct{} { return t.lease.Done() }
 
 // Context ends when the term ends; run the leader's work under it.
-// context.Cause gives the reason: recipes.ErrReleased after Resign,
-// otherwise an error matching recipes.ErrLost.
+// context.Cause gives the reason: ErrReleased after Resign, otherwise
+// an error matching ErrLost.
 func (t *Term) Context() context.Context { return t.lease.Context() }
 
 // Err is nil while the term lasts, then the reason it ended.
@@ -57,7 +59,7 @@ func (t *Term) Guard() client.Op { return t.lease.Guard() }
 // Multi applies ops atomically, and only while the term lasts: it prepends
 // Guard and returns the results of ops. Once the term has ended, or when
 // the guard fails on the server, nothing is applied and the error matches
-// recipes.ErrLost.
+// ErrLost.
 func (t *Term) Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult, error) {
 	return t.lease.Multi(ctx, ops...)
 }
@@ -70,6 +72,6 @@ func (t *Term) Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult, 
 //
 // Resign returns nil when the term lasted until Resign was called. If it
 // had already been lost, Resign still cleans up and returns the reason
-// (matching recipes.ErrLost): another participant may have led meanwhile.
+// (matching ErrLost): another participant may have led meanwhile.
 // Calling Resign again returns the same result.
 func (t *Term) Resign(ctx context.Context) error { return t.lease.Unlock(ctx) }

@@ -9,13 +9,29 @@ import (
 	"github.com/zkit-dev/zkit/recipes"
 )
 
-// Lease is a held lock; see recipes.Lease for Done, Context, Token, Guard,
-// Multi and Unlock.
+// Lease is a held lock; see recipes.Lease for Done, Context, Err, Token,
+// Guard, Multi and Unlock.
 type Lease = recipes.Lease
 
-// ErrLocked is returned by TryLock when another attempt holds or waits for
-// the lock ahead of it.
-var ErrLocked = recipes.ErrWouldBlock
+var (
+	// ErrLocked is returned by TryLock when another attempt holds or waits
+	// for the lock ahead of it.
+	ErrLocked = recipes.ErrWouldBlock
+	// ErrLost is matched by every reason a lease ended without Unlock: its
+	// session was lost (the error also matches client.ErrSessionLost, or
+	// client.ErrClosed after the client's Close), the connection stayed
+	// suspended beyond the tolerance (ErrSuspended), or its node was
+	// deleted by someone else (ErrNodeDeleted).
+	ErrLost = recipes.ErrLost
+	// ErrSuspended ends a lease whose connection stayed suspended beyond
+	// the tolerance. It matches ErrLost.
+	ErrSuspended = recipes.ErrSuspended
+	// ErrNodeDeleted ends a lease whose node someone else deleted or wrote
+	// to. It matches ErrLost.
+	ErrNodeDeleted = recipes.ErrNodeDeleted
+	// ErrReleased is the cause of a lease's Context after Unlock.
+	ErrReleased = recipes.ErrReleased
+)
 
 // kind is the mutex node shape: "_c_<uuid>-lock-<seq>", as Curator's
 // InterProcessMutex creates it.
@@ -33,11 +49,11 @@ type Lock struct {
 // New returns the lock at path (a directory holding one node per attempt).
 // It does no I/O; the path is checked by Lock and TryLock.
 func New(c *client.Client, path string, opts ...Option) *Lock {
-	cfg := config{}
+	var cfg config
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &Lock{q: recipes.NewQueue(c, path, cfg.log, kind), cfg: cfg}
+	return &Lock{q: recipes.NewQueue(c, path, cfg.Logger, kind), cfg: cfg}
 }
 
 // Path is the lock's directory.
@@ -45,35 +61,36 @@ func (l *Lock) Path() string { return l.q.Dir() }
 
 // Lock waits until the lock is held and returns the lease, or returns an
 // error: ctx's error when ctx ends first, an *client.InputError for an
-// invalid path (nothing is sent), an error matching recipes.ErrLost when
-// the session is lost while waiting.
+// invalid path (nothing is sent), an error matching ErrLost when the
+// session is lost while waiting, client.ErrClosed once the client is
+// closed. Called while the client is between two sessions (just after one
+// was lost), it waits within ctx for the next one.
 //
 // On every error the attempt's node is deleted, at once or, when that is
 // not possible, in the background for as long as the client lives.
 func (l *Lock) Lock(ctx context.Context) (*Lease, error) {
-	return l.q.Acquire(ctx, l.options(false))
+	lease, err := l.q.Acquire(ctx, l.options(false))
+	return lease, recipes.Wrap("lock", l.Path(), err)
 }
 
 // TryLock takes the lock if no other attempt holds it or waits ahead, and
 // returns ErrLocked otherwise. It does not wait for other holders, only for
 // the server's replies (ctx bounds those).
 func (l *Lock) TryLock(ctx context.Context) (*Lease, error) {
-	return l.q.Acquire(ctx, l.options(true))
+	lease, err := l.q.Acquire(ctx, l.options(true))
+	return lease, recipes.Wrap("try lock", l.Path(), err)
 }
 
 func (l *Lock) options(try bool) recipes.AcquireOptions {
-	return recipes.AcquireOptions{Kind: kind, Data: l.cfg.data, ACL: l.cfg.acl, Try: try,
-		Lease: recipes.LeaseOptions{SuspendTolerance: l.cfg.tolerance, Logger: l.cfg.log}}
+	return recipes.AcquireOptions{Kind: kind, Data: l.cfg.data, Try: try, Options: l.cfg.Options}
 }
 
 // Option configures a Lock.
 type Option func(*config)
 
 type config struct {
-	tolerance time.Duration
-	data      []byte
-	acl       []client.ACL
-	log       *slog.Logger
+	recipes.Options
+	data []byte
 }
 
 // WithSuspendTolerance keeps a lease across a suspended connection for up
@@ -83,7 +100,7 @@ type config struct {
 // lease survives short network blips, but may be held for up to d after
 // another process got the lock: fence your writes.
 func WithSuspendTolerance(d time.Duration) Option {
-	return func(c *config) { c.tolerance = max(d, 0) }
+	return func(c *config) { c.SuspendTolerance = d }
 }
 
 // WithData stores data in every lock node this Lock creates (Curator's
@@ -95,7 +112,7 @@ func WithData(data []byte) Option {
 // WithLogger routes the lock's log lines (lost leases, cleanup retries)
 // to l. By default nothing is logged.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.log = l }
+	return func(c *config) { c.Logger = l }
 }
 
 // WithACL gives the nodes this Lock creates acl instead of the client's
@@ -108,5 +125,5 @@ func WithLogger(l *slog.Logger) Option {
 // credentials. A directory that exists keeps its ACL; see
 // recipes.Queue.Join.
 func WithACL(acl ...client.ACL) Option {
-	return func(c *config) { c.acl = acl }
+	return func(c *config) { c.ACL = acl }
 }

@@ -8,16 +8,47 @@
 //   - the herd-free queue walk ([Queue], [Ticket]): each waiter watches
 //     exactly one node, and a handoff costs O(1) round trips whatever the
 //     number of waiters;
-//   - held things ([Lease]): Done and Context end when the thing may no
-//     longer be held (released, session lost, connection suspended beyond
-//     the configured tolerance, node deleted by someone else), a fencing
-//     token (the node's czxid) and a guard op for fenced writes;
-//   - cleanups that outlive the call that started them ([DeleteInBackground])
-//     and client.Backoff for their loops;
-//   - the versioned compare-and-set loop ([Update]);
-//   - the level-triggered watch that every observer is built on ([Follow]):
-//     it reads again after every event, reconnect and new session, so that
-//     the last value it delivers is always the current one.
+//   - held things: a sequence node held in turn ([Lease]) and a node kept
+//     present across sessions ([Kept], one [Presence] at a time). Done and
+//     Context end when the thing may no longer be held (released, session
+//     lost, connection suspended beyond the configured tolerance, node
+//     deleted or claimed by someone else); Token is a fencing token (the
+//     node's czxid), Guard and Multi make fenced writes;
+//   - cleanups on every exit path that outlive the call that started them
+//     ([Remove]);
+//   - directories made on demand ([CreateDir]: containers where the server
+//     has them);
+//   - the level-triggered watch that every observer is built on ([Follow],
+//     delivering on a [Feed]): it reads again after every event, reconnect
+//     and new session, so that the last value it delivers is always the
+//     current one;
+//   - what every recipe package shares at its surface: [Options] (ACL,
+//     logger, suspend tolerance), the sentinel errors ([ErrLost] and the
+//     causes that match it, [ErrReleased], [ErrConflict]) that each package
+//     re-exports, and [Wrap], which names the call and the path in every
+//     error a recipe returns.
+//
+// The client underneath supplies the rest: client.WaitConnected, with
+// which every call that starts something new waits for a live session;
+// client.Retry, client.IsTransient and client.Backoff for loops; and
+// client.EnsurePath and client.CreateDir, which ride out lost replies.
+//
+// # One shape
+//
+// Every recipe package reads the same, as etcd's concurrency package does:
+// a handle from New(c, path, ...) that does no I/O; methods that take a
+// context first; options as WithX, set on New; the sentinels its users
+// match re-exported from the package; every held thing with Done, Context,
+// Err, Token, Guard and Multi; observers as a Watch or Observe method
+// returning a *Feed. A call that starts something (acquire, campaign,
+// join, enter) waits within its context for a live session rather than
+// fail while the client replaces a lost one; a request that never left is
+// the context's error, never "outcome unknown"; a closed client is
+// client.ErrClosed everywhere.
+//
+// A versioned compare-and-set loop is not here: package counter's engine
+// is zkit's, with the pacing and the read-back of lost replies that a
+// contended counter needs.
 //
 // # The release signal
 //

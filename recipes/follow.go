@@ -13,7 +13,11 @@ import (
 // changed. It is what Follow calls again and again.
 type ReadFunc[T any] func(ctx context.Context) (T, <-chan client.WatchEvent, error)
 
-// Feed is the stream of values Follow produces.
+// Feed is the stream of values Follow produces, and what every zkit
+// observer returns (election.Observe, membership's and rendezvous' Watch,
+// configwatch's Watch): part of the public API. Read Values until it is
+// closed, then Err says why it ended. Cancel the context given to the
+// observer to stop it.
 type Feed[T any] struct {
 	values chan T
 	err    error // set before values is closed

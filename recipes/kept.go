@@ -80,8 +80,8 @@ type Kept struct {
 //
 // Missing parents are created as persistent nodes.
 func Keep(ctx context.Context, c *client.Client, path string, data []byte, o KeepOptions) (*Kept, error) {
-	if reason := client.ValidatePath(path, false); reason != "" {
-		return nil, &client.InputError{Op: "keep", Path: path, Reason: reason}
+	if err := client.CheckPath("keep", path); err != nil {
+		return nil, err
 	}
 	if path == "/" {
 		return nil, &client.InputError{Op: "keep", Path: path, Reason: "the root cannot be an ephemeral node"}

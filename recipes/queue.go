@@ -37,11 +37,11 @@ func (q *Queue) Dir() string { return q.dir }
 type AcquireOptions struct {
 	Kind Kind   // the shape of the node to create
 	Data []byte // its data
-	// ACL is the node's ACL; empty means the client's default ACL.
-	ACL []client.ACL
 	// Try makes Acquire fail with ErrWouldBlock instead of waiting.
-	Try   bool
-	Lease LeaseOptions
+	Try bool
+	// Options give the node's ACL (empty: the client's default) and the
+	// lease's logger and suspend tolerance.
+	Options
 }
 
 // Acquire joins the queue, waits for its turn and returns the held lease.
@@ -62,7 +62,7 @@ func (q *Queue) Acquire(ctx context.Context, o AcquireOptions) (*Lease, error) {
 		t.Abandon(ctx)
 		return nil, err
 	}
-	return t.Hold(o.Lease), nil
+	return t.Hold(o.Lease()), nil
 }
 
 // Ticket is one participant's node in a queue, from Join until it is held
@@ -103,8 +103,8 @@ type Ticket struct {
 // and gone (the server reaps an empty container) they could create it
 // again with an open ACL.
 func (q *Queue) Join(ctx context.Context, kind Kind, data []byte, acl ...client.ACL) (*Ticket, error) {
-	if reason := client.ValidatePath(q.dir, false); reason != "" {
-		return nil, &client.InputError{Op: "join", Path: q.dir, Reason: reason}
+	if err := client.CheckPath("join", q.dir); err != nil {
+		return nil, err
 	}
 	if kind.Marker == "" || !slices.Contains(q.kinds, kind) {
 		return nil, &client.InputError{Op: "join", Path: q.dir, Reason: fmt.Sprintf("node kind %+v is not one of the queue's", kind)}

@@ -18,6 +18,20 @@ var (
 	// ErrLocked is returned by TryLock and TryRLock when the lock cannot
 	// be taken without waiting.
 	ErrLocked = recipes.ErrWouldBlock
+	// ErrLost is matched by every reason a lease ended without Unlock: its
+	// session was lost (the error also matches client.ErrSessionLost, or
+	// client.ErrClosed after the client's Close), the connection stayed
+	// suspended beyond the tolerance (ErrSuspended), or its node was
+	// deleted by someone else (ErrNodeDeleted).
+	ErrLost = recipes.ErrLost
+	// ErrSuspended ends a lease whose connection stayed suspended beyond
+	// the tolerance. It matches ErrLost.
+	ErrSuspended = recipes.ErrSuspended
+	// ErrNodeDeleted ends a lease whose node someone else deleted or wrote
+	// to. It matches ErrLost.
+	ErrNodeDeleted = recipes.ErrNodeDeleted
+	// ErrReleased is the cause of a lease's Context after Unlock.
+	ErrReleased = recipes.ErrReleased
 	// ErrUpgrade is returned by Lock and TryLock on an RWLock that holds a
 	// read lease: the writer would wait for that reader, its own participant,
 	// forever. Unlock the read lease first.
@@ -53,7 +67,7 @@ func New(c *client.Client, path string, opts ...Option) *RWLock {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &RWLock{q: recipes.NewQueue(c, path, cfg.log, readKind, writeKind), cfg: cfg,
+	return &RWLock{q: recipes.NewQueue(c, path, cfg.Logger, readKind, writeKind), cfg: cfg,
 		reads: map[*Lease]bool{}, writes: map[*Lease]bool{}}
 }
 
@@ -62,40 +76,46 @@ func (rw *RWLock) Path() string { return rw.q.Dir() }
 
 // RLock waits until the read lock is held: no lower write node is left.
 // Errors are as for lock.Lock; on every error the node is deleted.
-func (rw *RWLock) RLock(ctx context.Context) (*Lease, error) { return rw.read(ctx, false) }
+func (rw *RWLock) RLock(ctx context.Context) (*Lease, error) { return rw.read(ctx, "read lock", false) }
 
 // TryRLock takes the read lock if no writer holds it or waits ahead, and
 // returns ErrLocked otherwise.
-func (rw *RWLock) TryRLock(ctx context.Context) (*Lease, error) { return rw.read(ctx, true) }
+func (rw *RWLock) TryRLock(ctx context.Context) (*Lease, error) {
+	return rw.read(ctx, "try read lock", true)
+}
 
 // Lock waits until the write lock is held: no lower node is left. It
 // returns ErrUpgrade at once if this RWLock holds a read lease.
-func (rw *RWLock) Lock(ctx context.Context) (*Lease, error) { return rw.write(ctx, false) }
+func (rw *RWLock) Lock(ctx context.Context) (*Lease, error) { return rw.write(ctx, "write lock", false) }
 
 // TryLock takes the write lock if no one else holds the lock or waits
 // ahead, and returns ErrLocked otherwise (ErrUpgrade as for Lock).
-func (rw *RWLock) TryLock(ctx context.Context) (*Lease, error) { return rw.write(ctx, true) }
+func (rw *RWLock) TryLock(ctx context.Context) (*Lease, error) {
+	return rw.write(ctx, "try write lock", true)
+}
 
-func (rw *RWLock) read(ctx context.Context, try bool) (*Lease, error) {
+func (rw *RWLock) read(ctx context.Context, op string, try bool) (*Lease, error) {
 	if rw.holds(rw.writes) {
 		return nil, ErrDowngrade
 	}
 	l, err := rw.q.Acquire(ctx, rw.options(readKind, try))
-	if err == nil {
-		rw.track(rw.reads, l)
+	if err != nil {
+		return nil, recipes.Wrap(op, rw.Path(), err)
 	}
-	return l, err
+	rw.track(rw.reads, l)
+	return l, nil
 }
 
-func (rw *RWLock) write(ctx context.Context, try bool) (*Lease, error) {
+func (rw *RWLock) write(ctx context.Context, op string, try bool) (*Lease, error) {
 	if rw.holds(rw.reads) {
 		return nil, ErrUpgrade
 	}
 	l, err := rw.q.Acquire(ctx, rw.options(writeKind, try))
-	if err == nil {
-		rw.track(rw.writes, l)
+	if err != nil {
+		return nil, recipes.Wrap(op, rw.Path(), err)
 	}
-	return l, err
+	rw.track(rw.writes, l)
+	return l, nil
 }
 
 // holds reports whether a lease in set is still held.
@@ -123,25 +143,22 @@ func (rw *RWLock) track(set map[*Lease]bool, l *Lease) {
 }
 
 func (rw *RWLock) options(kind recipes.Kind, try bool) recipes.AcquireOptions {
-	return recipes.AcquireOptions{Kind: kind, Data: rw.cfg.data, ACL: rw.cfg.acl, Try: try,
-		Lease: recipes.LeaseOptions{SuspendTolerance: rw.cfg.tolerance, Logger: rw.cfg.log}}
+	return recipes.AcquireOptions{Kind: kind, Data: rw.cfg.data, Try: try, Options: rw.cfg.Options}
 }
 
 // Option configures an RWLock.
 type Option func(*config)
 
 type config struct {
-	tolerance time.Duration
-	data      []byte
-	acl       []client.ACL
-	log       *slog.Logger
+	recipes.Options
+	data []byte
 }
 
 // WithSuspendTolerance keeps leases across a suspended connection for up
 // to d before they count as lost (default 0: lost as soon as the
 // connection is suspended). See lock.WithSuspendTolerance.
 func WithSuspendTolerance(d time.Duration) Option {
-	return func(c *config) { c.tolerance = max(d, 0) }
+	return func(c *config) { c.SuspendTolerance = d }
 }
 
 // WithData stores data in every node this RWLock creates.
@@ -152,7 +169,7 @@ func WithData(data []byte) Option {
 // WithLogger routes the lock's log lines to l. By default nothing is
 // logged.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.log = l }
+	return func(c *config) { c.Logger = l }
 }
 
 // WithACL gives the nodes this RWLock creates acl instead of the client's
@@ -165,5 +182,5 @@ func WithLogger(l *slog.Logger) Option {
 // credentials. A directory that exists keeps its ACL; see
 // recipes.Queue.Join.
 func WithACL(acl ...client.ACL) Option {
-	return func(c *config) { c.acl = acl }
+	return func(c *config) { c.ACL = acl }
 }

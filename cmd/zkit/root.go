@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -126,5 +125,3 @@ func positional(cmd *cobra.Command, args []string, n int, want string) (before, 
 	}
 	return before, after, nil
 }
-
-var errNoCmd = errors.New("missing CMD after --")

@@ -114,14 +114,6 @@ func splitPath(p string) (parent, child string, ok bool) {
 	return p[:i], p[i+1:], true
 }
 
-// childPath joins a parent key and a child name.
-func childPath(parent, child string) string {
-	if parent == "/" || parent == "" {
-		return "/" + child
-	}
-	return parent + "/" + child
-}
-
 // watchPath is the path a child watch on parent is registered under:
 // ZooKeeper's "" root alias fires watches set on "/".
 func watchPath(parent string) string {

@@ -31,8 +31,6 @@ type Client struct {
 	LastZxid  int64 // highest zxid seen in a reply
 
 	xid int32
-	// pending holds watcher events read while waiting for a reply.
-	pending []jute.WatcherEvent
 }
 
 // Frame is one packet from the server: a reply or a watcher event.
