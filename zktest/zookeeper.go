@@ -36,7 +36,11 @@ var ErrNoLeader = errors.New("zktest: no ZooKeeper leader")
 // The servers run with tickTime=200, minSessionTimeout=400 and
 // maxSessionTimeout=60000, so tests can use short session timeouts, and with
 // forceSync=no (data survives a killed JVM, not a power cut). Options
-// override any zoo.cfg setting.
+// override any zoo.cfg setting. An ensemble's members retry their election
+// connections at least every 2 s instead of every minute (the system
+// property zookeeper.fastleader.maxNotificationInterval, which WithJVMArgs
+// may override), so that a member that lost touch with a quorum which
+// carried on without it rejoins within seconds once it can reach it again.
 //
 // The methods are safe for concurrent use. Methods that cannot return an
 // error (Kill, Restart) fail the test that started the servers; on the shared
@@ -210,6 +214,9 @@ func start(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error) {
 }
 
 var errPortTaken = errors.New("port already in use")
+
+// maxNotificationInterval caps the election backoff of ensemble members.
+const maxNotificationInterval = 2 * time.Second
 
 func startOnce(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error) {
 	perNode := 3
@@ -420,6 +427,13 @@ func (z *ZooKeeper) javaArgs(nd *node) []string {
 		"-Djava.net.preferIPv4Stack=true",
 		"-Dzookeeper.log.dir=" + nd.dir,
 		"-Dzookeeper.jmx.log4j.disable=true",
+	}
+	if len(z.nodes) > 1 {
+		// A member looking for a quorum retries its election connections
+		// with a backoff that grows to a minute by default, and a quorum
+		// that serves does not come looking for it: a member cut off for
+		// a while would take up to a minute to rejoin.
+		args = append(args, fmt.Sprintf("-Dzookeeper.fastleader.maxNotificationInterval=%d", maxNotificationInterval.Milliseconds()))
 	}
 	switch z.inst.logging {
 	case logSimple:
