@@ -11,7 +11,8 @@
 //
 //   - StartZooKeeper starts a standalone server for one test, StartEnsemble an
 //     n-node ensemble; both return once clients can open sessions and are
-//     stopped in t.Cleanup. Kill, Restart and Leader drive failovers.
+//     stopped in t.Cleanup. Kill, Restart and Leader drive failovers, Mode
+//     tells what a member is, and Partition (see Faults) splits an ensemble.
 //   - SharedZooKeeper returns one standalone server per test binary, started
 //     on first use (a JVM takes seconds to start). Tests share it and keep
 //     apart with UniquePath.
@@ -39,6 +40,16 @@
 //   - ExpireSession expires a session for real, on the server, without
 //     waiting for its timeout: ephemerals go, watchers fire, and the client
 //     learns of it when it reconnects.
+//   - Partition cuts the network between the members of an ensemble
+//     started by StartEnsemble, on their quorum and election ports, into
+//     groups (Isolate(i) cuts one member from all the others), and Heal
+//     ends it. Clients still reach every member: a leader can be cut from
+//     its followers while its clients stay connected to it. Each member
+//     reaches each other one through a link of zktest's (127.0.0.1 only,
+//     stopped with the ensemble), written into its zoo.cfg; a cut resets
+//     the connections between the groups and refuses new ones until Heal,
+//     so the members notice at once. Kill and Restart work during a
+//     partition, and a restarted member stays cut.
 //
 // # Every backend
 //

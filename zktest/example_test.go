@@ -77,6 +77,33 @@ func ExampleStartEnsemble() {
 	_ = testFailover
 }
 
+// A partition between ensemble members: the leader is cut from both
+// followers, which elect a leader of their own while clients still reach
+// the old one; after Heal it rejoins as a follower.
+func ExampleZooKeeper_Isolate() {
+	testIsolatedLeader := func(t *testing.T) {
+		zk := zktest.StartEnsemble(t, 3)
+		old, err := zk.Leader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		zk.Isolate(old) // or zk.Partition([]int{old}, []int{a, b})
+		deadline := time.Now().Add(zktest.Scale(30 * time.Second))
+		for {
+			if next, err := zk.Leader(); err == nil && next != old {
+				break // the majority has a leader; old serves no one
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no leader on the majority side")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		// ... the majority takes writes; clients of old alone are suspended ...
+		zk.Heal() // old rejoins: wait for zk.Mode(old) to say "follower"
+	}
+	_ = testIsolatedLeader
+}
+
 // A write whose reply is lost: the create is applied, the client sees the
 // connection drop and must find out for itself.
 func ExampleNewProxy() {

@@ -36,17 +36,24 @@ var ErrNoLeader = errors.New("zktest: no ZooKeeper leader")
 // The servers run with tickTime=200, minSessionTimeout=400 and
 // maxSessionTimeout=60000, so tests can use short session timeouts, and with
 // forceSync=no (data survives a killed JVM, not a power cut). Options
-// override any zoo.cfg setting.
+// override any zoo.cfg setting. An ensemble's members retry their election
+// connections at least every 2 s instead of every minute (the system
+// property zookeeper.fastleader.maxNotificationInterval, which WithJVMArgs
+// may override), so that a member that lost touch with a quorum which
+// carried on without it rejoins within seconds once it can reach it again
+// (after a Heal, say).
 //
 // The methods are safe for concurrent use. Methods that cannot return an
-// error (Kill, Restart) fail the test that started the servers; on the shared
-// server they panic.
+// error (Kill, Restart, Partition, Isolate) fail the test that started the
+// servers; on the shared server they panic.
 type ZooKeeper struct {
 	tb     testing.TB // nil for the shared server
 	inst   *Install
 	cfg    config
 	dir    string
 	shared bool
+
+	peers *peerNet // links between members (partition.go); nil if standalone or peerLinksUnsupported
 
 	mu      sync.Mutex
 	nodes   []*node
@@ -211,16 +218,28 @@ func start(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error) {
 
 var errPortTaken = errors.New("port already in use")
 
+// maxNotificationInterval caps the election backoff of ensemble members.
+const maxNotificationInterval = 2 * time.Second
+
 func startOnce(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error) {
 	perNode := 3
 	if cfg.tlsCA != nil {
 		perNode = 4
 	}
+	z := &ZooKeeper{inst: inst, cfg: cfg, dir: dir}
+	if n > 1 && cfg.peerLinksUnsupported() == "" {
+		// Listening first keeps freePorts from handing out a link's port.
+		peers, err := newPeerNet(n)
+		if err != nil {
+			return nil, err
+		}
+		z.peers = peers
+	}
 	ports, err := freePorts(perNode * n)
 	if err != nil {
+		z.Stop()
 		return nil, err
 	}
-	z := &ZooKeeper{inst: inst, cfg: cfg, dir: dir}
 	for i := 0; i < n; i++ {
 		p := ports[perNode*i:]
 		nd := &node{index: i, clientPort: p[0], quorumPort: p[1], elecPort: p[2],
@@ -230,8 +249,12 @@ func startOnce(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error)
 		}
 		z.nodes = append(z.nodes, nd)
 	}
+	if z.peers != nil {
+		z.peers.start(z.nodes)
+	}
 	for _, nd := range z.nodes {
 		if err := z.writeConfig(nd); err != nil {
+			z.Stop()
 			return nil, err
 		}
 	}
@@ -339,7 +362,12 @@ func (z *ZooKeeper) writeConfig(nd *node) error {
 	if len(z.nodes) > 1 {
 		b.WriteString("quorumListenOnAllIPs=false\n")
 		for _, o := range z.nodes {
-			fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d\n", o.index+1, o.quorumPort, o.elecPort)
+			quorum, elec := o.quorumPort, o.elecPort
+			if z.peers != nil && o != nd {
+				// nd reaches o through the links (nd→o): see partition.go.
+				quorum, elec = z.peers.port(nd.index, o.index, quorumLink), z.peers.port(nd.index, o.index, electionLink)
+			}
+			fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d\n", o.index+1, quorum, elec)
 		}
 		if err := os.WriteFile(filepath.Join(data, "myid"), []byte(strconv.Itoa(nd.index+1)+"\n"), 0o644); err != nil {
 			return fmt.Errorf("zktest: %w", err)
@@ -421,6 +449,13 @@ func (z *ZooKeeper) javaArgs(nd *node) []string {
 		"-Dzookeeper.log.dir=" + nd.dir,
 		"-Dzookeeper.jmx.log4j.disable=true",
 	}
+	if len(z.nodes) > 1 {
+		// A member looking for a quorum retries its election connections
+		// with a backoff that grows to a minute by default, and a quorum
+		// that serves does not come looking for it: a member cut off for
+		// a while would take up to a minute to rejoin.
+		args = append(args, fmt.Sprintf("-Dzookeeper.fastleader.maxNotificationInterval=%d", maxNotificationInterval.Milliseconds()))
+	}
 	switch z.inst.logging {
 	case logSimple:
 		args = append(args,
@@ -491,6 +526,12 @@ func (z *ZooKeeper) waitReady(ctx context.Context) error {
 }
 
 func (z *ZooKeeper) waitServing(ctx context.Context, nd *node) error {
+	return z.waitNode(ctx, nd, "serving", Probe)
+}
+
+// waitNode waits until check(addr) succeeds for nd's client address, or
+// fails once nd's process has exited; what names the state in errors.
+func (z *ZooKeeper) waitNode(ctx context.Context, nd *node, what string, check func(context.Context, string) error) error {
 	addr := nd.addr()
 	z.mu.Lock()
 	p := nd.proc
@@ -502,18 +543,18 @@ func (z *ZooKeeper) waitServing(ctx context.Context, nd *node) error {
 			if p != nil {
 				status = fmt.Sprintf("exited (%v)", p.err)
 			}
-			return fmt.Errorf("zktest: ZooKeeper node %d (%s) %s before serving; %s:\n%s",
-				nd.index, addr, status, filepath.Join(nd.dir, "server.log"), tail(filepath.Join(nd.dir, "server.log"), 30))
+			return fmt.Errorf("zktest: ZooKeeper node %d (%s) %s before %s; %s:\n%s",
+				nd.index, addr, status, what, filepath.Join(nd.dir, "server.log"), tail(filepath.Join(nd.dir, "server.log"), 30))
 		}
 		pctx, cancel := context.WithTimeout(ctx, Scale(2*time.Second))
-		lastErr = Probe(pctx, addr)
+		lastErr = check(pctx, addr)
 		cancel()
 		if lastErr == nil {
 			return nil
 		}
 		if err := sleepCtx(ctx, 50*time.Millisecond); err != nil {
-			return fmt.Errorf("zktest: ZooKeeper node %d (%s) not serving (%v; last probe: %v); %s:\n%s",
-				nd.index, addr, err, lastErr, filepath.Join(nd.dir, "server.log"), tail(filepath.Join(nd.dir, "server.log"), 30))
+			return fmt.Errorf("zktest: ZooKeeper node %d (%s) not %s (%v; last probe: %v); %s:\n%s",
+				nd.index, addr, what, err, lastErr, filepath.Join(nd.dir, "server.log"), tail(filepath.Join(nd.dir, "server.log"), 30))
 		}
 	}
 }
@@ -609,6 +650,10 @@ func (z *ZooKeeper) Kill(i int) {
 // Restart starts node i again on the same port with the same data, and waits
 // until it serves clients again (for an ensemble member: until it has
 // rejoined the quorum). A running node is stopped first (SIGTERM).
+//
+// A member that a Partition cuts from a majority of the ensemble cannot
+// rejoin a quorum until Heal; Restart then returns once it runs and answers
+// four-letter words (its Mode is an error: it does not serve).
 func (z *ZooKeeper) Restart(i int) {
 	if err := z.restart(i); err != nil {
 		z.fatalf("zktest: Restart(%d): %v", i, err)
@@ -632,6 +677,9 @@ func (z *ZooKeeper) restart(i int) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), Scale(z.cfg.startTimeout))
 	defer cancel()
+	if z.peers != nil && !z.peers.reachesMajority(i) {
+		return z.waitNode(ctx, nd, "answering", answers)
+	}
 	return z.waitServing(ctx, nd)
 }
 
@@ -748,6 +796,9 @@ func (z *ZooKeeper) stop() {
 		wg.Go(func() { stopProc(p) })
 	}
 	wg.Wait()
+	if z.peers != nil {
+		z.peers.close()
+	}
 }
 
 // stopProc stops p by PID: SIGTERM, then SIGKILL.
