@@ -86,7 +86,9 @@ func (rw *RWLock) TryRLock(ctx context.Context) (*Lease, error) {
 
 // Lock waits until the write lock is held: no lower node is left. It
 // returns ErrUpgrade at once if this RWLock holds a read lease.
-func (rw *RWLock) Lock(ctx context.Context) (*Lease, error) { return rw.write(ctx, "write lock", false) }
+func (rw *RWLock) Lock(ctx context.Context) (*Lease, error) {
+	return rw.write(ctx, "write lock", false)
+}
 
 // TryLock takes the write lock if no one else holds the lock or waits
 // ahead, and returns ErrLocked otherwise (ErrUpgrade as for Lock).
