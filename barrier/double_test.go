@@ -508,3 +508,37 @@ func TestEnterAfterSessionLoss(t *testing.T) {
 		}
 	})
 }
+
+// The barrier's directory, and the simple barrier's parent, created with a
+// lost reply: Enter and Set get through (creating a directory twice only
+// answers "node exists").
+func TestLostReplyOnDirectory(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		path := barrierPath(t, admin)
+		c, cut := recipetest.LostCreateOf(t, b, path)
+		d := barrier.NewDouble(c, path, 1)
+		if err := d.Enter(ctx); err != nil {
+			t.Fatalf("Enter through a lost reply on the directory's create: %v", err)
+		}
+		if !cut() {
+			t.Fatal("the directory's create never lost its reply")
+		}
+		if err := d.Leave(ctx); err != nil {
+			t.Fatal(err)
+		}
+
+		parent := zktest.UniquePath(t) + "/gates"
+		c2, cut2 := recipetest.LostCreateOf(t, b, parent)
+		if err := barrier.New(c2, parent+"/g").Set(ctx); err != nil {
+			t.Fatalf("Set through a lost reply on the parent's create: %v", err)
+		}
+		if !cut2() {
+			t.Fatal("the parent's create never lost its reply")
+		}
+		if ok, _, err := admin.Exists(ctx, parent+"/g"); err != nil || !ok {
+			t.Fatalf("the barrier node exists: %v, %v", ok, err)
+		}
+	})
+}

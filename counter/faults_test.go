@@ -283,3 +283,31 @@ func TestExpiryAndRestart(t *testing.T) {
 		ty.check(t, final-2)
 	})
 }
+
+// A missing parent whose create loses its reply is created again (a
+// directory created twice only answers "node exists"): Add gets through,
+// counted once.
+func TestLostReplyOnParent(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		base := zktest.UniquePath(t)
+		if err := admin.EnsurePath(ctx, base); err != nil {
+			t.Fatal(err)
+		}
+		c, cut := recipetest.LostCreateOf(t, b, base+"/p")
+		n, err := counter.New(c, base+"/p/hits").Add(ctx, 1)
+		if err != nil {
+			t.Fatalf("Add through a lost reply on its parent's create: %v", err)
+		}
+		if n != 1 {
+			t.Fatalf("Add returned %d, want 1", n)
+		}
+		if !cut() {
+			t.Fatal("the parent's create never lost its reply")
+		}
+		if got, err := counter.New(admin, base+"/p/hits").Get(ctx); err != nil || got != 1 {
+			t.Fatalf("counter holds %d (%v), want 1", got, err)
+		}
+	})
+}

@@ -33,7 +33,7 @@ type Proxy struct {
 	latency   atomic.Int64 // time.Duration
 	blackhole atomic.Bool
 	cutArmed  atomic.Bool
-	cutCreate atomic.Pointer[string] // CutAfterNextCreate armed: the path prefix
+	cutCreate atomic.Pointer[createCut] // CutAfterNextCreate or CutAfterCreateOf armed
 	replyCut  atomic.Bool            // CutAfterNextReply armed
 	requests  atomic.Int64
 
@@ -129,13 +129,26 @@ func (p *Proxy) CutAfterNextRequest() { p.cutArmed.Store(true) }
 // recipe that reads or creates its directory first loses the reply of the
 // create that matters. It replaces a create cut armed earlier that has not
 // fired.
-func (p *Proxy) CutAfterNextCreate(prefix string) { p.cutCreate.Store(&prefix) }
+func (p *Proxy) CutAfterNextCreate(prefix string) {
+	p.cutCreate.Store(&createCut{path: prefix, prefix: true})
+}
 
-// takeCreateCut reports whether frame is a create of a path under the
-// armed prefix, disarming the cut if so.
+// CutAfterCreateOf arms the fault of CutAfterNextRequest for the next
+// create of exactly path, as CutAfterNextCreate does for a prefix: for a
+// directory or parent that a recipe creates on the way to its own node.
+func (p *Proxy) CutAfterCreateOf(path string) { p.cutCreate.Store(&createCut{path: path}) }
+
+// createCut is an armed create cut: the path, or its prefix.
+type createCut struct {
+	path   string
+	prefix bool
+}
+
+// takeCreateCut reports whether frame is a create the armed cut names,
+// disarming the cut if so.
 func (p *Proxy) takeCreateCut(frame []byte) bool {
-	prefix := p.cutCreate.Load()
-	if prefix == nil || len(frame) < 16 {
+	cut := p.cutCreate.Load()
+	if cut == nil || len(frame) < 16 {
 		return false
 	}
 	switch binary.BigEndian.Uint32(frame[8:12]) { // the request's opcode
@@ -144,10 +157,14 @@ func (p *Proxy) takeCreateCut(frame []byte) bool {
 		return false
 	}
 	n := int(int32(binary.BigEndian.Uint32(frame[12:16]))) // the path's length
-	if n < 0 || 16+n > len(frame) || !strings.HasPrefix(string(frame[16:16+n]), *prefix) {
+	if n < 0 || 16+n > len(frame) {
 		return false
 	}
-	return p.cutCreate.CompareAndSwap(prefix, nil)
+	path := string(frame[16 : 16+n])
+	if path != cut.path && !(cut.prefix && strings.HasPrefix(path, cut.path)) {
+		return false
+	}
+	return p.cutCreate.CompareAndSwap(cut, nil)
 }
 
 // CutAfterNextReply arms a one-shot fault: the next request frame any
