@@ -31,7 +31,7 @@ var (
 
 // kind is the candidate node shape: "_c_<uuid>-latch-<seq>", as Curator's
 // LeaderLatch creates it. Every candidate waits for every lower one.
-var kind = recipes.Kind{Marker: "latch-", Exclusive: true}
+var kind = recipes.LatchKind
 
 // Election is one participant, named by its id, in the leader election at
 // a ZooKeeper path. It is safe for concurrent use; every call to Campaign

@@ -35,7 +35,7 @@ var (
 
 // kind is the mutex node shape: "_c_<uuid>-lock-<seq>", as Curator's
 // InterProcessMutex creates it.
-var kind = recipes.Kind{Marker: "lock-", Exclusive: true}
+var kind = recipes.MutexKind
 
 // Lock is an exclusive lock on a ZooKeeper path. It is safe for concurrent
 // use, and every call to Lock or TryLock is a separate attempt: two

@@ -25,6 +25,11 @@ var (
 	ErrReleased = errors.New("zkit: released")
 	// ErrWouldBlock is returned by a try-acquire that would have to wait.
 	ErrWouldBlock = errors.New("zkit: held by another")
+	// ErrOtherRecipe: the path holds the nodes of another kind of recipe
+	// (a mutex's beside a read/write lock's, an election's beside a
+	// lock's). Two kinds on one path would be two queues that exclude
+	// nothing, so a recipe refuses to join such a path.
+	ErrOtherRecipe = errors.New("zkit: the path is used by another kind of recipe")
 	// ErrConflict is matched by every *ConflictError: the node is claimed
 	// by another process.
 	ErrConflict = errors.New("zkit: node claimed by another process")

@@ -20,6 +20,19 @@ type Kind struct {
 	Exclusive bool
 }
 
+// The node shapes of the queue recipes, as Curator names them: zkit's
+// lock, rwlock and election share Curator's layouts.
+var (
+	MutexKind = Kind{Marker: "lock-", Exclusive: true}    // InterProcessMutex
+	ReadKind  = Kind{Marker: "__READ__"}                  // InterProcessReadWriteLock, readers
+	WriteKind = Kind{Marker: "__WRIT__", Exclusive: true} // InterProcessReadWriteLock, writers
+	LatchKind = Kind{Marker: "latch-", Exclusive: true}   // LeaderLatch
+)
+
+// queueKinds are every queue recipe's kinds, to tell another recipe's
+// nodes in a directory (see Queue).
+var queueKinds = []Kind{MutexKind, ReadKind, WriteKind, LatchKind}
+
 // Node is one parsed member of a queue directory.
 type Node struct {
 	Name string // the child name, as listed

@@ -335,6 +335,10 @@ func (t *Ticket) relist(ctx context.Context) error {
 			n, ok := ParseNode(ch, t.q.kinds...)
 			switch {
 			case !ok:
+				if other, ok := ParseNode(ch, queueKinds...); ok {
+					return fmt.Errorf("zkit: %s holds %s: %w; use one recipe per path",
+						t.q.dir, other.Name, ErrOtherRecipe)
+				}
 			case n.Seq == t.node.Seq && n.Name == t.node.Name:
 				found = true
 			case n.Blocks(t.node):

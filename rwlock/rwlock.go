@@ -44,8 +44,8 @@ var (
 
 // The node shapes, as Curator's InterProcessReadWriteLock creates them.
 var (
-	readKind  = recipes.Kind{Marker: "__READ__"}
-	writeKind = recipes.Kind{Marker: "__WRIT__", Exclusive: true}
+	readKind  = recipes.ReadKind
+	writeKind = recipes.WriteKind
 )
 
 // RWLock is one participant in a read/write lock on a ZooKeeper path. It

@@ -85,6 +85,8 @@ type Mode[R any, L Lease] struct {
 //     recipes.ErrWouldBlock and leaves no node.
 //   - BadInput: invalid paths give an *client.InputError and send nothing.
 //   - ForeignNodes: children of other shapes are ignored.
+//   - OtherRecipe: a path holding another queue recipe's node is refused
+//     with recipes.ErrOtherRecipe, leaving no node.
 //   - Directory: the directory is a container, deleted by the server once
 //     empty and created again by the next participant, whose token is
 //     still higher; contenders keep taking turns while the server reaps
@@ -130,6 +132,7 @@ func RunQueueContract[R any, L Lease](t *testing.T, r QueueRecipe[R, L]) {
 		{"Try", each(c.try)},
 		{"BadInput", each(c.badInput)},
 		{"ForeignNodes", each(c.foreignNodes)},
+		{"OtherRecipe", each(c.otherRecipe)},
 		{"Directory", c.directory},
 		{"DirectoryWithoutContainers", c.directoryWithoutContainers},
 	} {

@@ -57,3 +57,41 @@ func (q *contract[R, L]) closedClient(t *testing.T, b zktest.Backend) {
 		}
 	}
 }
+
+// otherRecipe: a path that holds another kind of queue recipe's node (a
+// Curator or zkit peer of another recipe got there first) is refused in
+// every mode with recipes.ErrOtherRecipe, and the participant's node is
+// deleted: two kinds on one path would be two queues that exclude nothing.
+func (q *contract[R, L]) otherRecipe(t *testing.T, b zktest.Backend) {
+	ctx := Context(t)
+	c := b.Connect(t)
+	for _, other := range []recipes.Kind{recipes.MutexKind, recipes.WriteKind, recipes.LatchKind} {
+		if q.hasMarker(other.Marker) {
+			continue
+		}
+		dir := LockDir(t, c)
+		if err := c.EnsurePath(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		foreign := dir + "/" + client.ProtectedName(client.NewProtectedID(), other.Marker+"0000000001")
+		if _, err := c.Create(ctx, foreign, nil, client.Persistent); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range q.Modes {
+			_, err := m.Acquire(q.participant(c, dir, 0), ctx)
+			if !errors.Is(err, recipes.ErrOtherRecipe) {
+				t.Fatalf("%s beside a %q node: %v, want ErrOtherRecipe", m.Name, other.Marker, err)
+			}
+			WaitChildren(t, c, dir, 1)
+		}
+	}
+}
+
+func (q *contract[R, L]) hasMarker(marker string) bool {
+	for _, m := range q.Modes {
+		if m.Marker == marker {
+			return true
+		}
+	}
+	return false
+}
