@@ -5,7 +5,7 @@
 //	ZKIT_BENCH_SERVERS=127.0.0.1:2381 go test ./bench -run '^$' -bench ElectionCrash -benchtime 10x
 //
 // ZKIT_BENCH_SERVERS names the ensemble to measure against (to compare with
-// the anchors in ../shared/anchors, start it with their start-zk.sh and run
+// the anchors in bench/anchors, start it with their start-zk.sh and run
 // them against the same server). Without it the benchmarks use zktest's
 // shared real ZooKeeper, which runs with forceSync=no: fine for a quick
 // look, not comparable with the anchors.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's benchmark comparison, in one sitting against one server.
 #
-#   scripts/bench.sh [ANCHORS_DIR]     # default ../shared/anchors; ~15 min
+#   scripts/bench.sh [ANCHORS_DIR]     # default bench/anchors; ~15 min
 #   DUR=3 scripts/bench.sh             # quick look
 #
 # Starts a standalone ZooKeeper 3.8 on 127.0.0.1:2381 with the anchors'
@@ -16,7 +16,7 @@
 #   OUT (result files, /tmp/zkit-bench), PLOT (docs/bench.png).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ANCHORS=$(cd "${1:-../shared/anchors}" && pwd)
+ANCHORS=$(cd "${1:-bench/anchors}" && pwd)
 DUR=${DUR:-10}
 ROUNDS=${ROUNDS:-300}
 OUT=${OUT:-/tmp/zkit-bench}

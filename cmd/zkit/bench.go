@@ -50,7 +50,7 @@ func newBenchCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench [--workloads W1,W2,...] [--clients 1,8,32] [--dur D] [--baseline] [--compare FILES] [--plot FILE.png]",
 		Short: "Measure the recipes on the anchors' workloads, beside go-zookeeper's baselines",
-		Long: `Runs the benchmark workloads of shared/anchors (W1 lock handoffs, W2 contended counter,
+		Long: `Runs the benchmark workloads of bench/anchors (W1 lock handoffs, W2 contended counter,
 W3 double barrier rounds, W4 raw create+delete, W5 leader failover) and prints one line
 per point in the anchors' format:
 

@@ -1,6 +1,6 @@
 // Package workload is zkit's benchmark workloads: W1–W5 as defined by the
 // anchor benchmarks that Curator, kazoo and go-zookeeper were measured
-// with (shared/anchors/README.md), so that zkit's figures and theirs are
+// with (bench/anchors/README.md), so that zkit's figures and theirs are
 // taken the same way, print the same lines, and can be compared as ratios
 // in one run.
 //
