@@ -75,7 +75,10 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		}
 		c.addScheme(a.scheme)
 	}
-	if reason := ValidateACL(c.cfg.defaultACL, c.schemes...); reason != "" {
+	if err := checkNamespace(c.cfg.namespace); err != nil {
+		return nil, err
+	}
+		if reason := ValidateACL(c.cfg.defaultACL, c.schemes...); reason != "" {
 		return nil, &InputError{Op: "connect", Reason: "default ACL: " + reason, Err: ErrInvalidACL}
 	}
 	c.log = c.cfg.logger
@@ -114,6 +117,10 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 			c.Close()
 			return nil, fmt.Errorf("zkit: auth %s: %w", a.scheme, err)
 		}
+	}
+	if err := c.createNamespace(ctx); err != nil {
+		c.Close()
+		return nil, err
 	}
 	return c, nil
 }
@@ -224,7 +231,7 @@ func (c *Client) onEvent(ev zk.Event) {
 		c.mu.Lock()
 		sess := c.sess
 		c.mu.Unlock()
-		c.hub.publish(Event{Type: EventType(ev.Type), Path: ev.Path, Session: sess}, false)
+		c.hub.publish(Event{Type: EventType(ev.Type), Path: c.rel(ev.Path), Session: sess}, false)
 		return
 	}
 	c.mu.Lock()

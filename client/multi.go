@@ -136,13 +136,13 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		size += opSize(o.path, o.data, acl)
 		switch o.kind {
 		case opCreate:
-			reqs[i] = &zk.CreateRequest{Path: o.path, Data: o.data, Acl: acl, Flags: int32(o.mode)}
+			reqs[i] = &zk.CreateRequest{Path: c.abs(o.path), Data: o.data, Acl: acl, Flags: int32(o.mode)}
 		case opSet:
-			reqs[i] = &zk.SetDataRequest{Path: o.path, Data: o.data, Version: o.version}
+			reqs[i] = &zk.SetDataRequest{Path: c.abs(o.path), Data: o.data, Version: o.version}
 		case opDelete:
-			reqs[i] = &zk.DeleteRequest{Path: o.path, Version: o.version}
+			reqs[i] = &zk.DeleteRequest{Path: c.abs(o.path), Version: o.version}
 		case opCheck:
-			reqs[i] = &zk.CheckVersionRequest{Path: o.path, Version: o.version}
+			reqs[i] = &zk.CheckVersionRequest{Path: c.abs(o.path), Version: o.version}
 		}
 	}
 	if size > c.cfg.maxBuffer {
@@ -161,7 +161,7 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		if opErr != nil && opErr.Error() == wireRolledBack {
 			opErr = ErrRolledBack
 		}
-		results[i] = OpResult{Path: r.String, Stat: r.Stat, Err: opErr}
+		results[i] = OpResult{Path: c.rel(r.String), Stat: r.Stat, Err: opErr}
 		c.observe(r.Stat)
 		if opErr != nil && first == nil && opErr != ErrRolledBack {
 			first = &MultiError{Index: i, Op: opNames[ops[i].kind], Path: ops[i].path, Err: r.Error}

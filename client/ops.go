@@ -96,16 +96,17 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, mode Crea
 	if err != nil {
 		return "", err
 	}
+	abs := c.abs(path)
 	p, err := do(ctx, c, func() (string, error) {
 		switch {
 		case mode == Container:
-			return c.conn.CreateContainer(path, data, int32(mode), o.acl)
+			return c.conn.CreateContainer(abs, data, int32(mode), o.acl)
 		case mode.ttl():
-			return c.conn.CreateTTL(path, data, int32(mode), o.acl, o.ttl)
+			return c.conn.CreateTTL(abs, data, int32(mode), o.acl, o.ttl)
 		}
-		return c.conn.Create(path, data, int32(mode), o.acl)
+		return c.conn.Create(abs, data, int32(mode), o.acl)
 	})
-	return p, classify("create", path, true, err)
+	return c.rel(p), classify("create", path, true, err)
 }
 
 // Get returns a znode's data and Stat.
@@ -114,7 +115,7 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
 		return nil, nil, err
 	}
 	r, err := do(ctx, c, func() (pair[[]byte], error) {
-		d, st, err := c.conn.Get(path)
+		d, st, err := c.conn.Get(c.abs(path))
 		return pair[[]byte]{d, st}, err
 	})
 	c.observe(r.stat)
@@ -127,7 +128,7 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan W
 	if err := c.checkPath("get", path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := watch(ctx, c, path, dataWatch, c.getW(path), present[[]byte])
+	r, err := watch(ctx, c, c.abs(path), dataWatch, c.getW(c.abs(path)), present[[]byte])
 	c.observe(r.stat)
 	if err != nil {
 		return nil, nil, nil, classify("get", path, false, err)
@@ -146,7 +147,7 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 	if err := checkVersion("set", path, version); err != nil {
 		return nil, err
 	}
-	st, err := do(ctx, c, func() (*Stat, error) { return c.conn.Set(path, data, version) })
+	st, err := do(ctx, c, func() (*Stat, error) { return c.conn.Set(c.abs(path), data, version) })
 	c.observe(st)
 	return st, classify("set", path, true, err)
 }
@@ -157,12 +158,12 @@ func (c *Client) Delete(ctx context.Context, path string, version int32) error {
 		return err
 	}
 	if path == "/" {
-		return &InputError{Op: "delete", Path: path, Reason: "the root cannot be deleted"}
+		return &InputError{Op: "delete", Path: path, Reason: "the root (of the namespace) cannot be deleted"}
 	}
 	if err := checkVersion("delete", path, version); err != nil {
 		return err
 	}
-	_, err := do(ctx, c, func() (struct{}, error) { return struct{}{}, c.conn.Delete(path, version) })
+	_, err := do(ctx, c, func() (struct{}, error) { return struct{}{}, c.conn.Delete(c.abs(path), version) })
 	return classify("delete", path, true, err)
 }
 
@@ -172,7 +173,7 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *Stat, error) {
 		return false, nil, err
 	}
 	r, err := do(ctx, c, func() (pair[bool], error) {
-		ok, st, err := c.conn.Exists(path)
+		ok, st, err := c.conn.Exists(c.abs(path))
 		return pair[bool]{ok, st}, err
 	})
 	if r.v {
@@ -187,7 +188,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan 
 	if err := c.checkPath("exists", path, false); err != nil {
 		return false, nil, nil, err
 	}
-	r, err := watch(ctx, c, path, existWatch, c.existsW(path), func(ok bool, _ *Stat) bool { return ok })
+	r, err := watch(ctx, c, c.abs(path), existWatch, c.existsW(c.abs(path)), func(ok bool, _ *Stat) bool { return ok })
 	if err != nil {
 		return false, nil, nil, classify("exists", path, false, err)
 	}
@@ -204,7 +205,7 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *Stat, er
 		return nil, nil, err
 	}
 	r, err := do(ctx, c, func() (pair[[]string], error) {
-		ch, st, err := c.conn.Children(path)
+		ch, st, err := c.conn.Children(c.abs(path))
 		return pair[[]string]{ch, st}, err
 	})
 	c.observe(r.stat)
@@ -217,7 +218,7 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, <
 	if err := c.checkPath("children", path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := watch(ctx, c, path, childWatch, c.childrenW(path), present[[]string])
+	r, err := watch(ctx, c, c.abs(path), childWatch, c.childrenW(c.abs(path)), present[[]string])
 	c.observe(r.stat)
 	if err != nil {
 		return nil, nil, nil, classify("children", path, false, err)
@@ -231,7 +232,7 @@ func (c *Client) Sync(ctx context.Context, path string) error {
 	if err := c.checkPath("sync", path, false); err != nil {
 		return err
 	}
-	_, err := do(ctx, c, func() (string, error) { return c.conn.Sync(path) })
+	_, err := do(ctx, c, func() (string, error) { return c.conn.Sync(c.abs(path)) })
 	return classify("sync", path, false, err)
 }
 
@@ -241,7 +242,7 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]ACL, *Stat, error) 
 		return nil, nil, err
 	}
 	r, err := do(ctx, c, func() (pair[[]ACL], error) {
-		acl, st, err := c.conn.GetACL(path)
+		acl, st, err := c.conn.GetACL(c.abs(path))
 		return pair[[]ACL]{acl, st}, err
 	})
 	c.observe(r.stat)
@@ -260,7 +261,7 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []ACL, version int
 	if err := c.checkACL("setACL", path, acl); err != nil {
 		return nil, err
 	}
-	st, err := do(ctx, c, func() (*Stat, error) { return c.conn.SetACL(path, acl, version) })
+	st, err := do(ctx, c, func() (*Stat, error) { return c.conn.SetACL(c.abs(path), acl, version) })
 	c.observe(st)
 	return st, classify("setACL", path, true, err)
 }
@@ -340,13 +341,20 @@ func (c *Client) CreateDir(ctx context.Context, path string, mode CreateMode, op
 	}
 	return c.Retry(ctx, func(ctx context.Context) error {
 		_, err := c.Create(ctx, path, nil, mode, opts...)
-		var unknown *OutcomeUnknownError
-		switch {
-		case errors.Is(err, ErrNodeExists):
-			return nil
-		case errors.As(err, &unknown) && ctx.Err() == nil:
-			return unknown.Err // the connection closed: try again
-		}
-		return err
+		return dirCreated(ctx, err)
 	})
+}
+
+// dirCreated turns the error of a directory's create into what Retry
+// needs: nil when it exists (created by this call, or before), the
+// connection's error (retryable) when the reply was lost.
+func dirCreated(ctx context.Context, err error) error {
+	var unknown *OutcomeUnknownError
+	switch {
+	case errors.Is(err, ErrNodeExists):
+		return nil
+	case errors.As(err, &unknown) && ctx.Err() == nil:
+		return unknown.Err // the connection closed: try again
+	}
+	return err
 }

@@ -23,6 +23,7 @@ type config struct {
 	tls            *tls.Config
 	maxBuffer      int
 	defaultACL     []ACL
+	namespace      string
 }
 
 type authCred struct {

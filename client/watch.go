@@ -159,10 +159,10 @@ func (c *Client) forward(reg *watchReg, seen *Stat, in <-chan zk.Event) <-chan W
 			ev, ok := <-in
 			switch {
 			case !ok:
-				deliver(WatchEvent{Type: EventNotWatching, Path: reg.path, Err: ErrClosed})
+				deliver(WatchEvent{Type: EventNotWatching, Path: c.rel(reg.path), Err: ErrClosed})
 				return
 			case ev.State != stateDropped:
-				we := WatchEvent{Type: EventType(ev.Type), Path: ev.Path, Err: ev.Err}
+				we := WatchEvent{Type: EventType(ev.Type), Path: c.rel(ev.Path), Err: ev.Err}
 				if we.Type == EventNotWatching && we.Err == nil {
 					we.Err = ErrSessionLost
 				}
@@ -190,7 +190,7 @@ func (c *Client) forward(reg *watchReg, seen *Stat, in <-chan zk.Event) <-chan W
 // fired with since seen (EventNone: none).
 func (c *Client) rearm(reg *watchReg, seen *Stat) (<-chan zk.Event, *Stat, WatchEvent) {
 	notWatching := func(err error) (<-chan zk.Event, *Stat, WatchEvent) {
-		return nil, nil, WatchEvent{Type: EventNotWatching, Path: reg.path, Err: err}
+		return nil, nil, WatchEvent{Type: EventNotWatching, Path: c.rel(reg.path), Err: err}
 	}
 	var b Backoff
 	for {
@@ -215,7 +215,7 @@ func (c *Client) rearm(reg *watchReg, seen *Stat) (<-chan zk.Event, *Stat, Watch
 		in, now, err := c.reread(reg)
 		switch {
 		case err == nil:
-			return in, now, WatchEvent{Type: change(reg.kind, seen, now), Path: reg.path}
+			return in, now, WatchEvent{Type: change(reg.kind, seen, now), Path: c.rel(reg.path)}
 		case !IsTransient(err):
 			return notWatching(err)
 		}

@@ -18,9 +18,18 @@ type Backend struct {
 	Name    string   // "zookeeper" or "reference"
 	Servers []string // client addresses
 
-	ref   *Server     // the reference server; nil for real ZooKeeper
-	tls   *tls.Config // for clients, with EachTLSBackend
-	plain string      // a plain client port of a TLS server, for ExpireSession
+	ref   *Server         // the reference server; nil for real ZooKeeper
+	tls   *tls.Config     // for clients, with EachTLSBackend
+	plain string          // a plain client port of a TLS server, for ExpireSession
+	opts  []client.Option // added to every Connect (With)
+}
+
+// With returns b whose Connect adds opts to every client it opens (before
+// the call's own): a client.WithNamespace, say, to run a test body inside
+// a namespace.
+func (b Backend) With(opts ...client.Option) Backend {
+	b.opts = append(append([]client.Option(nil), b.opts...), opts...)
+	return b
 }
 
 // RealBackend is the test binary's shared real ZooKeeper (skipped when
@@ -96,7 +105,7 @@ func (b Backend) Connect(t testing.TB, opts ...client.Option) *client.Client {
 	if b.tls != nil {
 		all = append(all, client.WithTLS(b.tls))
 	}
-	all = append(all, opts...)
+	all = append(append(all, b.opts...), opts...)
 	c, err := client.Connect(ctx, b.Servers, all...)
 	if err != nil {
 		t.Fatalf("zktest: connect to %s: %v", b.Name, err)

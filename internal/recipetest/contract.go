@@ -87,6 +87,9 @@ type Mode[R any, L Lease] struct {
 //   - ForeignNodes: children of other shapes are ignored.
 //   - OtherRecipe: a path holding another queue recipe's node is refused
 //     with recipes.ErrOtherRecipe, leaving no node.
+//   - InNamespace: exclusion, expiry, try, bad input and other recipes'
+//     nodes again, every client inside one namespace (client.WithNamespace);
+//     nothing is created outside it.
 //   - Directory: the directory is a container, deleted by the server once
 //     empty and created again by the next participant, whose token is
 //     still higher; contenders keep taking turns while the server reaps
@@ -133,6 +136,7 @@ func RunQueueContract[R any, L Lease](t *testing.T, r QueueRecipe[R, L]) {
 		{"BadInput", each(c.badInput)},
 		{"ForeignNodes", each(c.foreignNodes)},
 		{"OtherRecipe", each(c.otherRecipe)},
+		{"InNamespace", each(c.inNamespace)},
 		{"Directory", c.directory},
 		{"DirectoryWithoutContainers", c.directoryWithoutContainers},
 	} {

@@ -95,3 +95,30 @@ func (q *contract[R, L]) hasMarker(marker string) bool {
 	}
 	return false
 }
+
+// inNamespace: the recipe works unchanged inside a namespace: the
+// contract's exclusion, holder expiry, session loss, try, bad input and
+// other-recipe cases with every client in one, and nothing is created
+// outside it.
+func (q *contract[R, L]) inNamespace(t *testing.T, b zktest.Backend) {
+	parent := zktest.UniquePath(t)
+	ns := parent + "/ns"
+	nb := b.With(client.WithNamespace(ns))
+	for _, sub := range []struct {
+		name string
+		fn   func(*testing.T, zktest.Backend)
+	}{
+		{"Exclusion", q.exclusion}, {"HolderExpiry", q.holderExpiry}, {"AfterSessionLoss", q.afterSessionLoss},
+		{"Try", q.try}, {"BadInput", q.badInput}, {"OtherRecipe", q.otherRecipe},
+	} {
+		t.Run(sub.name, func(t *testing.T) { sub.fn(t, nb) })
+	}
+	// The tests' paths are their own unique paths, inside the namespace.
+	outside := b.Connect(t)
+	if got := Children(t, outside, parent); len(got) != 1 || got[0] != "ns" {
+		t.Fatalf("beside the namespace: %v, want only ns", got)
+	}
+	if got := Children(t, outside, ns); len(got) == 0 {
+		t.Fatalf("nothing was created inside the namespace %s", ns)
+	}
+}

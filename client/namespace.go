@@ -1,0 +1,87 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// WithNamespace roots every path of the client at ns (Curator's namespace,
+// ZooKeeper's chroot): Create(ctx, "/locks/a", ...) creates ns+"/locks/a",
+// and every path the client returns or delivers (created paths, Multi
+// results, watch events) is relative to ns again. Paths outside ns cannot
+// be reached through the client; "/" is ns itself. Recipes built on the
+// client work unchanged inside a namespace.
+//
+// ns must be a valid absolute path other than "/"; Connect creates it (and
+// its ancestors, with the client's default ACL) once the first session is
+// established, and fails if it cannot.
+func WithNamespace(ns string) Option {
+	return func(c *config) { c.namespace = ns }
+}
+
+// Namespace is the client's namespace, or "" for none.
+func (c *Client) Namespace() string { return c.cfg.namespace }
+
+// abs turns a path of the caller's into the server's.
+func (c *Client) abs(path string) string {
+	ns := c.cfg.namespace
+	switch {
+	case ns == "":
+		return path
+	case path == "/":
+		return ns
+	}
+	return ns + path
+}
+
+// rel turns a path of the server's into the caller's.
+func (c *Client) rel(path string) string {
+	ns := c.cfg.namespace
+	switch {
+	case ns == "" || path == "":
+		return path
+	case path == ns:
+		return "/"
+	case strings.HasPrefix(path, ns+"/"):
+		return path[len(ns):]
+	}
+	return path
+}
+
+// checkNamespace refuses a namespace that is not a valid path.
+func checkNamespace(ns string) error {
+	if ns == "" {
+		return nil
+	}
+	if ns == "/" {
+		return &InputError{Op: "connect", Path: ns, Reason: "namespace \"/\": give a path below the root, or no namespace"}
+	}
+	if reason := ValidatePath(ns, false); reason != "" {
+		return &InputError{Op: "connect", Path: ns, Reason: "namespace: " + reason}
+	}
+	return nil
+}
+
+// createNamespace makes the namespace node and its ancestors exist, with
+// the client's default ACL. The paths are the server's: the namespace is
+// outside itself.
+func (c *Client) createNamespace(ctx context.Context) error {
+	ns := c.cfg.namespace
+	for i := 1; ns != "" && i <= len(ns); i++ {
+		if i < len(ns) && ns[i] != '/' {
+			continue
+		}
+		dir := ns[:i]
+		err := c.Retry(ctx, func(ctx context.Context) error {
+			_, err := do(ctx, c, func() (string, error) { return c.conn.Create(dir, nil, zk.FlagPersistent, c.cfg.defaultACL) })
+			return dirCreated(ctx, classify("create", dir, true, err))
+		})
+		if err != nil {
+			return fmt.Errorf("zkit: create namespace %s: %w", ns, err)
+		}
+	}
+	return nil
+}
