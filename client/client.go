@@ -78,7 +78,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	if err := checkNamespace(c.cfg.namespace); err != nil {
 		return nil, err
 	}
-		if reason := ValidateACL(c.cfg.defaultACL, c.schemes...); reason != "" {
+	if reason := ValidateACL(c.cfg.defaultACL, c.schemes...); reason != "" {
 		return nil, &InputError{Op: "connect", Reason: "default ACL: " + reason, Err: ErrInvalidACL}
 	}
 	c.log = c.cfg.logger

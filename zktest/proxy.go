@@ -34,7 +34,7 @@ type Proxy struct {
 	blackhole atomic.Bool
 	cutArmed  atomic.Bool
 	cutCreate atomic.Pointer[createCut] // CutAfterNextCreate or CutAfterCreateOf armed
-	replyCut  atomic.Bool            // CutAfterNextReply armed
+	replyCut  atomic.Bool               // CutAfterNextReply armed
 	requests  atomic.Int64
 
 	mu     sync.Mutex
