@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/counter"
@@ -202,7 +201,9 @@ func TestCombinedCallsInOrder(t *testing.T) {
 	srv.Reference().Pause()
 	first := make(chan error, 1)
 	go func() { _, err := k.Add(ctx, 1); first <- err }()
-	time.Sleep(zktest.Scale(50 * time.Millisecond))
+	recipetest.Eventually(t, "the first Add is in flight", func() bool {
+		return counter.Flushing(c, path) && counter.Queued(c, path) == 0
+	})
 	type out struct {
 		v   int64
 		ok  bool
@@ -219,7 +220,7 @@ func TestCombinedCallsInOrder(t *testing.T) {
 	for i, f := range calls {
 		wg.Add(1)
 		go func() { defer wg.Done(); res[i] = f() }()
-		time.Sleep(zktest.Scale(20 * time.Millisecond)) // queue in this order
+		recipetest.Eventually(t, "the call is queued", func() bool { return counter.Queued(c, path) == i+1 })
 	}
 	srv.Reference().Resume()
 	if err := <-first; err != nil {

@@ -188,7 +188,9 @@ func TestCancel(t *testing.T) {
 	inFlight, cancelInFlight := context.WithCancel(ctx)
 	first := make(chan error, 1)
 	go func() { _, err := k.Add(inFlight, 1); first <- err }()
-	time.Sleep(zktest.Scale(50 * time.Millisecond)) // the first Add is being written
+	recipetest.Eventually(t, "the first Add is being written", func() bool {
+		return counter.Flushing(c, path) && counter.Queued(c, path) == 0
+	})
 
 	queued, cancelQueued := context.WithTimeout(ctx, zktest.Scale(100*time.Millisecond))
 	defer cancelQueued()

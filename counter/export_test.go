@@ -1,0 +1,21 @@
+package counter
+
+import "github.com/zkit-dev/zkit/client"
+
+// Queued returns how many calls of Counters of c and path (Long encoding)
+// wait in the queue behind the write in flight: tests order their calls
+// with it instead of sleeping.
+func Queued(c *client.Client, path string) int {
+	e := engineFor(c, path, Long)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.queue)
+}
+
+// Flushing reports whether a write of c and path's engine is in flight.
+func Flushing(c *client.Client, path string) bool {
+	e := engineFor(c, path, Long)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.running
+}
