@@ -13,20 +13,16 @@ import (
 )
 
 var (
-	// ErrLost is matched by every reason a term ended without Resign: the
-	// session was lost (the error also matches client.ErrSessionLost, or
-	// client.ErrClosed after the client's Close), the connection stayed
-	// suspended beyond the tolerance (ErrSuspended), or the leader's node
-	// was deleted by someone else (ErrNodeDeleted).
-	ErrLost = recipes.ErrLost
-	// ErrSuspended ends a term whose connection stayed suspended beyond
-	// the tolerance. It matches ErrLost.
-	ErrSuspended = recipes.ErrSuspended
-	// ErrNodeDeleted ends a term whose node someone else deleted or wrote
-	// to. It matches ErrLost.
+	// ErrLost, ErrSuspended, ErrNodeDeleted and ErrReleased are package
+	// recipes' sentinels, for matching a term's Err without importing it:
+	// ErrLost is matched by every reason a term ended without Resign (its
+	// session lost, also matching client.ErrSessionLost or, after Close,
+	// client.ErrClosed; ErrSuspended; ErrNodeDeleted), ErrReleased after
+	// Resign.
+	ErrLost        = recipes.ErrLost
+	ErrSuspended   = recipes.ErrSuspended
 	ErrNodeDeleted = recipes.ErrNodeDeleted
-	// ErrReleased is the cause of a term's Context after Resign.
-	ErrReleased = recipes.ErrReleased
+	ErrReleased    = recipes.ErrReleased
 )
 
 // kind is the candidate node shape: "_c_<uuid>-latch-<seq>", as Curator's

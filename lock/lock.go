@@ -17,20 +17,16 @@ var (
 	// ErrLocked is returned by TryLock when another attempt holds or waits
 	// for the lock ahead of it.
 	ErrLocked = recipes.ErrWouldBlock
-	// ErrLost is matched by every reason a lease ended without Unlock: its
-	// session was lost (the error also matches client.ErrSessionLost, or
-	// client.ErrClosed after the client's Close), the connection stayed
-	// suspended beyond the tolerance (ErrSuspended), or its node was
-	// deleted by someone else (ErrNodeDeleted).
-	ErrLost = recipes.ErrLost
-	// ErrSuspended ends a lease whose connection stayed suspended beyond
-	// the tolerance. It matches ErrLost.
-	ErrSuspended = recipes.ErrSuspended
-	// ErrNodeDeleted ends a lease whose node someone else deleted or wrote
-	// to. It matches ErrLost.
+	// ErrLost, ErrSuspended, ErrNodeDeleted and ErrReleased are package
+	// recipes' sentinels, for matching a lease's Err without importing it:
+	// ErrLost is matched by every reason a lease ended without Unlock (its
+	// session lost, also matching client.ErrSessionLost or, after Close,
+	// client.ErrClosed; ErrSuspended; ErrNodeDeleted), ErrReleased after
+	// Unlock.
+	ErrLost        = recipes.ErrLost
+	ErrSuspended   = recipes.ErrSuspended
 	ErrNodeDeleted = recipes.ErrNodeDeleted
-	// ErrReleased is the cause of a lease's Context after Unlock.
-	ErrReleased = recipes.ErrReleased
+	ErrReleased    = recipes.ErrReleased
 )
 
 // kind is the mutex node shape: "_c_<uuid>-lock-<seq>", as Curator's
