@@ -75,4 +75,15 @@
 // Timeouts in zktest, and in tests built on it, go through Scale, so that one
 // setting (ZKIT_TIME_SCALE=3) stretches them all on a slow machine. Wait on
 // conditions with deadlines; do not sleep and hope.
+//
+// # Goroutines
+//
+// Leak checkers (go.uber.org/goleak) see one goroutine of zktest's that
+// outlives every test: on Linux, the first real server it starts starts
+// zktest.forkLoop, which forks every server from one OS thread for the rest
+// of the process, so that the kernel kills the servers if the test binary
+// dies (a parent-death signal belongs to the thread that forked). Ignore
+// it with goleak.IgnoreTopFunction("github.com/zkit-dev/zkit/zktest.forkLoop").
+// Everything else zktest starts (servers, proxies, their goroutines) stops
+// in t.Cleanup, and a client's goroutines stop with its Close.
 package zktest

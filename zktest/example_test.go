@@ -46,7 +46,14 @@ func ExampleStartZooKeeper() {
 		}
 		zk.Kill(0)    // SIGKILL: a crash
 		zk.Restart(0) // same port, same data; returns once it serves
-		if data, _, err := c.Get(ctx, "/kept"); err != nil || string(data) != "v1" {
+		// The client reconnects on its own, a moment later: Retry rides that
+		// out (a bare Get here may fail with "not connected").
+		var data []byte
+		err = c.Retry(ctx, func(ctx context.Context) (err error) {
+			data, _, err = c.Get(ctx, "/kept")
+			return err
+		})
+		if err != nil || string(data) != "v1" {
 			t.Fatalf("after restart: %q, %v", data, err)
 		}
 	}

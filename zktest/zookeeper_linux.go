@@ -21,17 +21,21 @@ type startReq struct {
 
 // Pdeathsig fires when the thread that forked the child exits, not the
 // process, and the Go runtime may retire threads. So every server is forked
-// from one goroutine locked to its thread for the life of the process.
+// from one goroutine (forkLoop) locked to its thread for the life of the
+// process; see "Goroutines" in the package documentation.
 var forker = sync.OnceValue(func() chan startReq {
 	ch := make(chan startReq)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread lives as long as the process
-		for r := range ch {
-			r.done <- r.cmd.Start()
-		}
-	}()
+	go forkLoop(ch)
 	return ch
 })
+
+// forkLoop starts the servers' processes, on a thread of its own.
+func forkLoop(ch chan startReq) {
+	runtime.LockOSThread() // never unlocked: the thread lives as long as the process
+	for r := range ch {
+		r.done <- r.cmd.Start()
+	}
+}
 
 func startProcess(cmd *exec.Cmd) error {
 	r := startReq{cmd: cmd, done: make(chan error, 1)}

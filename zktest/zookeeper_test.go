@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zkit-dev/zkit/client"
 )
 
 // zkProbe is a go-zookeeper connection used by the tests to look at the
@@ -579,6 +580,34 @@ func TestRemoveStaleSharedDirs(t *testing.T) {
 	for d, want := range map[string]bool{dead: false, live: true, mine: true, other: true} {
 		if _, err := os.Stat(d); (err == nil) != want {
 			t.Errorf("%s: exists %v, want %v", d, err == nil, want)
+		}
+	}
+}
+
+// What ExampleStartZooKeeper shows, for real: a client that lived through
+// a crash and a restart reads its data back through Retry, every time.
+func TestClientAcrossRestart(t *testing.T) {
+	z := StartZooKeeper(t)
+	ctx, cancel := context.WithTimeout(context.Background(), Scale(90*time.Second))
+	defer cancel()
+	c, err := client.Connect(ctx, z.Servers(), client.WithSessionTimeout(Scale(10*time.Second)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Create(ctx, "/kept", []byte("v1"), client.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		z.Kill(0)
+		z.Restart(0)
+		var data []byte
+		err := c.Retry(ctx, func(ctx context.Context) (err error) {
+			data, _, err = c.Get(ctx, "/kept")
+			return err
+		})
+		if err != nil || string(data) != "v1" {
+			t.Fatalf("restart %d: %q, %v", i, data, err)
 		}
 	}
 }
