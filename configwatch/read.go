@@ -3,7 +3,6 @@ package configwatch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/zkit-dev/zkit/client"
@@ -32,34 +31,34 @@ type Snapshot[T any] struct {
 // that publish to complete, until ctx ends. It returns ErrNoConfig when
 // the configuration node does not exist, and the decoder's error as is.
 func Get[T any](ctx context.Context, c *client.Client, path string, decode Decoder[T]) (Snapshot[T], error) {
-	if err := checkPath("config get", path); err != nil {
+	const op = "config get"
+	if err := checkPath(op, path); err != nil {
 		return Snapshot[T]{}, err
 	}
 	if decode == nil {
 		decode = JSON[T]
 	}
-	var b client.Backoff
-	for {
-		vals, zxid, _, err := read(ctx, c, path, false)
-		if err == nil && vals != nil {
-			v, err := decode(vals)
+	var snap Snapshot[T]
+	err := c.Retry(ctx, func(ctx context.Context) error {
+		for {
+			vals, zxid, _, err := read(ctx, c, path, false)
 			if err != nil {
-				err = fmt.Errorf("zkit: config %s: %w", path, err)
+				return err
 			}
-			return Snapshot[T]{Value: v, Zxid: zxid, Err: err}, err
+			if vals != nil {
+				v, err := decode(vals)
+				snap = Snapshot[T]{Value: v, Zxid: zxid, Err: recipes.Wrap(op, path, err)}
+				return nil
+			}
+			if err := awaitPublish(ctx, c, path); err != nil {
+				return err
+			}
 		}
-		if err == nil {
-			err = awaitPublish(ctx, c, path)
-		}
-		switch {
-		case err == nil:
-			b.Reset()
-		case !transient(err):
-			return Snapshot[T]{}, fmt.Errorf("zkit: config %s: %w", path, err)
-		case b.Wait(ctx) != nil:
-			return Snapshot[T]{}, fmt.Errorf("zkit: config %s: %w", path, ctx.Err())
-		}
+	})
+	if err != nil {
+		return Snapshot[T]{}, recipes.Wrap(op, path, err)
 	}
+	return snap, snap.Err
 }
 
 // awaitPublish waits until ready exists (a publish completed), or returns
@@ -93,22 +92,23 @@ func Watch[T any](ctx context.Context, c *client.Client, path string, decode Dec
 	if decode == nil {
 		decode = JSON[T]
 	}
+	const op = "config watch"
 	next := func(ctx context.Context) (Snapshot[T], <-chan client.WatchEvent, error) {
-		if err := checkPath("config watch", path); err != nil {
+		if err := checkPath(op, path); err != nil {
 			return Snapshot[T]{}, nil, err
 		}
 		for {
 			vals, zxid, ready, err := read(ctx, c, path, true)
 			if err != nil {
-				return Snapshot[T]{}, nil, err
+				return Snapshot[T]{}, nil, recipes.Wrap(op, path, err)
 			}
 			if vals != nil {
 				v, err := decode(vals)
-				return Snapshot[T]{Value: v, Zxid: zxid, Err: err}, ready, nil
+				return Snapshot[T]{Value: v, Zxid: zxid, Err: recipes.Wrap(op, path, err)}, ready, nil
 			}
 			// Not ready: there is nothing complete to deliver yet.
 			if err := waitReady(ctx, ready); err != nil {
-				return Snapshot[T]{}, nil, err
+				return Snapshot[T]{}, nil, recipes.Wrap(op, path, err)
 			}
 		}
 	}
@@ -215,10 +215,4 @@ func waitReady(ctx context.Context, ready <-chan client.WatchEvent) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// transient reports whether a read error goes away by itself: the
-// connection or the session is being replaced.
-func transient(err error) bool {
-	return client.IsRetryable(err) || client.IsSessionLost(err) && !errors.Is(err, client.ErrClosed)
 }
