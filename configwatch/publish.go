@@ -4,58 +4,60 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/recipes"
 )
 
-// Option configures a publish.
-type Option func(*config)
-
-type config struct {
-	recipes.Options
-	atomic bool
-}
-
-// Atomic publishes in one transaction (a multi) instead of with the ready
-// flag: readers never wait, and concurrent atomic publishers each apply
-// whole. The whole publish must fit in one request (the server's
-// jute.maxbuffer, 1 MB by default); larger configurations use the flag.
-func Atomic() Option { return func(c *config) { c.atomic = true } }
-
-// WithACL gives the nodes a publish creates (the configuration node, keys,
-// ready) acl instead of the client's default ACL.
-func WithACL(acl ...client.ACL) Option { return func(c *config) { c.ACL = acl } }
-
-// WithLogger routes the publisher's log lines to l. By default nothing is
-// logged.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) { c.Logger = l }
-}
-
-// Set publishes values at path: each key gets its value (a nil value
-// deletes the key), and keys not named keep theirs. It returns the zxid of
-// the publish, the Zxid of the snapshots that reflect it.
+// Set publishes values: each key gets its value (a nil value deletes the
+// key), and keys not named keep theirs. It returns the zxid of the
+// publish, the Zxid of the snapshots that reflect it.
 //
-// Without Atomic it follows the paper's ready-flag protocol: delete ready,
-// write the keys, create ready; readers wait meanwhile. Publishers must
-// then take turns (one leader, or a lock): two flag publishes that overlap
-// can expose a mix of both. Writes are retried while the connection is
-// down; each is idempotent. A publish that fails midway leaves ready
-// missing, and readers keep their last snapshot until a publish completes.
+// Without WithAtomic it follows the paper's ready-flag protocol: delete
+// ready, write the keys, create ready; readers wait meanwhile. Publishers
+// must then take turns (one leader, or a lock): two flag publishes that
+// overlap can expose a mix of both. A publish that fails midway leaves
+// ready missing, and readers keep their last snapshot until a publish
+// completes.
 //
-// Input errors (*client.InputError) are returned before anything is
-// written.
-func Set(ctx context.Context, c *client.Client, path string, values Values, opts ...Option) (int64, error) {
-	return publish(ctx, c, path, values, false, opts)
+// Every write is idempotent, so Set rides out lost connections, lost
+// replies and lost sessions: it writes again under the next connection or
+// session, for as long as ctx lives. A publisher that may publish only
+// while it holds something (a leader's term, a lock) passes a ctx that
+// ends with it.
+//
+// Errors name the call and the path: an *client.InputError for an invalid
+// path or key, a value over the request limit or, with WithAtomic, a
+// publish over it, before anything is written; an error matching
+// client.ErrClosed once the client is closed; ctx's error; or the server's
+// (client.ErrNoAuth, ...).
+func (k *Config[T]) Set(ctx context.Context, values Values) (int64, error) {
+	return k.publish(ctx, "config set", values, false)
 }
 
-// Publish replaces the configuration at path with values: keys not in
-// values are deleted. Otherwise it is Set.
-func Publish(ctx context.Context, c *client.Client, path string, values Values, opts ...Option) (int64, error) {
-	return publish(ctx, c, path, values, true, opts)
+// Publish replaces the configuration with values: keys not in values are
+// deleted. Otherwise it is Set.
+func (k *Config[T]) Publish(ctx context.Context, values Values) (int64, error) {
+	return k.publish(ctx, "config publish", values, true)
+}
+
+func (k *Config[T]) publish(ctx context.Context, op string, values Values, replace bool) (int64, error) {
+	p, err := newPublisher(k.c, op, k.path, values, replace, k.cfg)
+	if err != nil {
+		return 0, err
+	}
+	var zxid int64
+	if k.cfg.atomic {
+		zxid, err = p.atomic(ctx, op)
+	} else {
+		zxid, err = p.flagged(ctx)
+	}
+	if err != nil {
+		return 0, recipes.Wrap(op, k.path, err)
+	}
+	k.cfg.Log().Debug("zkit: configuration published", "path", k.path, "zxid", zxid, "atomic", k.cfg.atomic)
+	return zxid, nil
 }
 
 // publisher is one publish in progress.
@@ -69,40 +71,24 @@ type publisher struct {
 	cfg     config
 }
 
-func publish(ctx context.Context, c *client.Client, path string, values Values, replace bool, opts []Option) (int64, error) {
-	op := "config set"
-	if replace {
-		op = "config publish"
-	}
+// newPublisher checks the input of a publish: nothing is sent before it
+// passes.
+func newPublisher(c *client.Client, op, path string, values Values, replace bool, cfg config) (*publisher, error) {
 	if err := checkPath(op, path); err != nil {
-		return 0, err
+		return nil, err
 	}
-	p := &publisher{c: c, path: path, ready: client.JoinPath(path, readyName), values: values, replace: replace}
-	for _, o := range opts {
-		o(&p.cfg)
-	}
+	p := &publisher{c: c, path: path, ready: client.JoinPath(path, readyName), values: values, replace: replace, cfg: cfg}
 	for k, v := range values {
 		if err := checkKey(op, path, k); err != nil {
-			return 0, err
+			return nil, err
 		}
 		if max := client.MaxData(client.JoinPath(path, k)); len(v) > max {
-			return 0, &client.InputError{Op: op, Path: path, Reason: fmt.Sprintf("key %q: value is %d bytes, over the %d-byte limit of a request", k, len(v), max)}
+			return nil, &client.InputError{Op: op, Path: path, Reason: fmt.Sprintf("key %q: value is %d bytes, over the %d-byte limit of a request", k, len(v), max)}
 		}
 		p.keys = append(p.keys, k)
 	}
 	slices.Sort(p.keys)
-	var zxid int64
-	var err error
-	if p.cfg.atomic {
-		zxid, err = p.atomic(ctx, op)
-	} else {
-		zxid, err = p.flagged(ctx)
-	}
-	if err != nil {
-		return 0, recipes.Wrap(op, path, err)
-	}
-	p.cfg.Log().Debug("zkit: configuration published", "path", path, "zxid", zxid, "atomic", p.cfg.atomic)
-	return zxid, nil
+	return p, nil
 }
 
 // flagged publishes with the ready flag.
@@ -198,7 +184,7 @@ func (p *publisher) atomic(ctx context.Context, op string) (int64, error) {
 		case errors.As(err, &ie) && ie.Op == "multi":
 			// Multi refuses a request over the server's limit before
 			// sending it; the ready flag has no such limit.
-			return 0, &client.InputError{Op: op, Path: p.path, Reason: ie.Reason + ": publish without Atomic"}
+			return 0, &client.InputError{Op: op, Path: p.path, Reason: ie.Reason + "; publish without WithAtomic"}
 		case !errors.As(err, &me) || !errors.Is(err, client.ErrNoNode) && !errors.Is(err, client.ErrNodeExists):
 			return 0, err
 		}

@@ -9,10 +9,6 @@ import (
 	"github.com/zkit-dev/zkit/recipes"
 )
 
-// ErrNoConfig is returned by Get when the configuration node does not
-// exist.
-var ErrNoConfig = errors.New("zkit: no configuration")
-
 // Snapshot is one complete configuration.
 type Snapshot[T any] struct {
 	Value T
@@ -26,37 +22,40 @@ type Snapshot[T any] struct {
 	Err error
 }
 
-// Get reads the current configuration at path, decoded with decode (nil:
-// JSON). While a publish is in progress (ready is missing) it waits for
-// that publish to complete, until ctx ends. It returns ErrNoConfig when
-// the configuration node does not exist, and the decoder's error as is.
-func Get[T any](ctx context.Context, c *client.Client, path string, decode Decoder[T]) (Snapshot[T], error) {
+// Get reads the current configuration and decodes it. While a publish is
+// in progress (ready is missing) it waits for that publish to complete.
+// It rides out lost connections and sessions (it reads again under the
+// next one), for as long as ctx lives.
+//
+// Errors name the call and the path: ErrNoConfig when the configuration
+// node does not exist; the decoder's error, also in the snapshot's Err; an
+// *client.InputError for an invalid path or a nil decoder, before anything
+// is sent; an error matching client.ErrClosed once the client is closed;
+// ctx's error; or the server's (client.ErrNoAuth, ...).
+func (k *Config[T]) Get(ctx context.Context) (Snapshot[T], error) {
 	const op = "config get"
-	if err := checkPath(op, path); err != nil {
+	if err := k.checkRead(op); err != nil {
 		return Snapshot[T]{}, err
 	}
-	if decode == nil {
-		decode = JSON[T]
-	}
 	var snap Snapshot[T]
-	err := c.Retry(ctx, func(ctx context.Context) error {
+	err := k.c.Retry(ctx, func(ctx context.Context) error {
 		for {
-			vals, zxid, _, err := read(ctx, c, path, false)
+			vals, zxid, _, err := read(ctx, k.c, k.path, false)
 			if err != nil {
 				return err
 			}
 			if vals != nil {
-				v, err := decode(vals)
-				snap = Snapshot[T]{Value: v, Zxid: zxid, Err: recipes.Wrap(op, path, err)}
+				v, err := k.decode(vals)
+				snap = Snapshot[T]{Value: v, Zxid: zxid, Err: recipes.Wrap(op, k.path, err)}
 				return nil
 			}
-			if err := awaitPublish(ctx, c, path); err != nil {
+			if err := awaitPublish(ctx, k.c, k.path); err != nil {
 				return err
 			}
 		}
 	})
 	if err != nil {
-		return Snapshot[T]{}, recipes.Wrap(op, path, err)
+		return Snapshot[T]{}, recipes.Wrap(op, k.path, err)
 	}
 	return snap, snap.Err
 }
@@ -77,42 +76,43 @@ func awaitPublish(ctx context.Context, c *client.Client, path string) error {
 	return waitReady(ctx, ready)
 }
 
-// Watch follows the configuration at path and delivers each complete
-// snapshot, decoded with decode (nil: JSON), on the feed's Values channel
-// until ctx ends. Snapshots are never mixed: a publish in progress is not
-// seen until it completes. The feed is level-triggered (recipes.Follow):
-// it reads again after every reconnect and new session, and a slow
-// receiver skips snapshots but always ends up with the current one. A
-// snapshot that does not decode is delivered with Err set.
+// Watch follows the configuration and delivers each complete snapshot on
+// the feed's Values channel until ctx ends. Snapshots are never mixed: a
+// publish in progress is not seen until it completes. The feed is
+// level-triggered (recipes.Follow): it reads again after every reconnect
+// and under every new session, so it rides out lost connections and
+// sessions, and a slow receiver skips snapshots but always ends up with
+// the current one. A snapshot that does not decode is delivered with Err
+// set, and the feed goes on.
 //
-// The feed stops (Values closes, Err says why) when ctx ends, when the
-// client is closed, or on an error retrying cannot cure (an invalid path,
-// no permission to read).
-func Watch[T any](ctx context.Context, c *client.Client, path string, decode Decoder[T]) *recipes.Feed[Snapshot[T]] {
-	if decode == nil {
-		decode = JSON[T]
-	}
+// The feed stops (Values closes, Err says why) when ctx ends (ctx's
+// error), when the client is closed (an error matching client.ErrClosed),
+// or on an error retrying cannot cure, which names the call and the path:
+// an *client.InputError for an invalid path or a nil decoder (nothing is
+// sent), no permission to read (client.ErrNoAuth).
+func (k *Config[T]) Watch(ctx context.Context) *recipes.Feed[Snapshot[T]] {
 	const op = "config watch"
+	bad := k.checkRead(op)
 	next := func(ctx context.Context) (Snapshot[T], <-chan client.WatchEvent, error) {
-		if err := checkPath(op, path); err != nil {
-			return Snapshot[T]{}, nil, err
+		if bad != nil {
+			return Snapshot[T]{}, nil, bad
 		}
 		for {
-			vals, zxid, ready, err := read(ctx, c, path, true)
+			vals, zxid, ready, err := read(ctx, k.c, k.path, true)
 			if err != nil {
-				return Snapshot[T]{}, nil, recipes.Wrap(op, path, err)
+				return Snapshot[T]{}, nil, recipes.Wrap(op, k.path, err)
 			}
 			if vals != nil {
-				v, err := decode(vals)
-				return Snapshot[T]{Value: v, Zxid: zxid, Err: recipes.Wrap(op, path, err)}, ready, nil
+				v, err := k.decode(vals)
+				return Snapshot[T]{Value: v, Zxid: zxid, Err: recipes.Wrap(op, k.path, err)}, ready, nil
 			}
 			// Not ready: there is nothing complete to deliver yet.
 			if err := waitReady(ctx, ready); err != nil {
-				return Snapshot[T]{}, nil, recipes.Wrap(op, path, err)
+				return Snapshot[T]{}, nil, recipes.Wrap(op, k.path, err)
 			}
 		}
 	}
-	return recipes.Follow(ctx, c, next, func(a, b Snapshot[T]) bool { return a.Zxid == b.Zxid })
+	return recipes.Follow(ctx, k.c, next, func(a, b Snapshot[T]) bool { return a.Zxid == b.Zxid })
 }
 
 // read reads one complete snapshot of the configuration at path: its
