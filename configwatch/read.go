@@ -45,8 +45,7 @@ func (k *Config[T]) Get(ctx context.Context) (Snapshot[T], error) {
 				return err
 			}
 			if vals != nil {
-				v, err := k.decode(vals)
-				snap = Snapshot[T]{Value: v, Zxid: zxid, Err: recipes.Wrap(op, k.path, err)}
+				snap = k.snapshot(op, vals, zxid)
 				return nil
 			}
 			if err := awaitPublish(ctx, k.c, k.path); err != nil {
@@ -103,8 +102,7 @@ func (k *Config[T]) Watch(ctx context.Context) *recipes.Feed[Snapshot[T]] {
 				return Snapshot[T]{}, nil, recipes.Wrap(op, k.path, err)
 			}
 			if vals != nil {
-				v, err := k.decode(vals)
-				return Snapshot[T]{Value: v, Zxid: zxid, Err: recipes.Wrap(op, k.path, err)}, ready, nil
+				return k.snapshot(op, vals, zxid), ready, nil
 			}
 			// Not ready: there is nothing complete to deliver yet.
 			if err := waitReady(ctx, ready); err != nil {
@@ -113,6 +111,17 @@ func (k *Config[T]) Watch(ctx context.Context) *recipes.Feed[Snapshot[T]] {
 		}
 	}
 	return recipes.Follow(ctx, k.c, next, func(a, b Snapshot[T]) bool { return a.Zxid == b.Zxid })
+}
+
+// snapshot decodes the values of the publish at zxid. Values that do not
+// decode make a snapshot with Err set and the zero Value, whatever the
+// decoder returned with its error (json.Unmarshal fills what it can).
+func (k *Config[T]) snapshot(op string, vals Values, zxid int64) Snapshot[T] {
+	v, err := k.decode(vals)
+	if err != nil {
+		return Snapshot[T]{Zxid: zxid, Err: recipes.Wrap(op, k.path, err)}
+	}
+	return Snapshot[T]{Value: v, Zxid: zxid}
 }
 
 // read reads one complete snapshot of the configuration at path: its
