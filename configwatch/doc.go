@@ -23,8 +23,8 @@
 // a *Config[Values] that reads the values as stored and publishes in one
 // transaction. Options: WithAtomic, WithACL, WithLogger.
 //
-// Errors name the call and the path. Input the methods can check (the
-// path, the keys, the size of the values, the decoder) is refused with an
+// Every error names the path, once. Input the methods can check (the
+// path, the keys, the size of each value, the decoder) is refused with an
 // *client.InputError before anything is sent; a closed client's calls
 // fail with an error matching client.ErrClosed; Get of a configuration
 // never published returns ErrNoConfig.

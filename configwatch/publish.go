@@ -27,11 +27,12 @@ import (
 // while it holds something (a leader's term, a lock) passes a ctx that
 // ends with it.
 //
-// Errors name the call and the path: an *client.InputError for an invalid
-// path or key, a value over the request limit or, with WithAtomic, a
-// publish over it, before anything is written; an error matching
-// client.ErrClosed once the client is closed; ctx's error; or the server's
-// (client.ErrNoAuth, ...).
+// Errors name the path, once: an *client.InputError for an invalid
+// path or key or a value over the request limit, before anything is sent;
+// with WithAtomic, one for a publish over the limit, before any key is
+// written (the configuration node may have been created); an error
+// matching client.ErrClosed once the client is closed; ctx's error; or the
+// server's (client.ErrNoAuth, ...).
 func (k *Config[T]) Set(ctx context.Context, values Values) (int64, error) {
 	return k.publish(ctx, "config set", values, false)
 }

@@ -27,8 +27,8 @@ type Snapshot[T any] struct {
 // It rides out lost connections and sessions (it reads again under the
 // next one), for as long as ctx lives.
 //
-// Errors name the call and the path: ErrNoConfig when the configuration
-// node does not exist; the decoder's error, also in the snapshot's Err; an
+// Errors name the path, once: ErrNoConfig when the configuration node
+// does not exist; the decoder's error, also in the snapshot's Err; an
 // *client.InputError for an invalid path or a nil decoder, before anything
 // is sent; an error matching client.ErrClosed once the client is closed;
 // ctx's error; or the server's (client.ErrNoAuth, ...).
@@ -86,8 +86,8 @@ func awaitPublish(ctx context.Context, c *client.Client, path string) error {
 //
 // The feed stops (Values closes, Err says why) when ctx ends (ctx's
 // error), when the client is closed (an error matching client.ErrClosed),
-// or on an error retrying cannot cure, which names the call and the path:
-// an *client.InputError for an invalid path or a nil decoder (nothing is
+// or on an error retrying cannot cure, which names the path once: an
+// *client.InputError for an invalid path or a nil decoder (nothing is
 // sent), no permission to read (client.ErrNoAuth).
 func (k *Config[T]) Watch(ctx context.Context) *recipes.Feed[Snapshot[T]] {
 	const op = "config watch"
