@@ -87,7 +87,7 @@ func badInput(t *testing.T, e *env) Summary {
 		refused("member at "+strconv.Quote(p), func() error { _, err := membership.Join(ctx, w.c, p, "id", nil); return err })
 		refused("barrier at "+strconv.Quote(p), func() error { return barrier.NewDouble(w.c, p, 2).Enter(ctx) })
 		refused("rendezvous at "+strconv.Quote(p), func() error { return rendezvous.Publish(ctx, w.c, p, nil) })
-		refused("config at "+strconv.Quote(p), func() error { _, err := configwatch.Get(ctx, w.c, p, configwatch.Raw); return err })
+		refused("config at "+strconv.Quote(p), func() error { _, err := configwatch.New(w.c, p, configwatch.Raw).Get(ctx); return err })
 	}
 	for _, n := range []int{0, -1} {
 		refused(fmt.Sprintf("barrier of %d members", n), func() error { return barrier.NewDouble(w.c, base+"/barrier", n).Enter(ctx) })

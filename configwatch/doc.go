@@ -2,16 +2,36 @@
 // several znodes, and never lets a reader see half of a publish: the
 // paper's "ready" znode protocol (§2.1), plus an atomic mode.
 //
-//	type Config struct {
+// A Config is a handle on the configuration at one path, typed by its
+// decoder; New does no I/O, and every method takes a context:
+//
+//	type AppConfig struct {
 //		Workers int    `json:"workers"`
 //		DB      string `json:"db"`
 //	}
-//	feed := configwatch.Watch[Config](ctx, c, "/app/config", nil)
-//	for snap := range feed.Values() {
+//	cfg := configwatch.New(c, "/app/config", configwatch.JSON[AppConfig]) // *Config[AppConfig]
+//
+//	zxid, err := cfg.Set(ctx, configwatch.Values{"workers": []byte("8")}) // or Publish: replace all keys
+//	snap, err := cfg.Get(ctx)                                              // Snapshot[AppConfig]
+//	for snap := range cfg.Watch(ctx).Values() {
 //		if snap.Err == nil {
 //			apply(snap.Value) // complete, never mixed; the last one is the current config
 //		}
 //	}
+//
+// configwatch.New(c, path, configwatch.Raw, configwatch.WithAtomic()) is
+// a *Config[Values] that reads the values as stored and publishes in one
+// transaction. Options: WithAtomic, WithACL, WithLogger.
+//
+// Every error names the path, once. Input the methods can check (the
+// path, the keys, the size of each value, the decoder) is refused with an
+// *client.InputError before anything is sent; a closed client's calls
+// fail with an error matching client.ErrClosed; Get of a configuration
+// never published returns ErrNoConfig.
+//
+// A configuration holds nothing on a session: its nodes are persistent.
+// When a session is lost, a publish writes on under the next one (every
+// write is idempotent), Get reads again, and Watch reads again and goes on.
 //
 // # Layout
 //
@@ -37,9 +57,9 @@
 // and creates ready. Publishers must take turns (a leader, or a lock):
 // two flag publishes that overlap can expose a mix of both.
 //
-// With Atomic, a publisher writes the keys and sets ready's data (creating
-// ready if needed) in one multi. The flag never goes down, readers never
-// wait, and concurrent atomic publishers each apply whole.
+// With WithAtomic, a publisher writes the keys and sets ready's data
+// (creating ready if needed) in one multi. The flag never goes down,
+// readers never wait, and concurrent atomic publishers each apply whole.
 //
 // Java or Python services publish compatibly with the same steps:
 //

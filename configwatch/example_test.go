@@ -10,7 +10,7 @@ import (
 )
 
 // A service follows its configuration while an operator publishes it.
-func ExampleWatch() {
+func ExampleConfig_Watch() {
 	srv, err := zktest.StartServer("127.0.0.1:0") // the bundled reference server
 	if err != nil {
 		fmt.Println(err)
@@ -26,21 +26,23 @@ func ExampleWatch() {
 	}
 	defer c.Close()
 
-	type Config struct {
+	type AppConfig struct {
 		Workers int    `json:"workers"`
 		DB      string `json:"db"`
 	}
-	// The operator: a whole configuration, then one key.
-	first, _ := configwatch.Encode(Config{Workers: 4, DB: "primary"})
-	if _, err := configwatch.Publish(ctx, c, "/app/config", first); err != nil {
+	// The operator publishes a whole configuration.
+	first, _ := configwatch.Encode(AppConfig{Workers: 4, DB: "primary"})
+	if _, err := configwatch.New(c, "/app/config", configwatch.Raw).Publish(ctx, first); err != nil {
 		fmt.Println(err)
 		return
 	}
-	feed := configwatch.Watch[Config](ctx, c, "/app/config", nil)
+
+	cfg := configwatch.New(c, "/app/config", configwatch.JSON[AppConfig])
+	feed := cfg.Watch(ctx)
 	snap := <-feed.Values()
 	fmt.Printf("%+v\n", snap.Value)
 
-	zxid, err := configwatch.Set(ctx, c, "/app/config", configwatch.Values{"workers": []byte("8")})
+	zxid, err := cfg.Set(ctx, configwatch.Values{"workers": []byte("8")})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -52,8 +54,9 @@ func ExampleWatch() {
 	// {Workers:8 DB:primary} (the publish's zxid: true)
 }
 
-// Get reads the configuration once; Raw keeps the stored values.
-func ExampleGet() {
+// Get reads the configuration once; Raw keeps the values as stored, and
+// WithAtomic publishes them in one transaction.
+func ExampleConfig_Get() {
 	srv, err := zktest.StartServer("127.0.0.1:0")
 	if err != nil {
 		fmt.Println(err)
@@ -68,12 +71,13 @@ func ExampleGet() {
 	}
 	defer c.Close()
 
+	raw := configwatch.New(c, "/app/config", configwatch.Raw, configwatch.WithAtomic())
 	vals := configwatch.Values{"region": []byte(`"eu-west"`), "replicas": []byte("3")}
-	if _, err := configwatch.Publish(ctx, c, "/app/config", vals, configwatch.Atomic()); err != nil {
+	if _, err := raw.Publish(ctx, vals); err != nil {
 		fmt.Println(err)
 		return
 	}
-	snap, err := configwatch.Get(ctx, c, "/app/config", configwatch.Raw)
+	snap, err := raw.Get(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return

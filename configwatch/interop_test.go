@@ -42,7 +42,7 @@ for r in t.commit():
 zk.stop()
 `)
 		for path, want := range map[string]service{flagged: {Workers: 4, DB: "primary"}, atomic: {Workers: 16, DB: "primary"}} {
-			s, err := configwatch.Get[service](ctx, c, path, nil)
+			s, err := configwatch.New(c, path, configwatch.JSON[service]).Get(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

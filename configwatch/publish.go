@@ -4,62 +4,61 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 )
 
-// Option configures a publish.
-type Option func(*config)
-
-type config struct {
-	atomic bool
-	acl    []client.ACL
-	log    *slog.Logger
+// Set publishes values: each key gets its value (a nil value deletes the
+// key), and keys not named keep theirs. It returns the zxid of the
+// publish, the Zxid of the snapshots that reflect it.
+//
+// Without WithAtomic it follows the paper's ready-flag protocol: delete
+// ready, write the keys, create ready; readers wait meanwhile. Publishers
+// must then take turns (one leader, or a lock): two flag publishes that
+// overlap can expose a mix of both. A publish that fails midway leaves
+// ready missing, and readers keep their last snapshot until a publish
+// completes.
+//
+// Every write is idempotent, so Set rides out lost connections, lost
+// replies and lost sessions: it writes again under the next connection or
+// session, for as long as ctx lives. A publisher that may publish only
+// while it holds something (a leader's term, a lock) passes a ctx that
+// ends with it.
+//
+// Errors name the path, once: an *client.InputError for an invalid
+// path or key or a value over the request limit, before anything is sent;
+// with WithAtomic, one for a publish over the limit, before any key is
+// written (the configuration node may have been created); an error
+// matching client.ErrClosed once the client is closed; ctx's error; or the
+// server's (client.ErrNoAuth, ...).
+func (k *Config[T]) Set(ctx context.Context, values Values) (int64, error) {
+	return k.publish(ctx, "config set", values, false)
 }
 
-// Atomic publishes in one transaction (a multi) instead of with the ready
-// flag: readers never wait, and concurrent atomic publishers each apply
-// whole. The whole publish must fit in one request (the server's
-// jute.maxbuffer, 1 MB by default); larger configurations use the flag.
-func Atomic() Option { return func(c *config) { c.atomic = true } }
+// Publish replaces the configuration with values: keys not in values are
+// deleted. Otherwise it is Set.
+func (k *Config[T]) Publish(ctx context.Context, values Values) (int64, error) {
+	return k.publish(ctx, "config publish", values, true)
+}
 
-// WithACL gives the nodes a publish creates (the configuration node, keys,
-// ready) acl instead of the client's default ACL.
-func WithACL(acl ...client.ACL) Option { return func(c *config) { c.acl = acl } }
-
-// WithLogger routes the publisher's log lines to l. By default nothing is
-// logged.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l != nil {
-			c.log = l
-		}
+func (k *Config[T]) publish(ctx context.Context, op string, values Values, replace bool) (int64, error) {
+	p, err := newPublisher(k.c, op, k.path, values, replace, k.cfg)
+	if err != nil {
+		return 0, err
 	}
-}
-
-// Set publishes values at path: each key gets its value (a nil value
-// deletes the key), and keys not named keep theirs. It returns the zxid of
-// the publish, the Zxid of the snapshots that reflect it.
-//
-// Without Atomic it follows the paper's ready-flag protocol: delete ready,
-// write the keys, create ready; readers wait meanwhile. Publishers must
-// then take turns (one leader, or a lock): two flag publishes that overlap
-// can expose a mix of both. Writes are retried while the connection is
-// down; each is idempotent. A publish that fails midway leaves ready
-// missing, and readers keep their last snapshot until a publish completes.
-//
-// Input errors (*client.InputError) are returned before anything is
-// written.
-func Set(ctx context.Context, c *client.Client, path string, values Values, opts ...Option) (int64, error) {
-	return publish(ctx, c, path, values, false, opts)
-}
-
-// Publish replaces the configuration at path with values: keys not in
-// values are deleted. Otherwise it is Set.
-func Publish(ctx context.Context, c *client.Client, path string, values Values, opts ...Option) (int64, error) {
-	return publish(ctx, c, path, values, true, opts)
+	var zxid int64
+	if k.cfg.atomic {
+		zxid, err = p.atomic(ctx, op)
+	} else {
+		zxid, err = p.flagged(ctx)
+	}
+	if err != nil {
+		return 0, recipes.Wrap(op, k.path, err)
+	}
+	k.cfg.Log().Debug("zkit: configuration published", "path", k.path, "zxid", zxid, "atomic", k.cfg.atomic)
+	return zxid, nil
 }
 
 // publisher is one publish in progress.
@@ -73,45 +72,24 @@ type publisher struct {
 	cfg     config
 }
 
-func publish(ctx context.Context, c *client.Client, path string, values Values, replace bool, opts []Option) (int64, error) {
-	op := "config set"
-	if replace {
-		op = "config publish"
-	}
+// newPublisher checks the input of a publish: nothing is sent before it
+// passes.
+func newPublisher(c *client.Client, op, path string, values Values, replace bool, cfg config) (*publisher, error) {
 	if err := checkPath(op, path); err != nil {
-		return 0, err
+		return nil, err
 	}
-	p := &publisher{c: c, path: path, ready: client.JoinPath(path, readyName), values: values, replace: replace,
-		cfg: config{log: slog.New(slog.DiscardHandler)}}
-	for _, o := range opts {
-		o(&p.cfg)
-	}
+	p := &publisher{c: c, path: path, ready: client.JoinPath(path, readyName), values: values, replace: replace, cfg: cfg}
 	for k, v := range values {
 		if err := checkKey(op, path, k); err != nil {
-			return 0, err
+			return nil, err
 		}
 		if max := client.MaxData(client.JoinPath(path, k)); len(v) > max {
-			return 0, &client.InputError{Op: op, Path: path, Reason: fmt.Sprintf("key %q: value is %d bytes, over the %d-byte limit of a request", k, len(v), max)}
+			return nil, &client.InputError{Op: op, Path: path, Reason: fmt.Sprintf("key %q: value is %d bytes, over the %d-byte limit of a request", k, len(v), max)}
 		}
 		p.keys = append(p.keys, k)
 	}
 	slices.Sort(p.keys)
-	var zxid int64
-	var err error
-	if p.cfg.atomic {
-		zxid, err = p.atomic(ctx, op)
-	} else {
-		zxid, err = p.flagged(ctx)
-	}
-	if err != nil {
-		var ie *client.InputError
-		if !errors.As(err, &ie) {
-			err = fmt.Errorf("zkit: %s %s: %w", op, path, err)
-		}
-		return 0, err
-	}
-	p.cfg.log.Debug("zkit: configuration published", "path", path, "zxid", zxid, "atomic", p.cfg.atomic)
-	return zxid, nil
+	return p, nil
 }
 
 // flagged publishes with the ready flag.
@@ -120,7 +98,7 @@ func (p *publisher) flagged(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := p.retry(ctx, func() error { return ignore(p.c.Delete(ctx, p.ready, -1), client.ErrNoNode) }); err != nil {
+	if err := p.retry(ctx, func(ctx context.Context) error { return ignore(p.c.Delete(ctx, p.ready, -1), client.ErrNoNode) }); err != nil {
 		return 0, err
 	}
 	for _, k := range p.keys {
@@ -144,7 +122,7 @@ func (p *publisher) flagged(ctx context.Context) (int64, error) {
 // said; if it is out of date the other operation is used.
 func (p *publisher) write(ctx context.Context, key string, value []byte, exists bool) error {
 	node := client.JoinPath(p.path, key)
-	return p.retry(ctx, func() error {
+	return p.retry(ctx, func(ctx context.Context) error {
 		if value == nil {
 			return ignore(p.c.Delete(ctx, node, -1), client.ErrNoNode)
 		}
@@ -155,7 +133,7 @@ func (p *publisher) write(ctx context.Context, key string, value []byte, exists 
 			}
 			exists = false
 		}
-		_, err := p.c.Create(ctx, node, value, client.Persistent, p.createOptions()...)
+		_, err := p.c.Create(ctx, node, value, client.Persistent, p.cfg.CreateOptions()...)
 		if errors.Is(err, client.ErrNodeExists) {
 			exists = true
 			_, err = p.c.Set(ctx, node, value, -1)
@@ -167,8 +145,8 @@ func (p *publisher) write(ctx context.Context, key string, value []byte, exists 
 // raise creates ready, and returns its zxid: the publish is complete.
 func (p *publisher) raise(ctx context.Context) (int64, error) {
 	var zxid int64
-	err := p.retry(ctx, func() error {
-		res, err := p.c.Multi(ctx, client.CreateOp(p.ready, nil, client.Persistent, p.cfg.acl...), client.SetOp(p.ready, nil, 0))
+	err := p.retry(ctx, func(ctx context.Context) error {
+		res, err := p.c.Multi(ctx, client.CreateOp(p.ready, nil, client.Persistent, p.cfg.ACL...), client.SetOp(p.ready, nil, 0))
 		if errors.Is(err, client.ErrNodeExists) {
 			// Created by this publish, if a reply was lost.
 			var st *client.Stat
@@ -194,31 +172,26 @@ func (p *publisher) atomic(ctx context.Context, op string) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		ops := p.ops(stored, hasReady)
-		size := 0
-		for _, o := range ops {
-			size += len(o.Path()) + 64
-		}
-		for _, v := range p.values {
-			size += len(v)
-		}
-		if size > client.DefaultMaxBuffer-1024 {
-			return 0, &client.InputError{Op: op, Path: p.path, Reason: fmt.Sprintf(
-				"an atomic publish of about %d bytes exceeds the server's request limit: publish without Atomic", size)}
-		}
-		res, err := p.c.Multi(ctx, ops...)
+		var res []client.OpResult
+		err = p.retry(ctx, func(ctx context.Context) (err error) {
+			res, err = p.c.Multi(ctx, p.ops(stored, hasReady)...)
+			return err
+		})
 		var me *client.MultiError
+		var ie *client.InputError
 		switch {
 		case err == nil:
 			return res[len(res)-1].Stat.Mzxid, nil
-		case errors.As(err, &me) && (errors.Is(err, client.ErrNoNode) || errors.Is(err, client.ErrNodeExists)):
-			// The keys changed since the listing (another publisher): list
-			// and build the transaction again.
-		case client.IsRetryable(err), client.IsOutcomeUnknown(err) && ctx.Err() == nil:
-			// Publishing again is harmless: it writes the same values.
-		default:
+		case errors.As(err, &ie) && ie.Op == "multi":
+			// Multi refuses a request over the server's limit before
+			// sending it; the ready flag has no such limit.
+			return 0, &client.InputError{Op: op, Path: p.path, Reason: ie.Reason + "; publish without WithAtomic"}
+		case !errors.As(err, &me) || !errors.Is(err, client.ErrNoNode) && !errors.Is(err, client.ErrNodeExists):
 			return 0, err
 		}
+		// The keys changed since the listing (another publisher, or this
+		// multi applied before its reply was lost): list and build the
+		// transaction again.
 		if err := b.Wait(ctx); err != nil {
 			return 0, err
 		}
@@ -237,7 +210,7 @@ func (p *publisher) ops(stored map[string]bool, hasReady bool) []client.Op {
 		case stored[k]:
 			ops = append(ops, client.SetOp(node, v, -1))
 		default:
-			ops = append(ops, client.CreateOp(node, v, client.Persistent, p.cfg.acl...))
+			ops = append(ops, client.CreateOp(node, v, client.Persistent, p.cfg.ACL...))
 		}
 	}
 	if p.replace {
@@ -250,24 +223,24 @@ func (p *publisher) ops(stored map[string]bool, hasReady bool) []client.Op {
 	if hasReady {
 		return append(ops, client.SetOp(p.ready, nil, -1))
 	}
-	return append(ops, client.CreateOp(p.ready, nil, client.Persistent, p.cfg.acl...), client.SetOp(p.ready, nil, 0))
+	return append(ops, client.CreateOp(p.ready, nil, client.Persistent, p.cfg.ACL...), client.SetOp(p.ready, nil, 0))
 }
 
 // list returns the stored keys and whether ready exists, creating the
-// configuration node (and its ancestors) when it is missing.
+// configuration node when it is missing (its missing ancestors get the
+// client's default ACL).
 func (p *publisher) list(ctx context.Context) (map[string]bool, bool, error) {
 	var children []string
-	err := p.retry(ctx, func() (err error) {
+	err := p.retry(ctx, func(ctx context.Context) (err error) {
 		children, _, err = p.c.Children(ctx, p.path)
-		if errors.Is(err, client.ErrNoNode) {
-			parent, _ := client.SplitPath(p.path)
-			if err = p.c.EnsurePath(ctx, parent); err == nil {
-				_, err = p.c.Create(ctx, p.path, nil, client.Persistent, p.createOptions()...)
-				err = ignore(err, client.ErrNodeExists)
-			}
-		}
 		return err
 	})
+	if errors.Is(err, client.ErrNoNode) {
+		parent, _ := client.SplitPath(p.path)
+		if err = p.c.EnsurePath(ctx, parent); err == nil {
+			err = p.c.CreateDir(ctx, p.path, client.Persistent, p.cfg.CreateOptions()...)
+		}
+	}
 	stored := make(map[string]bool, len(children))
 	hasReady := false
 	for _, ch := range children {
@@ -280,26 +253,24 @@ func (p *publisher) list(ctx context.Context) (map[string]bool, bool, error) {
 	return stored, hasReady, err
 }
 
-// retry runs op until it succeeds or fails for good. Connection loss and
-// lost replies are retried: every write of a publish is idempotent.
-func (p *publisher) retry(ctx context.Context, op func() error) error {
-	var b client.Backoff
-	for {
-		err := op()
-		if err == nil || !client.IsRetryable(err) && !(client.IsOutcomeUnknown(err) && ctx.Err() == nil) {
-			return err
+// retry runs op until it succeeds or fails for good (client.Retry: it
+// rides out lost connections and sessions within ctx). A write whose
+// reply was lost (its outcome unknown) is tried again too, while ctx
+// lives, because every write of a publish is idempotent: it stores the
+// publish's own value, deletes a key or ready (a key or ready already
+// gone is fine), or creates a node that may exist (and then sets it, or
+// reads ready's zxid); an atomic publish that was applied fails its
+// creates on the retry and is built again from a fresh listing. Applying
+// any of them twice leaves what applying it once does.
+func (p *publisher) retry(ctx context.Context, op func(context.Context) error) error {
+	return p.c.Retry(ctx, func(ctx context.Context) error {
+		err := op(ctx)
+		var unknown *client.OutcomeUnknownError
+		if errors.As(err, &unknown) && ctx.Err() == nil && client.IsTransient(unknown.Err) {
+			return unknown.Err // the connection closed under the write: try again
 		}
-		if err := b.Wait(ctx); err != nil {
-			return err
-		}
-	}
-}
-
-func (p *publisher) createOptions() []client.CreateOption {
-	if len(p.cfg.acl) == 0 {
-		return nil
-	}
-	return []client.CreateOption{client.WithACL(p.cfg.acl...)}
+		return err
+	})
 }
 
 // ignore turns the given error (errors.Is) into nil.

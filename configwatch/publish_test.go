@@ -30,37 +30,38 @@ func TestSetAndPublish(t *testing.T) {
 				path := zktest.UniquePath(t) + "/a/config"
 				var opts []configwatch.Option
 				if mode == "atomic" {
-					opts = append(opts, configwatch.Atomic())
+					opts = append(opts, configwatch.WithAtomic())
 				}
+				cfg := configwatch.New(c, path, configwatch.JSON[service], opts...)
 				vals, err := configwatch.Encode(service{Workers: 4, DB: "primary", Debug: true})
 				if err != nil {
 					t.Fatal(err)
 				}
-				z1, err := configwatch.Publish(ctx, c, path, vals, opts...)
+				z1, err := cfg.Publish(ctx, vals)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if got := recipetest.Children(t, c, path); !slices.Equal(sorted(got), []string{"db", "debug", "ready", "workers"}) {
 					t.Fatalf("layout: %v", got)
 				}
-				z2, err := configwatch.Set(ctx, c, path, configwatch.Values{"workers": []byte("8"), "debug": nil}, opts...)
+				z2, err := cfg.Set(ctx, configwatch.Values{"workers": []byte("8"), "debug": nil})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if z2 <= z1 {
 					t.Fatalf("second publish zxid %d not above the first's %d", z2, z1)
 				}
-				s, err := configwatch.Get[service](ctx, c, path, nil)
+				s, err := cfg.Get(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if want := (service{Workers: 8, DB: "primary"}); s.Value != want || s.Zxid != z2 {
 					t.Fatalf("after Set: %+v at %d, want %+v at %d", s.Value, s.Zxid, want, z2)
 				}
-				if _, err := configwatch.Publish(ctx, c, path, configwatch.Values{"db": []byte(`"replica"`)}, opts...); err != nil {
+				if _, err := cfg.Publish(ctx, configwatch.Values{"db": []byte(`"replica"`)}); err != nil {
 					t.Fatal(err)
 				}
-				raw, err := configwatch.Get(ctx, c, path, configwatch.Raw)
+				raw, err := configwatch.New(c, path, configwatch.Raw).Get(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -76,16 +77,17 @@ func sorted(s []string) []string { slices.Sort(s); return s }
 
 // A value that is not JSON (written by a publisher that does not encode)
 // reads as a string; one that does not fit the caller's type is a decode
-// error, delivered without ending the watch.
+// error with the zero value (never half a configuration), delivered
+// without ending the watch.
 func TestDecoding(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
-		path := zktest.UniquePath(t) + "/config"
-		if _, err := configwatch.Publish(ctx, c, path, configwatch.Values{"db": []byte("primary host"), "workers": []byte("2")}); err != nil {
+		cfg := configwatch.New(c, zktest.UniquePath(t)+"/config", configwatch.JSON[service])
+		if _, err := cfg.Publish(ctx, configwatch.Values{"db": []byte("primary host"), "workers": []byte("2")}); err != nil {
 			t.Fatal(err)
 		}
-		s, err := configwatch.Get[service](ctx, c, path, nil)
+		s, err := cfg.Get(ctx)
 		if err != nil || s.Value != (service{Workers: 2, DB: "primary host"}) {
 			t.Fatalf("Get = %+v, %v", s.Value, err)
 		}
@@ -94,20 +96,20 @@ func TestDecoding(t *testing.T) {
 			t.Fatalf("Document = %s, %v", doc, err)
 		}
 
-		feed := configwatch.Watch[service](ctx, c, path, nil)
+		feed := cfg.Watch(ctx)
 		if s := <-feed.Values(); s.Err != nil {
 			t.Fatal(s.Err)
 		}
-		if _, err := configwatch.Set(ctx, c, path, configwatch.Values{"workers": []byte(`"many"`)}); err != nil {
+		if _, err := cfg.Set(ctx, configwatch.Values{"workers": []byte(`"many"`)}); err != nil {
 			t.Fatal(err)
 		}
-		if s := <-feed.Values(); s.Err == nil {
-			t.Fatalf("a string for an int decoded: %+v", s.Value)
+		if s := <-feed.Values(); s.Err == nil || s.Value != (service{}) {
+			t.Fatalf("a string for an int: %+v, %v; want the zero value and an error", s.Value, s.Err)
 		}
-		if _, err := configwatch.Get[service](ctx, c, path, nil); err == nil {
-			t.Fatal("Get decoded a string for an int")
+		if s, err := cfg.Get(ctx); err == nil || s.Err != err || s.Value != (service{}) {
+			t.Fatalf("Get of a string for an int: %+v, %v (snapshot: %v); want the zero value and an error", s.Value, err, s.Err)
 		}
-		if _, err := configwatch.Set(ctx, c, path, configwatch.Values{"workers": []byte("3")}); err != nil {
+		if _, err := cfg.Set(ctx, configwatch.Values{"workers": []byte("3")}); err != nil {
 			t.Fatal(err)
 		}
 		if s := <-feed.Values(); s.Err != nil || s.Value.Workers != 3 {
@@ -132,9 +134,13 @@ func TestBadInput(t *testing.T) {
 			"too large":    {"big": make([]byte, client.DefaultMaxBuffer)},
 		}
 		for name, vals := range bad {
-			for _, opts := range [][]configwatch.Option{nil, {configwatch.Atomic()}} {
-				if _, err := configwatch.Set(ctx, c, path, vals, opts...); !isInputError(err) {
+			for _, opts := range [][]configwatch.Option{nil, {configwatch.WithAtomic()}} {
+				cfg := configwatch.New(c, path, configwatch.Raw, opts...)
+				if _, err := cfg.Set(ctx, vals); !isInputError(err) {
 					t.Errorf("%s: Set = %v, want an *client.InputError", name, err)
+				}
+				if _, err := cfg.Publish(ctx, vals); !isInputError(err) {
+					t.Errorf("%s: Publish = %v, want an *client.InputError", name, err)
 				}
 			}
 		}
@@ -143,22 +149,35 @@ func TestBadInput(t *testing.T) {
 		for _, k := range []string{"a", "b", "c"} {
 			big[k] = bytes.Repeat([]byte("x"), client.DefaultMaxBuffer/2)
 		}
-		if _, err := configwatch.Set(ctx, c, path, big, configwatch.Atomic()); !isInputError(err) || !strings.Contains(err.Error(), "without Atomic") {
+		if _, err := configwatch.New(c, path, configwatch.Raw, configwatch.WithAtomic()).Set(ctx, big); !isInputError(err) || !strings.Contains(err.Error(), "without WithAtomic") {
 			t.Errorf("oversized atomic publish: %v, want an *client.InputError", err)
 		}
-		for _, p := range []string{"", "relative", "/", base + "//x", base + "/x/"} {
-			if _, err := configwatch.Set(ctx, c, p, configwatch.Values{"a": []byte("1")}); !isInputError(err) {
-				t.Errorf("Set(%q) = %v, want an *client.InputError", p, err)
+		// An invalid path, and a nil decoder for the calls that decode.
+		for name, cfg := range map[string]*configwatch.Config[service]{
+			`""`:         configwatch.New(c, "", configwatch.JSON[service]),
+			"relative":   configwatch.New(c, "relative", configwatch.JSON[service]),
+			"/":          configwatch.New(c, "/", configwatch.JSON[service]),
+			"//":         configwatch.New(c, base+"//x", configwatch.JSON[service]),
+			"trailing /": configwatch.New(c, base+"/x/", configwatch.JSON[service]),
+			"no decoder": configwatch.New[service](c, path, nil),
+		} {
+			if name != "no decoder" {
+				if _, err := cfg.Set(ctx, configwatch.Values{"a": []byte("1")}); !isInputError(err) {
+					t.Errorf("%s: Set = %v, want an *client.InputError", name, err)
+				}
+				if _, err := cfg.Publish(ctx, configwatch.Values{"a": []byte("1")}); !isInputError(err) {
+					t.Errorf("%s: Publish = %v, want an *client.InputError", name, err)
+				}
 			}
-			if _, err := configwatch.Get[service](ctx, c, p, nil); !isInputError(err) {
-				t.Errorf("Get(%q) = %v, want an *client.InputError", p, err)
+			if _, err := cfg.Get(ctx); !isInputError(err) {
+				t.Errorf("%s: Get = %v, want an *client.InputError", name, err)
 			}
-			feed := configwatch.Watch[service](ctx, c, p, nil)
+			feed := cfg.Watch(ctx)
 			for range feed.Values() {
-				t.Errorf("Watch(%q) delivered a snapshot", p)
+				t.Errorf("%s: Watch delivered a snapshot", name)
 			}
 			if !isInputError(feed.Err()) {
-				t.Errorf("Watch(%q) ended with %v, want an *client.InputError", p, feed.Err())
+				t.Errorf("%s: Watch ended with %v, want an *client.InputError", name, feed.Err())
 			}
 		}
 		if _, err := configwatch.Encode([]int{1}); err == nil {
@@ -193,13 +212,13 @@ func TestLostReply(t *testing.T) {
 				}
 				var opts []configwatch.Option
 				if mode == "atomic" {
-					opts = append(opts, configwatch.Atomic())
+					opts = append(opts, configwatch.WithAtomic())
 				}
 				c := b.Connect(t, b.CutNextCreate(t, path)...)
-				if _, err := configwatch.Set(ctx, c, path, gen(3), opts...); err != nil {
+				if _, err := configwatch.New(c, path, configwatch.Raw, opts...).Set(ctx, gen(3)); err != nil {
 					t.Fatal(err)
 				}
-				s, err := configwatch.Get[generation](ctx, admin, path, nil)
+				s, err := configwatch.New(admin, path, configwatch.JSON[generation]).Get(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -221,9 +240,9 @@ func TestACL(t *testing.T) {
 			path := zktest.UniquePath(t) + "/config"
 			opts := []configwatch.Option{configwatch.WithACL(acl...)}
 			if mode == "atomic" {
-				opts = append(opts, configwatch.Atomic())
+				opts = append(opts, configwatch.WithAtomic())
 			}
-			if _, err := configwatch.Set(ctx, c, path, configwatch.Values{"k": []byte("1")}, opts...); err != nil {
+			if _, err := configwatch.New(c, path, configwatch.Raw, opts...).Set(ctx, configwatch.Values{"k": []byte("1")}); err != nil {
 				t.Fatal(err)
 			}
 			for _, p := range []string{path, path + "/k", path + "/ready"} {

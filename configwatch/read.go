@@ -3,16 +3,11 @@ package configwatch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/recipes"
 )
-
-// ErrNoConfig is returned by Get when the configuration node does not
-// exist.
-var ErrNoConfig = errors.New("zkit: no configuration")
 
 // Snapshot is one complete configuration.
 type Snapshot[T any] struct {
@@ -27,39 +22,41 @@ type Snapshot[T any] struct {
 	Err error
 }
 
-// Get reads the current configuration at path, decoded with decode (nil:
-// JSON). While a publish is in progress (ready is missing) it waits for
-// that publish to complete, until ctx ends. It returns ErrNoConfig when
-// the configuration node does not exist, and the decoder's error as is.
-func Get[T any](ctx context.Context, c *client.Client, path string, decode Decoder[T]) (Snapshot[T], error) {
-	if err := checkPath("config get", path); err != nil {
+// Get reads the current configuration and decodes it. While a publish is
+// in progress (ready is missing) it waits for that publish to complete.
+// It rides out lost connections and sessions (it reads again under the
+// next one), for as long as ctx lives.
+//
+// Errors name the path, once: ErrNoConfig when the configuration node
+// does not exist; the decoder's error, also in the snapshot's Err; an
+// *client.InputError for an invalid path or a nil decoder, before anything
+// is sent; an error matching client.ErrClosed once the client is closed;
+// ctx's error; or the server's (client.ErrNoAuth, ...).
+func (k *Config[T]) Get(ctx context.Context) (Snapshot[T], error) {
+	const op = "config get"
+	if err := k.checkRead(op); err != nil {
 		return Snapshot[T]{}, err
 	}
-	if decode == nil {
-		decode = JSON[T]
-	}
-	var b client.Backoff
-	for {
-		vals, zxid, _, err := read(ctx, c, path, false)
-		if err == nil && vals != nil {
-			v, err := decode(vals)
+	var snap Snapshot[T]
+	err := k.c.Retry(ctx, func(ctx context.Context) error {
+		for {
+			vals, zxid, _, err := read(ctx, k.c, k.path, false)
 			if err != nil {
-				err = fmt.Errorf("zkit: config %s: %w", path, err)
+				return err
 			}
-			return Snapshot[T]{Value: v, Zxid: zxid, Err: err}, err
+			if vals != nil {
+				snap = k.snapshot(op, vals, zxid)
+				return nil
+			}
+			if err := awaitPublish(ctx, k.c, k.path); err != nil {
+				return err
+			}
 		}
-		if err == nil {
-			err = awaitPublish(ctx, c, path)
-		}
-		switch {
-		case err == nil:
-			b.Reset()
-		case !transient(err):
-			return Snapshot[T]{}, fmt.Errorf("zkit: config %s: %w", path, err)
-		case b.Wait(ctx) != nil:
-			return Snapshot[T]{}, fmt.Errorf("zkit: config %s: %w", path, ctx.Err())
-		}
+	})
+	if err != nil {
+		return Snapshot[T]{}, recipes.Wrap(op, k.path, err)
 	}
+	return snap, snap.Err
 }
 
 // awaitPublish waits until ready exists (a publish completed), or returns
@@ -78,41 +75,53 @@ func awaitPublish(ctx context.Context, c *client.Client, path string) error {
 	return waitReady(ctx, ready)
 }
 
-// Watch follows the configuration at path and delivers each complete
-// snapshot, decoded with decode (nil: JSON), on the feed's Values channel
-// until ctx ends. Snapshots are never mixed: a publish in progress is not
-// seen until it completes. The feed is level-triggered (recipes.Follow):
-// it reads again after every reconnect and new session, and a slow
-// receiver skips snapshots but always ends up with the current one. A
-// snapshot that does not decode is delivered with Err set.
+// Watch follows the configuration and delivers each complete snapshot on
+// the feed's Values channel until ctx ends. Snapshots are never mixed: a
+// publish in progress is not seen until it completes. The feed is
+// level-triggered (recipes.Follow): it reads again after every reconnect
+// and under every new session, so it rides out lost connections and
+// sessions, and a slow receiver skips snapshots but always ends up with
+// the current one. A snapshot that does not decode is delivered with Err
+// set, and the feed goes on.
 //
-// The feed stops (Values closes, Err says why) when ctx ends, when the
-// client is closed, or on an error retrying cannot cure (an invalid path,
-// no permission to read).
-func Watch[T any](ctx context.Context, c *client.Client, path string, decode Decoder[T]) *recipes.Feed[Snapshot[T]] {
-	if decode == nil {
-		decode = JSON[T]
-	}
+// The feed stops (Values closes, Err says why) when ctx ends (ctx's
+// error), when the client is closed (an error matching client.ErrClosed),
+// or on an error retrying cannot cure, which names the path once: an
+// *client.InputError for an invalid path or a nil decoder (nothing is
+// sent), no permission to read (client.ErrNoAuth).
+func (k *Config[T]) Watch(ctx context.Context) *recipes.Feed[Snapshot[T]] {
+	const op = "config watch"
+	bad := k.checkRead(op)
 	next := func(ctx context.Context) (Snapshot[T], <-chan client.WatchEvent, error) {
-		if err := checkPath("config watch", path); err != nil {
-			return Snapshot[T]{}, nil, err
+		if bad != nil {
+			return Snapshot[T]{}, nil, bad
 		}
 		for {
-			vals, zxid, ready, err := read(ctx, c, path, true)
+			vals, zxid, ready, err := read(ctx, k.c, k.path, true)
 			if err != nil {
-				return Snapshot[T]{}, nil, err
+				return Snapshot[T]{}, nil, recipes.Wrap(op, k.path, err)
 			}
 			if vals != nil {
-				v, err := decode(vals)
-				return Snapshot[T]{Value: v, Zxid: zxid, Err: err}, ready, nil
+				return k.snapshot(op, vals, zxid), ready, nil
 			}
 			// Not ready: there is nothing complete to deliver yet.
 			if err := waitReady(ctx, ready); err != nil {
-				return Snapshot[T]{}, nil, err
+				return Snapshot[T]{}, nil, recipes.Wrap(op, k.path, err)
 			}
 		}
 	}
-	return recipes.Follow(ctx, c, next, func(a, b Snapshot[T]) bool { return a.Zxid == b.Zxid })
+	return recipes.Follow(ctx, k.c, next, func(a, b Snapshot[T]) bool { return a.Zxid == b.Zxid })
+}
+
+// snapshot decodes the values of the publish at zxid. Values that do not
+// decode make a snapshot with Err set and the zero Value, whatever the
+// decoder returned with its error (json.Unmarshal fills what it can).
+func (k *Config[T]) snapshot(op string, vals Values, zxid int64) Snapshot[T] {
+	v, err := k.decode(vals)
+	if err != nil {
+		return Snapshot[T]{Zxid: zxid, Err: recipes.Wrap(op, k.path, err)}
+	}
+	return Snapshot[T]{Value: v, Zxid: zxid}
 }
 
 // read reads one complete snapshot of the configuration at path: its
@@ -215,10 +224,4 @@ func waitReady(ctx context.Context, ready <-chan client.WatchEvent) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// transient reports whether a read error goes away by itself: the
-// connection or the session is being replaced.
-func transient(err error) bool {
-	return client.IsRetryable(err) || client.IsSessionLost(err) && !errors.Is(err, client.ErrClosed)
 }

@@ -57,14 +57,15 @@ func TestNoMixedGenerations(t *testing.T) {
 				path := zktest.UniquePath(t) + "/config"
 				var opts []configwatch.Option
 				if mode == "atomic" {
-					opts = append(opts, configwatch.Atomic())
+					opts = append(opts, configwatch.WithAtomic())
 				}
-				if _, err := configwatch.Publish(ctx, pub, path, gen(0), opts...); err != nil {
+				publisher := configwatch.New(pub, path, configwatch.Raw, opts...)
+				if _, err := publisher.Publish(ctx, gen(0)); err != nil {
 					t.Fatal(err)
 				}
 				wctx, stopWatch := context.WithCancel(ctx)
 				defer stopWatch()
-				feed := configwatch.Watch[generation](wctx, watcher, path, nil)
+				feed := configwatch.New(watcher, path, configwatch.JSON[generation]).Watch(wctx)
 
 				var wg sync.WaitGroup
 				var last int64
@@ -72,7 +73,7 @@ func TestNoMixedGenerations(t *testing.T) {
 				go func() { // the publisher
 					defer wg.Done()
 					for g := 1; g <= publishes; g++ {
-						zxid, err := configwatch.Set(ctx, pub, path, gen(g), opts...)
+						zxid, err := publisher.Set(ctx, gen(g))
 						if err != nil {
 							t.Error(err)
 							return
@@ -84,8 +85,9 @@ func TestNoMixedGenerations(t *testing.T) {
 				getsDone := make(chan struct{})
 				go func() { // a reader that polls with Get
 					defer close(getsDone)
+					reader := configwatch.New(getter, path, configwatch.JSON[generation])
 					for g := 0; g < publishes; {
-						s, err := configwatch.Get[generation](ctx, getter, path, nil)
+						s, err := reader.Get(ctx)
 						if err != nil {
 							t.Error(err)
 							return
@@ -166,14 +168,15 @@ func TestWatchLevelTriggered(t *testing.T) {
 		opts, cut, heal := b.Blackhole(t)
 		c := b.Connect(t, opts...)
 		path := zktest.UniquePath(t) + "/config"
-		if _, err := configwatch.Publish(ctx, pub, path, gen(1)); err != nil {
+		publisher := configwatch.New(pub, path, configwatch.Raw)
+		if _, err := publisher.Publish(ctx, gen(1)); err != nil {
 			t.Fatal(err)
 		}
-		feed := configwatch.Watch[generation](ctx, c, path, nil)
+		feed := configwatch.New(c, path, configwatch.JSON[generation]).Watch(ctx)
 		until(t, feed, 1)
 		cut()
 		for g := 2; g <= 5; g++ {
-			if _, err := configwatch.Set(ctx, pub, path, gen(g)); err != nil {
+			if _, err := publisher.Set(ctx, gen(g)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -184,7 +187,7 @@ func TestWatchLevelTriggered(t *testing.T) {
 		sess := c.Session()
 		b.ExpireSession(t, sess)
 		recipetest.Within(t, sess.Done(), "the watcher's session loss")
-		zxid, err := configwatch.Set(ctx, pub, path, gen(6), configwatch.Atomic())
+		zxid, err := configwatch.New(pub, path, configwatch.Raw, configwatch.WithAtomic()).Set(ctx, gen(6))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +237,7 @@ func TestGet(t *testing.T) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
 		path := zktest.UniquePath(t) + "/config"
-		if _, err := configwatch.Get[generation](ctx, c, path, nil); !errors.Is(err, configwatch.ErrNoConfig) {
+		if _, err := configwatch.New(c, path, configwatch.JSON[generation]).Get(ctx); !errors.Is(err, configwatch.ErrNoConfig) {
 			t.Fatalf("Get of a missing configuration: %v, want ErrNoConfig", err)
 		}
 		// A publish in progress: keys written, ready not yet created.
@@ -248,7 +251,7 @@ func TestGet(t *testing.T) {
 		}
 		done := make(chan configwatch.Snapshot[generation], 1)
 		go func() {
-			s, err := configwatch.Get[generation](ctx, b.Connect(t), path, nil)
+			s, err := configwatch.New(b.Connect(t), path, configwatch.JSON[generation]).Get(ctx)
 			if err != nil {
 				t.Error(err)
 			}

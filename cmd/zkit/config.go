@@ -129,9 +129,9 @@ func (a *app) configSet(ctx context.Context, path string, vals configwatch.Value
 	defer c.Close()
 	var opts []configwatch.Option
 	if atomic {
-		opts = append(opts, configwatch.Atomic())
+		opts = append(opts, configwatch.WithAtomic())
 	}
-	_, err = configwatch.Set(ctx, c, path, vals, opts...)
+	_, err = configwatch.New(c, path, configwatch.Raw, opts...).Set(ctx, vals)
 	var ie *client.InputError
 	switch {
 	case errors.As(err, &ie):
@@ -154,7 +154,7 @@ func (a *app) configGet(ctx context.Context, path string, wait time.Duration) er
 		gctx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}
-	snap, err := configwatch.Get(gctx, c, path, configwatch.Raw)
+	snap, err := configwatch.New(c, path, configwatch.Raw).Get(gctx)
 	switch {
 	case errors.Is(err, configwatch.ErrNoConfig):
 		return failf("no configuration at %s; publish one with 'zkit config %s set KEY=VALUE'", path, path)
@@ -172,7 +172,7 @@ func (a *app) configWatch(ctx context.Context, path string) error {
 		return err
 	}
 	defer c.Close()
-	feed := configwatch.Watch(ctx, c, path, configwatch.Raw)
+	feed := configwatch.New(c, path, configwatch.Raw).Watch(ctx)
 	for snap := range feed.Values() {
 		if err := a.printConfig(path, snap.Value); err != nil {
 			fmt.Fprintf(a.stderr, "zkit config: %s\n", oneLine(err))

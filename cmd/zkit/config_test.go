@@ -29,7 +29,7 @@ func TestConfigSetAndGet(t *testing.T) {
 		Workers int    `json:"workers"`
 		DB      string `json:"db"`
 	}
-	s, err := configwatch.Get[cfg](ctx, c, "/app/config", nil)
+	s, err := configwatch.New(c, "/app/config", configwatch.JSON[cfg]).Get(ctx)
 	if err != nil || s.Value != (cfg{8, "primary"}) {
 		t.Fatalf("library Get: %+v, %v", s.Value, err)
 	}
@@ -102,7 +102,7 @@ func TestConfigBadArguments(t *testing.T) {
 func TestConfigWatch(t *testing.T) {
 	bin := buildZkit(t)
 	servers, c, ctx := env(t)
-	if _, err := configwatch.Set(ctx, c, "/w", configwatch.Values{"n": []byte("1")}); err != nil {
+	if _, err := configwatch.New(c, "/w", configwatch.Raw).Set(ctx, configwatch.Values{"n": []byte("1")}); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "config", "/w", "watch", "--servers", servers)
@@ -135,8 +135,8 @@ func TestConfigWatch(t *testing.T) {
 	if l := next(); l != `{"n":1}` {
 		t.Fatalf("first line %q", l)
 	}
-	for _, opts := range [][]configwatch.Option{nil, {configwatch.Atomic()}} {
-		if _, err := configwatch.Set(context.Background(), c, "/w", configwatch.Values{"n": []byte("2"), "m": []byte(`"x"`)}, opts...); err != nil {
+	for _, opts := range [][]configwatch.Option{nil, {configwatch.WithAtomic()}} {
+		if _, err := configwatch.New(c, "/w", configwatch.Raw, opts...).Set(context.Background(), configwatch.Values{"n": []byte("2"), "m": []byte(`"x"`)}); err != nil {
 			t.Fatal(err)
 		}
 		if l := next(); l != `{"m":"x","n":2}` {

@@ -25,12 +25,13 @@ func configUpdates(ctx context.Context, d *demoEnv) (string, error) {
 	}
 	defer closeAll()
 	path := d.path("config")
+	publisher := configwatch.New(cs[0], path, configwatch.Raw)
 	publish := func(g int) (int64, error) {
 		vals := configwatch.Values{}
 		for k := range configKeys {
 			vals[fmt.Sprintf("key%d", k)] = fmt.Appendf(nil, "%d", g)
 		}
-		return configwatch.Set(ctx, cs[0], path, vals)
+		return publisher.Set(ctx, vals)
 	}
 	if _, err := publish(0); err != nil {
 		return "", err
@@ -40,7 +41,7 @@ func configUpdates(ctx context.Context, d *demoEnv) (string, error) {
 	seen := make([]atomic.Int64, len(watchers)) // each watcher's last snapshot's zxid
 	errc := make(chan error, len(watchers))
 	for i, c := range watchers {
-		feed := configwatch.Watch[map[string]int](ctx, c, path, nil)
+		feed := configwatch.New(c, path, configwatch.JSON[map[string]int]).Watch(ctx)
 		go func() {
 			for s := range feed.Values() {
 				snapshots.Add(1)
