@@ -34,7 +34,25 @@ const settleGrace = 100 * time.Millisecond
 // call that never left the send queue. In both cases the call itself runs
 // on until the wire client answers or drops it; its result is then
 // discarded.
-func do[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error) {
+//
+// r names the call: its error is classified (see classify) and recorded.
+func do[T any](ctx context.Context, c *Client, r request, fn func() (T, error)) (T, error) {
+	start := time.Now()
+	v, raw := run(ctx, c, fn)
+	err := classify(r.op, r.path, r.write, raw)
+	c.tel.request(r.op, start, outcome(raw, err))
+	return v, err
+}
+
+// request names a call: its operation, the caller's path, and whether it
+// changes state (a write cut off has an unknown outcome).
+type request struct {
+	op, path string
+	write    bool
+}
+
+// run is do without the naming.
+func run[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
 		return zero, notSent{err}

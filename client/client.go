@@ -20,6 +20,7 @@ type Client struct {
 	conn   *zk.Conn
 	cfg    config
 	log    *slog.Logger
+	tel    *Telemetry
 	hub    *hub
 	reconn *reconnector
 
@@ -82,6 +83,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		return nil, &InputError{Op: "connect", Reason: "default ACL: " + reason, Err: ErrInvalidACL}
 	}
 	c.log = c.cfg.logger
+	c.tel = newTelemetry(c.cfg)
 	c.life, c.endLife = context.WithCancel(context.Background())
 	c.reconn = newReconnector(c.life.Done(), c.cfg.sessionTimeout, c.settled)
 	conn, _, err := zk.Connect(servers, c.cfg.sessionTimeout,
@@ -113,7 +115,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		return nil, fmt.Errorf("zkit: connect %v: %w", servers, ctx.Err())
 	}
 	for _, a := range c.cfg.auth {
-		if _, err := do(ctx, c, func() (struct{}, error) { return struct{}{}, conn.AddAuth(a.scheme, a.auth) }); err != nil {
+		if _, err := do(ctx, c, request{"addAuth", "", false}, func() (struct{}, error) { return struct{}{}, conn.AddAuth(a.scheme, a.auth) }); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("zkit: auth %s: %w", a.scheme, err)
 		}
@@ -202,6 +204,7 @@ func (c *Client) Close() {
 	}
 	c.notifyLocked()
 	c.mu.Unlock()
+	c.tel.state(StateClosed)
 	c.hub.publish(Event{State: StateClosed, Session: sess}, true)
 }
 
@@ -252,17 +255,18 @@ func (c *Client) onEvent(ev zk.Event) {
 				c.suspended = false
 				c.lossTimer.Stop()
 				c.log.Info("zkit: reconnected", "session", fmt.Sprintf("0x%x", h.sessionID), "server", ev.Server)
-				c.hub.publish(Event{State: StateReconnected, Session: c.sess}, false)
+				c.tel.resumed(c.suspendedAt)
+				c.publishLocked(StateReconnected)
 			}
 			return
 		}
 		if c.sess != nil && c.sess.Alive() {
-			c.loseLocked(fmt.Errorf("%w: server gave a new session", ErrSessionLost))
+			c.loseLocked("replaced", fmt.Errorf("%w: server gave a new session", ErrSessionLost))
 		}
 		c.suspended = false
 		c.sess = newSession(h.sessionID, h.passwd, h.timeout)
 		c.log.Info("zkit: session established", "session", fmt.Sprintf("0x%x", h.sessionID), "timeout", h.timeout, "server", ev.Server)
-		c.hub.publish(Event{State: StateConnected, Session: c.sess}, false)
+		c.publishLocked(StateConnected)
 		select {
 		case <-c.ready:
 		default:
@@ -283,12 +287,13 @@ func (c *Client) onEvent(ev zk.Event) {
 		c.suspended, c.suspendedAt = true, time.Now()
 		sess := c.sess
 		c.log.Warn("zkit: disconnected; session suspended", "session", fmt.Sprintf("0x%x", sess.id))
-		c.hub.publish(Event{State: StateSuspended, Session: sess}, false)
+		c.publishLocked(StateSuspended)
 		c.lossTimer = time.AfterFunc(sess.timeout, func() {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			if c.sess == sess && c.suspended && sess.Alive() && !c.closed {
-				c.loseLocked(fmt.Errorf("%w: disconnected for longer than the %v session timeout", ErrSessionLost, sess.timeout))
+				c.tel.resumed(c.suspendedAt)
+				c.loseLocked("timeout", fmt.Errorf("%w: disconnected for longer than the %v session timeout", ErrSessionLost, sess.timeout))
 			}
 		})
 	case zk.StateExpired:
@@ -298,10 +303,10 @@ func (c *Client) onEvent(ev zk.Event) {
 			c.reconn.flushQueued()
 		}
 		if c.sess != nil && c.sess.Alive() {
-			c.loseLocked(fmt.Errorf("%w: %w", ErrSessionLost, zk.ErrSessionExpired))
+			c.loseLocked("expired", fmt.Errorf("%w: %w", ErrSessionLost, zk.ErrSessionExpired))
 		}
 	case zk.StateAuthFailed:
-		c.hub.publish(Event{State: StateAuthFailed, Session: c.sess}, false)
+		c.publishLocked(StateAuthFailed)
 	}
 }
 
@@ -315,7 +320,7 @@ func (c *Client) settled() {
 	}
 }
 
-func (c *Client) loseLocked(cause error) {
+func (c *Client) loseLocked(why string, cause error) {
 	if c.lossTimer != nil {
 		c.lossTimer.Stop()
 	}
@@ -324,7 +329,15 @@ func (c *Client) loseLocked(cause error) {
 	c.log.Warn("zkit: session lost", "session", fmt.Sprintf("0x%x", c.sess.id), "cause", cause)
 	c.sess.lose(cause)
 	c.notifyLocked()
-	c.hub.publish(Event{State: StateLost, Session: c.sess}, false)
+	c.tel.sessionLost(why)
+	c.publishLocked(StateLost)
+}
+
+// publishLocked tells subscribers and the telemetry of a state change of
+// the current session. Called with mu held.
+func (c *Client) publishLocked(s State) {
+	c.tel.state(s)
+	c.hub.publish(Event{State: s, Session: c.sess}, false)
 }
 
 // attemptFailed records why a connection attempt failed. Before the first

@@ -150,9 +150,9 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			"%d ops of about %d bytes together: the request would exceed the server's %d-byte limit (jute.maxbuffer)",
 			len(ops), size, c.cfg.maxBuffer)}
 	}
-	resp, err := do(ctx, c, func() ([]zk.MultiResponse, error) { return c.conn.Multi(reqs...) })
+	resp, err := do(ctx, c, request{"multi", ops[0].path, true}, func() ([]zk.MultiResponse, error) { return c.conn.Multi(reqs...) })
 	if err != nil && len(resp) != len(ops) {
-		return nil, classify("multi", ops[0].path, true, err)
+		return nil, err
 	}
 	results := make([]OpResult, len(resp))
 	var first *MultiError

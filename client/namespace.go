@@ -76,8 +76,10 @@ func (c *Client) createNamespace(ctx context.Context) error {
 		}
 		dir := ns[:i]
 		err := c.Retry(ctx, func(ctx context.Context) error {
-			_, err := do(ctx, c, func() (string, error) { return c.conn.Create(dir, nil, zk.FlagPersistent, c.cfg.defaultACL) })
-			return dirCreated(ctx, classify("create", dir, true, err))
+			_, err := do(ctx, c, request{"create", dir, true}, func() (string, error) {
+				return c.conn.Create(dir, nil, zk.FlagPersistent, c.cfg.defaultACL)
+			})
+			return dirCreated(ctx, err)
 		})
 		if err != nil {
 			return fmt.Errorf("zkit: create namespace %s: %w", ns, err)

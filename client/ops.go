@@ -97,7 +97,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, mode Crea
 		return "", err
 	}
 	abs := c.abs(path)
-	p, err := do(ctx, c, func() (string, error) {
+	p, err := do(ctx, c, request{"create", path, true}, func() (string, error) {
 		switch {
 		case mode == Container:
 			return c.conn.CreateContainer(abs, data, int32(mode), o.acl)
@@ -106,7 +106,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, mode Crea
 		}
 		return c.conn.Create(abs, data, int32(mode), o.acl)
 	})
-	return c.rel(p), classify("create", path, true, err)
+	return c.rel(p), err
 }
 
 // Get returns a znode's data and Stat.
@@ -114,12 +114,12 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
 	if err := c.checkPath("get", path, false); err != nil {
 		return nil, nil, err
 	}
-	r, err := do(ctx, c, func() (pair[[]byte], error) {
+	r, err := do(ctx, c, request{"get", path, false}, func() (pair[[]byte], error) {
 		d, st, err := c.conn.Get(c.abs(path))
 		return pair[[]byte]{d, st}, err
 	})
 	c.observe(r.stat)
-	return r.v, r.stat, classify("get", path, false, err)
+	return r.v, r.stat, err
 }
 
 // GetW is Get plus a one-shot watch that fires when the node's data changes
@@ -128,10 +128,10 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan W
 	if err := c.checkPath("get", path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := watch(ctx, c, c.abs(path), dataWatch, c.getW(c.abs(path)), present[[]byte])
+	r, err := watch(ctx, c, request{"get", path, false}, dataWatch, c.getW(c.abs(path)), present[[]byte])
 	c.observe(r.stat)
 	if err != nil {
-		return nil, nil, nil, classify("get", path, false, err)
+		return nil, nil, nil, err
 	}
 	return r.v, r.stat, r.ch, nil
 }
@@ -147,9 +147,9 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 	if err := checkVersion("set", path, version); err != nil {
 		return nil, err
 	}
-	st, err := do(ctx, c, func() (*Stat, error) { return c.conn.Set(c.abs(path), data, version) })
+	st, err := do(ctx, c, request{"set", path, true}, func() (*Stat, error) { return c.conn.Set(c.abs(path), data, version) })
 	c.observe(st)
-	return st, classify("set", path, true, err)
+	return st, err
 }
 
 // Delete removes a znode if its version matches (-1 matches any).
@@ -163,8 +163,10 @@ func (c *Client) Delete(ctx context.Context, path string, version int32) error {
 	if err := checkVersion("delete", path, version); err != nil {
 		return err
 	}
-	_, err := do(ctx, c, func() (struct{}, error) { return struct{}{}, c.conn.Delete(c.abs(path), version) })
-	return classify("delete", path, true, err)
+	_, err := do(ctx, c, request{"delete", path, true}, func() (struct{}, error) {
+		return struct{}{}, c.conn.Delete(c.abs(path), version)
+	})
+	return err
 }
 
 // Exists reports whether a znode exists, with its Stat when it does.
@@ -172,14 +174,14 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *Stat, error) {
 	if err := c.checkPath("exists", path, false); err != nil {
 		return false, nil, err
 	}
-	r, err := do(ctx, c, func() (pair[bool], error) {
+	r, err := do(ctx, c, request{"exists", path, false}, func() (pair[bool], error) {
 		ok, st, err := c.conn.Exists(c.abs(path))
 		return pair[bool]{ok, st}, err
 	})
 	if r.v {
 		c.observe(r.stat)
 	}
-	return r.v, r.stat, classify("exists", path, false, err)
+	return r.v, r.stat, err
 }
 
 // ExistsW is Exists plus a one-shot watch that fires when the node is
@@ -188,9 +190,9 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan 
 	if err := c.checkPath("exists", path, false); err != nil {
 		return false, nil, nil, err
 	}
-	r, err := watch(ctx, c, c.abs(path), existWatch, c.existsW(c.abs(path)), func(ok bool, _ *Stat) bool { return ok })
+	r, err := watch(ctx, c, request{"exists", path, false}, existWatch, c.existsW(c.abs(path)), func(ok bool, _ *Stat) bool { return ok })
 	if err != nil {
-		return false, nil, nil, classify("exists", path, false, err)
+		return false, nil, nil, err
 	}
 	if r.v {
 		c.observe(r.stat)
@@ -204,12 +206,12 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *Stat, er
 	if err := c.checkPath("children", path, false); err != nil {
 		return nil, nil, err
 	}
-	r, err := do(ctx, c, func() (pair[[]string], error) {
+	r, err := do(ctx, c, request{"children", path, false}, func() (pair[[]string], error) {
 		ch, st, err := c.conn.Children(c.abs(path))
 		return pair[[]string]{ch, st}, err
 	})
 	c.observe(r.stat)
-	return r.v, r.stat, classify("children", path, false, err)
+	return r.v, r.stat, err
 }
 
 // ChildrenW is Children plus a one-shot watch that fires when a child is
@@ -218,10 +220,10 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, <
 	if err := c.checkPath("children", path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := watch(ctx, c, c.abs(path), childWatch, c.childrenW(c.abs(path)), present[[]string])
+	r, err := watch(ctx, c, request{"children", path, false}, childWatch, c.childrenW(c.abs(path)), present[[]string])
 	c.observe(r.stat)
 	if err != nil {
-		return nil, nil, nil, classify("children", path, false, err)
+		return nil, nil, nil, err
 	}
 	return r.v, r.stat, r.ch, nil
 }
@@ -232,8 +234,8 @@ func (c *Client) Sync(ctx context.Context, path string) error {
 	if err := c.checkPath("sync", path, false); err != nil {
 		return err
 	}
-	_, err := do(ctx, c, func() (string, error) { return c.conn.Sync(c.abs(path)) })
-	return classify("sync", path, false, err)
+	_, err := do(ctx, c, request{"sync", path, false}, func() (string, error) { return c.conn.Sync(c.abs(path)) })
+	return err
 }
 
 // GetACL returns a znode's ACL and Stat.
@@ -241,12 +243,12 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]ACL, *Stat, error) 
 	if err := c.checkPath("getACL", path, false); err != nil {
 		return nil, nil, err
 	}
-	r, err := do(ctx, c, func() (pair[[]ACL], error) {
+	r, err := do(ctx, c, request{"getACL", path, false}, func() (pair[[]ACL], error) {
 		acl, st, err := c.conn.GetACL(c.abs(path))
 		return pair[[]ACL]{acl, st}, err
 	})
 	c.observe(r.stat)
-	return r.v, r.stat, classify("getACL", path, false, err)
+	return r.v, r.stat, err
 }
 
 // SetACL replaces a znode's ACL if its ACL version (Stat.Aversion) matches
@@ -261,9 +263,9 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []ACL, version int
 	if err := c.checkACL("setACL", path, acl); err != nil {
 		return nil, err
 	}
-	st, err := do(ctx, c, func() (*Stat, error) { return c.conn.SetACL(c.abs(path), acl, version) })
+	st, err := do(ctx, c, request{"setACL", path, true}, func() (*Stat, error) { return c.conn.SetACL(c.abs(path), acl, version) })
 	c.observe(st)
-	return st, classify("setACL", path, true, err)
+	return st, err
 }
 
 // AddAuth adds credentials to the session (re-sent on every reconnect).
@@ -271,11 +273,11 @@ func (c *Client) AddAuth(ctx context.Context, scheme string, auth []byte) error 
 	if scheme == "" {
 		return &InputError{Op: "addAuth", Reason: "empty scheme"}
 	}
-	_, err := do(ctx, c, func() (struct{}, error) { return struct{}{}, c.conn.AddAuth(scheme, auth) })
+	_, err := do(ctx, c, request{"addAuth", "", false}, func() (struct{}, error) { return struct{}{}, c.conn.AddAuth(scheme, auth) })
 	if err == nil {
 		c.addScheme(scheme)
 	}
-	return classify("addAuth", "", false, err)
+	return err
 }
 
 type pair[T any] struct {

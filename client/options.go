@@ -5,6 +5,9 @@ import (
 	"log/slog"
 	"net"
 	"time"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Dialer opens the TCP connection to one server. It has the signature of
@@ -24,6 +27,8 @@ type config struct {
 	maxBuffer      int
 	defaultACL     []ACL
 	namespace      string
+	meters         metric.MeterProvider
+	tracers        trace.TracerProvider
 }
 
 type authCred struct {

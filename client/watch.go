@@ -121,10 +121,10 @@ type watched[T any] struct {
 // request is sent, and handed to forward where the wire call returns, even
 // for a call whose caller has gone (the wire client set the watch anyway).
 // exists reports whether the node existed, as the watch saw it.
-func watch[T any](ctx context.Context, c *Client, path string, kind watchKind,
+func watch[T any](ctx context.Context, c *Client, r request, kind watchKind,
 	call func() (T, *Stat, <-chan zk.Event, error), exists func(T, *Stat) bool) (watched[T], error) {
-	return do(ctx, c, func() (watched[T], error) {
-		reg := &watchReg{path: path, kind: kind, sess: c.Session()}
+	return do(ctx, c, r, func() (watched[T], error) {
+		reg := &watchReg{path: c.abs(r.path), kind: kind, sess: c.Session()}
 		c.watches.add(reg)
 		v, st, ch, err := call()
 		var seen *Stat
@@ -232,7 +232,7 @@ func (c *Client) reread(reg *watchReg) (<-chan zk.Event, *Stat, error) {
 		ch <-chan zk.Event
 		st *Stat
 	}
-	r, err := do(c.life, c, func() (result, error) {
+	r, err := run(c.life, c, func() (result, error) {
 		switch reg.kind {
 		case existWatch:
 			ok, st, ch, err := c.conn.ExistsW(reg.path)
