@@ -174,7 +174,7 @@ func TestLeaderIgnoresForeignNodes(t *testing.T) {
 		if err := c.EnsurePath(ctx, path); err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range []string{"readme", "latch-", "latch-12x", "_c_junk-lock-0000000001"} {
+		for _, name := range []string{"readme", "latch-", "latch-12x", "_c_junk-other-0000000001"} {
 			if _, err := c.Create(ctx, path+"/"+name, nil, client.Persistent); err != nil {
 				t.Fatal(err)
 			}

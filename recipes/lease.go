@@ -38,6 +38,8 @@ type Lease struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	plain  bool // release with a plain delete (LeaseOptions.PlainRelease)
+	recipe string
+	since  time.Time // held since
 	once   sync.Once
 	result error
 }
@@ -65,7 +67,8 @@ type LeaseOptions struct {
 func newLease(t *Ticket, opts LeaseOptions) *Lease {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	l := &Lease{c: t.q.c, sess: t.sess, path: t.path, token: t.token,
-		log: logger(opts.Logger), ctx: ctx, cancel: cancel, plain: opts.PlainRelease}
+		log: logger(opts.Logger), ctx: ctx, cancel: cancel, plain: opts.PlainRelease,
+		recipe: t.node.Kind.Recipe, since: time.Now()}
 	go l.monitor(t.self, &tolerance{c: l.c, limit: opts.SuspendTolerance})
 	return l
 }
@@ -138,6 +141,9 @@ func (l *Lease) Unlock(ctx context.Context) error {
 			lost = context.Cause(l.ctx)
 		}
 		l.cancel(ErrReleased)
+		if context.Cause(l.ctx) == ErrReleased { // not lost in the meantime
+			InstrumentsOf(l.c).Ended(l.recipe, l.since, ErrReleased)
+		}
 		// The release signal would still be true after a loss (the node did
 		// hold), but a plain delete is the conservative choice.
 		signal := lost == nil && !l.plain
@@ -194,6 +200,10 @@ func (l *Lease) lose(cause error, remove bool) {
 	}
 	cause = lossCause(l.c, cause)
 	l.cancel(cause)
+	if context.Cause(l.ctx) != cause {
+		return // released or lost in the meantime
+	}
+	InstrumentsOf(l.c).Ended(l.recipe, l.since, cause)
 	l.log.Warn("zkit: lease lost", "node", l.path, "cause", cause)
 	if remove {
 		Remove(done, l.c, l.sess, l.path, Removal{Logger: l.log})

@@ -18,15 +18,17 @@ type Kind struct {
 	// Exclusive nodes wait for every lower node, and every higher node waits
 	// for them. Shared nodes wait only for lower exclusive nodes.
 	Exclusive bool
+	// Recipe names the recipe the nodes belong to, in telemetry ("lock").
+	Recipe string
 }
 
 // The node shapes of the queue recipes, as Curator names them: zkit's
 // lock, rwlock and election share Curator's layouts.
 var (
-	MutexKind = Kind{Marker: "lock-", Exclusive: true}    // InterProcessMutex
-	ReadKind  = Kind{Marker: "__READ__"}                  // InterProcessReadWriteLock, readers
-	WriteKind = Kind{Marker: "__WRIT__", Exclusive: true} // InterProcessReadWriteLock, writers
-	LatchKind = Kind{Marker: "latch-", Exclusive: true}   // LeaderLatch
+	MutexKind = Kind{Marker: "lock-", Exclusive: true, Recipe: "lock"}      // InterProcessMutex
+	ReadKind  = Kind{Marker: "__READ__", Recipe: "rwlock"}                  // InterProcessReadWriteLock, readers
+	WriteKind = Kind{Marker: "__WRIT__", Exclusive: true, Recipe: "rwlock"} // InterProcessReadWriteLock, writers
+	LatchKind = Kind{Marker: "latch-", Exclusive: true, Recipe: "election"} // LeaderLatch
 )
 
 // queueKinds are every queue recipe's kinds, to tell another recipe's

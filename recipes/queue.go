@@ -7,8 +7,12 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Queue is a directory of ephemeral sequence nodes that take turns in
@@ -77,6 +81,8 @@ type Ticket struct {
 	known   []Node                   // lower nodes still to wait for, in no order
 	listed  bool                     // known is what the last listing showed: nothing deduced since
 	backoff client.Backoff
+	joined  time.Time  // when Join was called: the start of the wait
+	span    trace.Span // of the whole wait, from Join to Hold or Abandon
 }
 
 // Join creates the participant's node (a protected ephemeral sequential
@@ -113,13 +119,25 @@ func (q *Queue) Join(ctx context.Context, kind Kind, data []byte, acl ...client.
 	if len(acl) > 0 {
 		opts = append(opts, client.WithACL(acl...))
 	}
+	in := InstrumentsOf(q.c)
+	joined := time.Now()
+	ctx, span := in.Start(ctx, kind.Recipe, "acquire", q.dir)
 	for {
 		t, err := q.join(ctx, kind, data, opts)
-		if err == nil || !errors.Is(err, client.ErrSessionLost) || errors.Is(err, client.ErrClosed) || ctx.Err() != nil {
-			return t, err
+		if err == nil {
+			t.joined, t.span = joined, span
+			span.AddEvent("joined", trace.WithAttributes(attribute.String("zkit.node", t.path)))
+			return t, nil
+		}
+		if !errors.Is(err, client.ErrSessionLost) || errors.Is(err, client.ErrClosed) || ctx.Err() != nil {
+			in.Abandoned(kind.Recipe)
+			span.SetStatus(codes.Error, err.Error())
+			span.End()
+			return nil, err
 		}
 		// The session was replaced between the wait for it and the
 		// node's creation: nothing is held yet, so start over on the next.
+		span.AddEvent("session replaced: joining again")
 	}
 }
 
@@ -227,6 +245,7 @@ func (t *Ticket) Blocked() bool { return len(t.known) > 0 }
 func (t *Ticket) Wait(ctx context.Context) error {
 	for len(t.known) > 0 {
 		p := t.highest()
+		t.event("queued", p.Name)
 		_, _, ch, err := t.q.c.GetW(ctx, client.JoinPath(t.q.dir, p.Name))
 		switch {
 		case errors.Is(err, client.ErrNoNode):
@@ -245,6 +264,7 @@ func (t *Ticket) Wait(ctx context.Context) error {
 		t.backoff.Reset()
 		select {
 		case ev := <-ch:
+			t.event("woke", ev.Type.String())
 			switch ev.Type {
 			case client.EventNodeDataChanged:
 				t.released(p)
@@ -375,6 +395,19 @@ func (t *Ticket) gone() error {
 // otherwise in the background for as long as the client lives.
 func (t *Ticket) Abandon(ctx context.Context) {
 	Remove(ctx, t.q.c, t.sess, t.path, Removal{Logger: t.q.log})
+	if t.span != nil {
+		InstrumentsOf(t.q.c).Abandoned(t.node.Kind.Recipe)
+		t.span.SetStatus(codes.Error, "abandoned")
+		t.span.End()
+		t.span = nil
+	}
+}
+
+// event adds an event to the wait's span, with the node it concerns.
+func (t *Ticket) event(name, detail string) {
+	if t.span != nil {
+		t.span.AddEvent(name, trace.WithAttributes(attribute.String("zkit.detail", detail)))
+	}
 }
 
 // Hold turns a ticket whose turn has come (Wait returned nil, or Blocked is
@@ -382,6 +415,12 @@ func (t *Ticket) Abandon(ctx context.Context) {
 func (t *Ticket) Hold(o LeaseOptions) *Lease {
 	if o.Logger == nil {
 		o.Logger = t.q.log
+	}
+	if t.span != nil {
+		InstrumentsOf(t.q.c).Acquired(t.node.Kind.Recipe, t.joined)
+		t.span.SetAttributes(attribute.Int64("zkit.token", t.token))
+		t.span.End()
+		t.span = nil
 	}
 	return newLease(t, o)
 }

@@ -1,0 +1,113 @@
+package recipes
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Telemetry of the recipes, under the client's providers
+// (client.WithMeterProvider, client.WithTracerProvider):
+//
+//	zkit.recipe.wait.duration    histogram, s  from joining a queue to holding; zkit.recipe
+//	zkit.recipe.acquired         counter       holds taken (lock handoffs, terms, ...); zkit.recipe
+//	zkit.recipe.abandoned        counter       queue attempts given up (cancelled, timed out, try, error); zkit.recipe
+//	zkit.recipe.held.duration    histogram, s  from holding to the end; zkit.recipe, zkit.end
+//	zkit.recipe.lost             counter       holds ended without release; zkit.recipe, zkit.end
+//
+// zkit.recipe is the recipe ("lock", "rwlock", "election", ...) and
+// zkit.end why a hold ended: released, suspended (beyond the tolerance),
+// session (its session lost), deleted (its node deleted by someone else)
+// or closed (the client closed). The recipe's path is never a metric
+// attribute, since a service may use any number of paths; it is an
+// attribute of the spans (sampled), named zkit.path. A span covers each
+// call that waits (acquire, campaign), with events for what it waited for
+// ("queued", the node ahead; "woke", the event; "relisted").
+//
+// Recipes outside this package report through Instruments.
+
+// Instruments are the recipes' instruments on one client.
+type Instruments struct {
+	tracer    trace.Tracer
+	meter     metric.Meter
+	wait      metric.Float64Histogram
+	acquired  metric.Int64Counter
+	abandoned metric.Int64Counter
+	held      metric.Float64Histogram
+	lost      metric.Int64Counter
+}
+
+type instrumentsKey struct{}
+
+// InstrumentsOf returns the recipes' instruments on c, made on first use.
+func InstrumentsOf(c *client.Client) *Instruments {
+	if in, ok := c.Local().Load(instrumentsKey{}); ok {
+		return in.(*Instruments)
+	}
+	t := c.Telemetry()
+	in := &Instruments{tracer: t.Tracer, meter: t.Meter}
+	in.wait, _ = t.Meter.Float64Histogram("zkit.recipe.wait.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time from joining a recipe's queue to holding."))
+	in.acquired, _ = t.Meter.Int64Counter("zkit.recipe.acquired",
+		metric.WithDescription("Holds taken: lock handoffs, terms, leases."))
+	in.abandoned, _ = t.Meter.Int64Counter("zkit.recipe.abandoned",
+		metric.WithDescription("Attempts given up before holding."))
+	in.held, _ = t.Meter.Float64Histogram("zkit.recipe.held.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time from holding to the end of the hold, by why it ended."))
+	in.lost, _ = t.Meter.Int64Counter("zkit.recipe.lost",
+		metric.WithDescription("Holds that ended without being released, by why."))
+	actual, _ := c.Local().LoadOrStore(instrumentsKey{}, in)
+	return actual.(*Instruments)
+}
+
+// Meter is the client's meter, for a recipe's own instruments.
+func (in *Instruments) Meter() metric.Meter { return in.meter }
+
+// Start starts the span of a waiting call of recipe on path.
+func (in *Instruments) Start(ctx context.Context, recipe, op, path string) (context.Context, trace.Span) {
+	return in.tracer.Start(ctx, "zkit "+recipe+" "+op, trace.WithAttributes(
+		attribute.String("zkit.recipe", recipe), attribute.String("zkit.path", path)))
+}
+
+// Acquired records a hold taken after waiting since joined.
+func (in *Instruments) Acquired(recipe string, joined time.Time) {
+	set := metric.WithAttributes(attribute.String("zkit.recipe", recipe))
+	in.wait.Record(context.Background(), time.Since(joined).Seconds(), set)
+	in.acquired.Add(context.Background(), 1, set)
+}
+
+// Abandoned records an attempt given up.
+func (in *Instruments) Abandoned(recipe string) {
+	in.abandoned.Add(context.Background(), 1, metric.WithAttributes(attribute.String("zkit.recipe", recipe)))
+}
+
+// Ended records the end of a hold taken at since, with cause (ErrReleased,
+// or a cause matching ErrLost).
+func (in *Instruments) Ended(recipe string, since time.Time, cause error) {
+	end := EndOf(cause)
+	set := metric.WithAttributes(attribute.String("zkit.recipe", recipe), attribute.String("zkit.end", end))
+	in.held.Record(context.Background(), time.Since(since).Seconds(), set)
+	if end != "released" {
+		in.lost.Add(context.Background(), 1, set)
+	}
+}
+
+// EndOf names why a hold ended, for zkit.end.
+func EndOf(cause error) string {
+	switch {
+	case errors.Is(cause, ErrReleased):
+		return "released"
+	case errors.Is(cause, client.ErrClosed):
+		return "closed"
+	case errors.Is(cause, ErrSuspended):
+		return "suspended"
+	case errors.Is(cause, ErrNodeDeleted), errors.Is(cause, ErrConflict):
+		return "deleted"
+	}
+	return "session"
+}
