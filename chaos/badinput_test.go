@@ -86,7 +86,7 @@ func badInput(t *testing.T, e *env) Summary {
 		refused("counter at "+strconv.Quote(p), func() error { _, err := counter.New(w.c, p).Add(ctx, 1); return err })
 		refused("member at "+strconv.Quote(p), func() error { _, err := membership.New(w.c, p).Join(ctx, "id", nil); return err })
 		refused("barrier at "+strconv.Quote(p), func() error { return barrier.NewDouble(w.c, p, 2).Enter(ctx) })
-		refused("rendezvous at "+strconv.Quote(p), func() error { return rendezvous.Publish(ctx, w.c, p, nil) })
+		refused("rendezvous at "+strconv.Quote(p), func() error { return rendezvous.New(w.c, p).Publish(ctx, nil) })
 		refused("config at "+strconv.Quote(p), func() error { _, err := configwatch.Get(ctx, w.c, p, configwatch.Raw); return err })
 	}
 	for _, n := range []int{0, -1} {
