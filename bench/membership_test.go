@@ -12,7 +12,7 @@ import (
 )
 
 // BenchmarkMembership: 1000 members join one group, from 10 sessions, while
-// 10 watchers (each its own session) follow it with membership.Watch. One
+// 10 watchers (each its own session) follow it with Group.Watch. One
 // op is one join. It reports the time from the first join until every
 // watcher's snapshot holds all 1000 members, and the server packets per
 // join, the watchers' notifications and re-reads included.
@@ -30,7 +30,7 @@ func BenchmarkMembership(b *testing.B) {
 		full := make(chan struct{}, watchers)
 		started := make(chan struct{}, watchers)
 		for _, c := range cs[joiners:] {
-			feed := membership.Watch(ctx, c, path)
+			feed := membership.New(c, path).Watch(ctx)
 			go func() {
 				first := true
 				for group := range feed.Values() {
@@ -83,8 +83,9 @@ func joinAll(b *testing.B, ctx context.Context, cs []*client.Client, path string
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			g := membership.New(c, path)
 			for i := j; i < n; i += len(cs) {
-				m, err := membership.Join(ctx, c, path, fmt.Sprintf("m%04d", i), []byte("10.0.0.1:8080"))
+				m, err := g.Join(ctx, fmt.Sprintf("m%04d", i), []byte("10.0.0.1:8080"))
 				if err != nil {
 					b.Error(err)
 					return

@@ -84,16 +84,16 @@ func badInput(t *testing.T, e *env) Summary {
 		refused("campaign at "+strconv.Quote(p), func() error { _, err := election.New(w.c, p, "id").Campaign(ctx); return err })
 		refused("leader at "+strconv.Quote(p), func() error { _, err := election.New(w.c, p, "").Leader(ctx); return err })
 		refused("counter at "+strconv.Quote(p), func() error { _, err := counter.New(w.c, p).Add(ctx, 1); return err })
-		refused("member at "+strconv.Quote(p), func() error { _, err := membership.Join(ctx, w.c, p, "id", nil); return err })
+		refused("member at "+strconv.Quote(p), func() error { _, err := membership.New(w.c, p).Join(ctx, "id", nil); return err })
 		refused("barrier at "+strconv.Quote(p), func() error { return barrier.NewDouble(w.c, p, 2).Enter(ctx) })
-		refused("rendezvous at "+strconv.Quote(p), func() error { return rendezvous.Publish(ctx, w.c, p, nil) })
+		refused("rendezvous at "+strconv.Quote(p), func() error { return rendezvous.New(w.c, p).Publish(ctx, nil) })
 		refused("config at "+strconv.Quote(p), func() error { _, err := configwatch.New(w.c, p, configwatch.Raw).Get(ctx); return err })
 	}
 	for _, n := range []int{0, -1} {
 		refused(fmt.Sprintf("barrier of %d members", n), func() error { return barrier.NewDouble(w.c, base+"/barrier", n).Enter(ctx) })
 	}
 	for _, id := range []string{"", "a/b", ".", ".."} {
-		refused("member id "+strconv.Quote(id), func() error { _, err := membership.Join(ctx, w.c, base+"/members", id, nil); return err })
+		refused("member id "+strconv.Quote(id), func() error { _, err := membership.New(w.c, base+"/members").Join(ctx, id, nil); return err })
 	}
 	refused("int counter set out of range", func() error {
 		return counter.New(w.c, base+"/counter", counter.WithEncoding(counter.Int)).Set(ctx, 1<<40)

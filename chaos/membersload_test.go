@@ -49,7 +49,7 @@ func (l *membersLoad) Run(ctx context.Context) {
 	l.stopWatch = stopWatch
 	go func() {
 		defer close(l.watched)
-		for g := range membership.Watch(wctx, watcher.c, l.path).Values() {
+		for g := range membership.New(watcher.c, l.path).Watch(wctx).Values() {
 			l.latest.Store(&g)
 		}
 	}()
@@ -65,9 +65,10 @@ func (l *membersLoad) Run(ctx context.Context) {
 // short; a Leave that fails goes on deleting the node in the background.
 func (l *membersLoad) churn(ctx context.Context, w *worker) {
 	var b client.Backoff
+	g := membership.New(w.c, l.path)
 	for i := 0; ctx.Err() == nil; i++ {
 		id := fmt.Sprintf("worker-%d-%d", w.id, i%3)
-		m, err := membership.Join(ctx, w.c, l.path, id, []byte(id))
+		m, err := g.Join(ctx, id, []byte(id))
 		if err != nil {
 			l.failed.Add(1)
 			b.Wait(ctx)
@@ -101,7 +102,7 @@ func (l *membersLoad) Check(t *testing.T) (ops, violations int, held string) {
 	for {
 		var err error
 		if err = l.admin.Sync(ctx, l.path); err == nil {
-			group, err = membership.List(ctx, l.admin, l.path)
+			group, err = membership.New(l.admin, l.path).List(ctx)
 		}
 		if err != nil {
 			t.Fatalf("membership: %v", err)

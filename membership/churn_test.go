@@ -62,7 +62,7 @@ func churn(t *testing.T, servers []string, fault func() (repair func())) {
 	wcs := make([]*client.Client, watchers)
 	for i := range latest {
 		wcs[i] = connect()
-		feed := membership.Watch(ctx, wcs[i], path)
+		feed := membership.New(wcs[i], path).Watch(ctx)
 		go func() {
 			for s := range feed.Values() {
 				latest[i].Store(&s)
@@ -89,7 +89,7 @@ func churn(t *testing.T, servers []string, fault func() (repair func())) {
 			defer wg.Done()
 			for i := s; i < members; i += sessions {
 				id := fmt.Sprintf("m%03d", i)
-				m, err := membership.Join(ctx, clients[s], path, id, []byte(id))
+				m, err := membership.New(clients[s], path).Join(ctx, id, []byte(id))
 				if err == nil && i%2 == 0 {
 					err = m.Leave(ctx)
 				} else if err == nil {
@@ -146,7 +146,7 @@ func churn(t *testing.T, servers []string, fault func() (repair func())) {
 					why = fmt.Sprintf("feed ended: %v", *e)
 				}
 				lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-				own, err := membership.List(lctx, wcs[i], path)
+				own, err := membership.New(wcs[i], path).List(lctx)
 				cancel()
 				suspended, _ := wcs[i].Suspended()
 				t.Fatalf("watcher %d (%s; its client: suspended %v, session alive %v, List %d members, %v) ended on %q, want %q",
@@ -155,7 +155,7 @@ func churn(t *testing.T, servers []string, fault func() (repair func())) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	got, err := membership.List(ctx, admin, path)
+	got, err := membership.New(admin, path).List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

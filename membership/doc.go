@@ -3,18 +3,25 @@
 // "<path>/<id>" whose data is the member's payload. A Go process using zkit
 // and a Java process using Curator's GroupMember see the same group.
 //
+//	g := membership.New(c, "/services/api") // no I/O
+//	m, err := g.Join(ctx, "worker-a", []byte("10.0.0.1:8080"))
+//	...
+//	defer m.Leave(ctx)
+//	members, err := g.List(ctx)  // sorted by id
+//	feed := g.Watch(ctx)         // the whole group, whenever it changes
+//
 // # Joining
 //
-// [Join] creates the member's node and keeps it present: it is created
-// again under each new session, after someone deleted it, and adopted again
-// after a reconnect. Two processes claiming one id are a conflict, never a
-// silent takeover: Join returns a [*ConflictError] when another live
-// session owns the node (this includes a crashed predecessor whose session
-// has not expired yet: retry after the session timeout), and a member whose
-// node another process writes to stops with one. Curator's GroupMember, by
-// contrast, adopts an existing node whatever its owner and overwrites its
-// data; a zkit member that sees this stops with a conflict and deletes its
-// node, leaving the id to the Curator member.
+// [Group.Join] creates the member's node and keeps it present: it is
+// created again under each new session, after someone deleted it, and
+// adopted again after a reconnect. Two processes claiming one id are a
+// conflict, never a silent takeover: Join returns a [*ConflictError] when
+// another live session owns the node (this includes a crashed predecessor
+// whose session has not expired yet: retry after the session timeout), and
+// a member whose node another process writes to stops with one. Curator's
+// GroupMember, by contrast, adopts an existing node whatever its owner and
+// overwrites its data; a zkit member that sees this stops with a conflict
+// and deletes its node, leaving the id to the Curator member.
 //
 // # Present, and no stale self
 //
@@ -38,11 +45,22 @@
 //		serve(p.Context()) // stops when the member may no longer be present
 //	}
 //
+// Writes that must only happen while the member is present go through
+// [Member.Multi] (or carry [Member.Guard]): ZooKeeper refuses them once the
+// member's node is gone. Writes elsewhere carry [Member.Token].
+//
 // # Reading the group
 //
-// [List] returns the members, sorted by id, with their data and Stat.
-// [Watch] streams full snapshots of the group, level-triggered (on
-// recipes.Follow): after churn, a burst or a reconnect, the last snapshot
-// delivered is the true group. It watches every member's data too, reading
-// again only the members that changed.
+// [Group.List] returns the members, sorted by id, with their data and
+// Stat. [Group.Watch] streams full snapshots of the group, level-triggered
+// (on recipes.Follow): after churn, a burst or a reconnect, the last
+// snapshot delivered is the true group. It watches every member's data
+// too, reading again only the members that changed.
+//
+// # Errors
+//
+// Input is checked before anything is sent: an [*client.InputError].
+// Every other error names the call and the path; match it with errors.Is
+// against this package's [ErrLost], [ErrConflict] and the others, or
+// client.ErrClosed once the client is closed.
 package membership

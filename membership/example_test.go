@@ -2,6 +2,7 @@ package membership_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/zkit-dev/zkit/client"
@@ -9,7 +10,7 @@ import (
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-func ExampleJoin() {
+func Example() {
 	srv, err := zktest.StartServer("127.0.0.1:0") // the bundled reference server
 	if err != nil {
 		fmt.Println(err)
@@ -24,16 +25,17 @@ func ExampleJoin() {
 	}
 	defer c.Close()
 
+	workers := membership.New(c, "/app/workers")
 	// Watch the group: every snapshot is the whole group, sorted by id.
-	feed := membership.Watch(ctx, c, "/app/workers")
+	feed := workers.Watch(ctx)
 	fmt.Println("watching:", len(<-feed.Values()), "members")
 
-	a, err := membership.Join(ctx, c, "/app/workers", "worker-a", []byte("10.0.0.1:8080"))
+	a, err := workers.Join(ctx, "worker-a", []byte("10.0.0.1:8080"))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	b, err := membership.Join(ctx, c, "/app/workers", "worker-b", []byte("10.0.0.2:8080"))
+	b, err := workers.Join(ctx, "worker-b", []byte("10.0.0.2:8080"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -48,11 +50,11 @@ func ExampleJoin() {
 	}
 
 	// The same id twice is a conflict, never a takeover.
-	_, err = membership.Join(ctx, c, "/app/workers", "worker-a", nil)
+	_, err = workers.Join(ctx, "worker-a", nil)
 	fmt.Println("second worker-a:", err != nil)
 
 	b.Leave(ctx)
-	group, _ := membership.List(ctx, c, "/app/workers")
+	group, _ := workers.List(ctx)
 	fmt.Println("after leave:", len(group), "member,", group[0].ID)
 	fmt.Println("present:", a.Err() == nil)
 	// Output:
@@ -81,7 +83,7 @@ func ExampleMember_Present() {
 	}
 	defer c.Close()
 
-	m, err := membership.Join(ctx, c, "/app/workers", "worker-a", nil)
+	m, err := membership.New(c, "/app/workers").Join(ctx, "worker-a", nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -101,5 +103,40 @@ func ExampleMember_Present() {
 		}
 	}
 	// Output:
-	// membership ended: zkit: released
+	// membership ended: zkit: present /app/workers/worker-a: released
+}
+
+// A write that must only happen while the member is present goes through
+// its Multi: ZooKeeper refuses it once the member's node is gone.
+func ExampleMember_Multi() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	m, err := membership.New(c, "/app/workers").Join(ctx, "worker-a", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, err := m.Multi(ctx, client.CreateOp("/app/shard-1", []byte("worker-a"), client.Persistent)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("claimed shard 1 as member", m.Token() > 0)
+	m.Leave(ctx)
+	_, err = m.Multi(ctx, client.CreateOp("/app/shard-2", []byte("worker-a"), client.Persistent))
+	fmt.Println("after leave:", errors.Is(err, membership.ErrReleased))
+	// Output:
+	// claimed shard 1 as member true
+	// after leave: true
 }

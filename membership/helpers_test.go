@@ -67,7 +67,7 @@ func eventuallyList(t *testing.T, c *client.Client, path, want string) {
 	t.Helper()
 	deadline := time.Now().Add(zktest.Scale(30 * time.Second))
 	for {
-		got, err := membership.List(recipetest.Context(t), c, path)
+		got, err := membership.New(c, path).List(recipetest.Context(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -38,9 +38,9 @@ func TestCuratorInterop(t *testing.T) {
 		admin := b.Connect(t)
 		path := groupPath(t, admin)
 		java := recipetest.StartGroupMember(t, b.Servers)
-		feed := membership.Watch(ctx, b.Connect(t), path)
+		feed := membership.New(b.Connect(t), path).Watch(ctx)
 
-		goMember, err := membership.Join(ctx, b.Connect(t), path, "go-1", []byte("g1"))
+		goMember, err := membership.New(b.Connect(t), path).Join(ctx, "go-1", []byte("g1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestCuratorInterop(t *testing.T) {
 		curatorSees(t, java, "j1", "go-1=g2,java-1=j2")
 
 		// zkit does not take an id a Curator member holds.
-		if _, err := membership.Join(ctx, b.Connect(t), path, "java-1", []byte("x")); !errors.Is(err, membership.ErrConflict) {
+		if _, err := membership.New(b.Connect(t), path).Join(ctx, "java-1", []byte("x")); !errors.Is(err, membership.ErrConflict) {
 			t.Fatalf("zkit Join of Curator's id = %v, want ErrConflict", err)
 		}
 		awaitSnapshot(t, feed, show, "go-1=g2,java-1=j2")

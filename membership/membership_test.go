@@ -19,15 +19,15 @@ func TestJoinUpdateLeave(t *testing.T) {
 		ctx := recipetest.Context(t)
 		admin := b.Connect(t)
 		path := groupPath(t, admin)
-		feed := membership.Watch(ctx, b.Connect(t), path)
+		feed := membership.New(b.Connect(t), path).Watch(ctx)
 		awaitSnapshot(t, feed, show, "")
 
 		c1, c2 := b.Connect(t), b.Connect(t)
-		m1, err := membership.Join(ctx, c1, path, "b-1", []byte("10.0.0.1"))
+		m1, err := membership.New(c1, path).Join(ctx, "b-1", []byte("10.0.0.1"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		m2, err := membership.Join(ctx, c2, path, "a-2", []byte("10.0.0.2"))
+		m2, err := membership.New(c2, path).Join(ctx, "a-2", []byte("10.0.0.2"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +36,7 @@ func TestJoinUpdateLeave(t *testing.T) {
 		}
 		awaitSnapshot(t, feed, show, "a-2=10.0.0.2,b-1=10.0.0.1")
 		eventuallyList(t, admin, path, "a-2=10.0.0.2,b-1=10.0.0.1")
-		got, err := membership.List(ctx, admin, path)
+		got, err := membership.New(admin, path).List(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,11 +83,11 @@ func TestConflictingJoin(t *testing.T) {
 		admin := b.Connect(t)
 		path := groupPath(t, admin)
 		fc := b.Connect(t)
-		first, err := membership.Join(ctx, fc, path, "w", []byte("first"))
+		first, err := membership.New(fc, path).Join(ctx, "w", []byte("first"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = membership.Join(ctx, b.Connect(t), path, "w", []byte("second"))
+		_, err = membership.New(b.Connect(t), path).Join(ctx, "w", []byte("second"))
 		var ce *membership.ConflictError
 		if !errors.As(err, &ce) || !errors.Is(err, membership.ErrConflict) {
 			t.Fatalf("second Join = %v, want a *ConflictError", err)
@@ -96,7 +96,7 @@ func TestConflictingJoin(t *testing.T) {
 			t.Fatalf("conflict names owner 0x%x, want 0x%x", ce.Owner, first.Presence().Session().ID())
 		}
 		// The same id twice on one client (one session) too.
-		if _, err := membership.Join(ctx, fc, path, "w", []byte("again")); !errors.Is(err, membership.ErrConflict) {
+		if _, err := membership.New(fc, path).Join(ctx, "w", []byte("again")); !errors.Is(err, membership.ErrConflict) {
 			t.Fatalf("second Join on the same client = %v, want ErrConflict", err)
 		}
 		eventuallyList(t, admin, path, "w=first")
@@ -107,7 +107,7 @@ func TestConflictingJoin(t *testing.T) {
 		if _, err := admin.Create(ctx, path+"/p", []byte("static"), client.Persistent); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := membership.Join(ctx, b.Connect(t), path, "p", nil); !errors.Is(err, membership.ErrConflict) {
+		if _, err := membership.New(b.Connect(t), path).Join(ctx, "p", nil); !errors.Is(err, membership.ErrConflict) {
 			t.Fatalf("Join over a persistent node = %v, want ErrConflict", err)
 		}
 	})
@@ -120,7 +120,7 @@ func TestForeignWriteIsConflict(t *testing.T) {
 		ctx := recipetest.Context(t)
 		admin := b.Connect(t)
 		path := groupPath(t, admin)
-		m, err := membership.Join(ctx, b.Connect(t), path, "w", []byte("mine"))
+		m, err := membership.New(b.Connect(t), path).Join(ctx, "w", []byte("mine"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestSessionExpiryRecreates(t *testing.T) {
 		admin := b.Connect(t)
 		path := groupPath(t, admin)
 		c := b.Connect(t)
-		m, err := membership.Join(ctx, c, path, "w", []byte("v1"), membership.WithSuspendTolerance(time.Hour))
+		m, err := membership.New(c, path, membership.WithSuspendTolerance(time.Hour)).Join(ctx, "w", []byte("v1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestSessionExpiryRecreates(t *testing.T) {
 				p.Session().ID(), p.Token(), before.Session().ID(), before.Token())
 		}
 		eventuallyList(t, admin, path, "w=v2")
-		got, err := membership.List(ctx, admin, path)
+		got, err := membership.New(admin, path).List(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,11 +200,11 @@ func TestSuspensionEndsPresence(t *testing.T) {
 		path := groupPath(t, admin)
 		opts, cut, heal := b.Blackhole(t)
 		c := b.Connect(t, append(opts, client.WithSessionTimeout(zktest.Scale(6*time.Second)))...)
-		m, err := membership.Join(ctx, c, path, "strict", nil)
+		m, err := membership.New(c, path).Join(ctx, "strict", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tolerant, err := membership.Join(ctx, c, path, "tolerant", nil, membership.WithSuspendTolerance(time.Hour))
+		tolerant, err := membership.New(c, path, membership.WithSuspendTolerance(time.Hour)).Join(ctx, "tolerant", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +239,7 @@ func TestDeletedNodeRecreated(t *testing.T) {
 		ctx := recipetest.Context(t)
 		admin := b.Connect(t)
 		path := groupPath(t, admin)
-		m, err := membership.Join(ctx, b.Connect(t), path, "w", []byte("x"))
+		m, err := membership.New(b.Connect(t), path).Join(ctx, "w", []byte("x"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,7 +272,7 @@ func TestLostCreateReply(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := b.Connect(t, b.CutNextCreate(t, path)...)
-		m, err := membership.Join(ctx, c, path, "w", []byte("x"))
+		m, err := membership.New(c, path).Join(ctx, "w", []byte("x"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,7 +280,7 @@ func TestLostCreateReply(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := membership.List(ctx, admin, path)
+		got, err := membership.New(admin, path).List(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +301,7 @@ func TestCancelledJoin(t *testing.T) {
 		path := groupPath(t, admin)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, err := membership.Join(ctx, b.Connect(t), path, "w", nil); !errors.Is(err, context.Canceled) {
+		if _, err := membership.New(b.Connect(t), path).Join(ctx, "w", nil); !errors.Is(err, context.Canceled) {
 			t.Fatalf("Join with a cancelled context = %v", err)
 		}
 		eventuallyList(t, admin, path, "")
@@ -319,19 +319,19 @@ func TestBadInput(t *testing.T) {
 			{"", "w"}, {"relative", "w"}, {base + "/", "w"}, {base + "//x", "w"},
 		}
 		for _, tc := range cases {
-			_, err := membership.Join(ctx, c, tc.path, tc.id, nil)
+			_, err := membership.New(c, tc.path).Join(ctx, tc.id, nil)
 			var ie *client.InputError
 			if !errors.As(err, &ie) || !errors.Is(err, client.ErrInvalidInput) {
 				t.Errorf("Join(%q, %q) = %v, want an *client.InputError", tc.path, tc.id, err)
 			}
 		}
-		if _, err := membership.Join(ctx, c, base, "big", make([]byte, client.DefaultMaxBuffer)); !errors.Is(err, client.ErrInvalidInput) {
+		if _, err := membership.New(c, base).Join(ctx, "big", make([]byte, client.DefaultMaxBuffer)); !errors.Is(err, client.ErrInvalidInput) {
 			t.Errorf("Join with oversized data = %v", err)
 		}
-		if _, err := membership.List(ctx, c, "relative"); !errors.Is(err, client.ErrInvalidInput) {
+		if _, err := membership.New(c, "relative").List(ctx); !errors.Is(err, client.ErrInvalidInput) {
 			t.Errorf("List(relative) = %v", err)
 		}
-		feed := membership.Watch(ctx, c, "relative")
+		feed := membership.New(c, "relative").Watch(ctx)
 		for range feed.Values() {
 			t.Error("a snapshot for an invalid path")
 		}
@@ -341,7 +341,7 @@ func TestBadInput(t *testing.T) {
 		if ok, _, err := c.Exists(ctx, base); err != nil || ok {
 			t.Fatalf("something was created under %s (exists=%v, err=%v)", base, ok, err)
 		}
-		m, err := membership.Join(ctx, c, base, "ok", nil)
+		m, err := membership.New(c, base).Join(ctx, "ok", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -204,10 +204,10 @@ func (k *Kept) remove(ctx context.Context) error {
 	p := k.Presence()
 	p.end(ErrReleased)
 	if ended != nil {
-		return fmt.Errorf("zkit: remove %s: %w", k.path, ended)
+		return Wrap("remove", k.path, ended)
 	}
 	if err := k.removeNode(ctx, p.sess); err != nil {
-		return fmt.Errorf("zkit: remove %s: %w", k.path, err)
+		return Wrap("remove", k.path, err)
 	}
 	return nil
 }

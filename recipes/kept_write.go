@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/zkit-dev/zkit/client"
 )
@@ -30,7 +29,7 @@ func (k *Kept) Update(ctx context.Context, data []byte) error {
 	}
 	k.mu.Unlock()
 	if ended != nil {
-		return fmt.Errorf("zkit: update %s: %w", k.path, ended)
+		return Wrap("update", k.path, ended)
 	}
 	var b client.Backoff
 	for p.Err() == nil {

@@ -111,12 +111,12 @@ func (l *Lease) Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult,
 // context) has not ended.
 func guarded(ctx context.Context, c *client.Client, path string, held context.Context, guard client.Op, ops []client.Op) ([]client.OpResult, error) {
 	if err := held.Err(); err != nil {
-		return nil, fmt.Errorf("zkit: %s: %w", path, context.Cause(held))
+		return nil, Wrap("multi", path, context.Cause(held))
 	}
 	res, err := c.Multi(ctx, append([]client.Op{guard}, ops...)...)
 	var me *client.MultiError
 	if errors.As(err, &me) && me.Index == 0 {
-		return nil, fmt.Errorf("zkit: %s: %w (%w)", path, ErrNodeDeleted, err)
+		return nil, Wrap("multi", path, fmt.Errorf("%w (%w)", ErrNodeDeleted, err))
 	}
 	if len(res) > 0 {
 		res = res[1:]

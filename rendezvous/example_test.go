@@ -29,17 +29,18 @@ func Example() {
 	defer worker.Close()
 
 	// The launcher creates zr before it starts the master and the workers.
-	zr, err := rendezvous.Create(ctx, launcher, "/jobs/42/zr")
+	launch, err := rendezvous.New(launcher, "/jobs/42/zr").Create(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("launcher holds zr:", zr.Err() == nil)
+	fmt.Println("launcher holds zr:", launch.Err() == nil)
 
 	// A worker waits for the master's address...
+	zr := rendezvous.New(worker, "/jobs/42/zr")
 	addr := make(chan string)
 	go func() {
-		data, err := rendezvous.Wait(ctx, worker, "/jobs/42/zr")
+		data, err := zr.Wait(ctx)
 		if err != nil {
 			addr <- err.Error()
 			return
@@ -47,14 +48,14 @@ func Example() {
 		addr <- string(data)
 	}()
 	// ...which the master publishes once it listens.
-	if err := rendezvous.Publish(ctx, master, "/jobs/42/zr", []byte("10.0.0.7:7000")); err != nil {
+	if err := rendezvous.New(master, "/jobs/42/zr").Publish(ctx, []byte("10.0.0.7:7000")); err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println("worker got:", <-addr)
 
 	// When the launcher ends, zr vanishes, and everyone watching sees it.
-	feed := rendezvous.Watch(ctx, worker, "/jobs/42/zr")
+	feed := zr.Watch(ctx)
 	fmt.Println("filled:", (<-feed.Values()).Filled())
 	launcher.Close()
 	fmt.Println("exists:", (<-feed.Values()).Exists)
@@ -67,7 +68,7 @@ func Example() {
 
 // Without a launcher, the master owns zr: it is published again by itself
 // under each new session, until Remove.
-func ExamplePublishEphemeral() {
+func ExampleRendezvous_PublishEphemeral() {
 	srv, err := zktest.StartServer("127.0.0.1:0")
 	if err != nil {
 		fmt.Println(err)
@@ -82,12 +83,13 @@ func ExamplePublishEphemeral() {
 	}
 	defer c.Close()
 
-	pub, err := rendezvous.PublishEphemeral(ctx, c, "/services/master", []byte("10.0.0.7:7000"))
+	zr := rendezvous.New(c, "/services/master")
+	pub, err := zr.PublishEphemeral(ctx, []byte("10.0.0.7:7000"))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	data, _ := rendezvous.Wait(ctx, c, "/services/master")
+	data, _ := zr.Wait(ctx)
 	fmt.Println("workers see:", string(data))
 	pub.Remove(ctx)
 	// Output:

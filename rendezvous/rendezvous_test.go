@@ -52,7 +52,7 @@ type result struct {
 func waitAsync(ctx context.Context, c *client.Client, path string) <-chan result {
 	ch := make(chan result, 1)
 	go func() {
-		data, err := rendezvous.Wait(ctx, c, path)
+		data, err := rendezvous.New(c, path).Wait(ctx)
 		ch <- result{data, err}
 	}()
 	return ch
@@ -76,12 +76,12 @@ func TestWorkerBeforeMaster(t *testing.T) {
 		ctx := recipetest.Context(t)
 		path := zrPath(t)
 		early := waitAsync(ctx, b.Connect(t), path) // before the launcher
-		launcher, err := rendezvous.Create(ctx, b.Connect(t), path)
+		launcher, err := rendezvous.New(b.Connect(t), path).Create(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		worker := b.Connect(t)
-		feed := rendezvous.Watch(ctx, worker, path)
+		feed := rendezvous.New(worker, path).Watch(ctx)
 		waitValue(t, feed, "the empty zr", func(v rendezvous.Value) bool { return v.Exists && !v.Filled() })
 		late := waitAsync(ctx, worker, path) // before the master
 		select {
@@ -89,7 +89,7 @@ func TestWorkerBeforeMaster(t *testing.T) {
 			t.Fatalf("Wait returned %q, %v before the master published", r.data, r.err)
 		case <-time.After(zktest.Scale(100 * time.Millisecond)):
 		}
-		if err := rendezvous.Publish(ctx, b.Connect(t), path, []byte("10.0.0.7:7000")); err != nil {
+		if err := rendezvous.New(b.Connect(t), path).Publish(ctx, []byte("10.0.0.7:7000")); err != nil {
 			t.Fatal(err)
 		}
 		for _, ch := range []<-chan result{early, late} {
@@ -105,7 +105,7 @@ func TestWorkerBeforeMaster(t *testing.T) {
 			t.Fatalf("the master's write ended the launcher's hold: %v", launcher.Err())
 		}
 		// A worker started after the master gets the address at once.
-		if data, err := rendezvous.Wait(ctx, b.Connect(t), path); err != nil || string(data) != "10.0.0.7:7000" {
+		if data, err := rendezvous.New(b.Connect(t), path).Wait(ctx); err != nil || string(data) != "10.0.0.7:7000" {
 			t.Fatalf("late worker got %q, %v", data, err)
 		}
 	})
@@ -119,12 +119,12 @@ func TestLauncherExitSeen(t *testing.T) {
 		ctx := recipetest.Context(t)
 		path := zrPath(t)
 		lc := b.Connect(t)
-		if _, err := rendezvous.Create(ctx, lc, path); err != nil {
+		if _, err := rendezvous.New(lc, path).Create(ctx); err != nil {
 			t.Fatal(err)
 		}
 		waiting := waitAsync(ctx, b.Connect(t), path)
 		master, worker := b.Connect(t), b.Connect(t)
-		mfeed, wfeed := rendezvous.Watch(ctx, master, path), rendezvous.Watch(ctx, worker, path)
+		mfeed, wfeed := rendezvous.New(master, path).Watch(ctx), rendezvous.New(worker, path).Watch(ctx)
 		waitValue(t, wfeed, "zr", func(v rendezvous.Value) bool { return v.Exists })
 		waitValue(t, mfeed, "zr", func(v rendezvous.Value) bool { return v.Exists })
 		lc.Close() // the launcher process ends
@@ -133,7 +133,7 @@ func TestLauncherExitSeen(t *testing.T) {
 		if r := receive(t, waiting); !errors.Is(r.err, rendezvous.ErrGone) {
 			t.Fatalf("waiting worker got %q, %v, want ErrGone", r.data, r.err)
 		}
-		if err := rendezvous.Publish(ctx, master, path, []byte("x")); !errors.Is(err, rendezvous.ErrGone) {
+		if err := rendezvous.New(master, path).Publish(ctx, []byte("x")); !errors.Is(err, rendezvous.ErrGone) {
 			t.Fatalf("Publish after the launcher ended = %v, want ErrGone", err)
 		}
 	})
@@ -145,11 +145,11 @@ func TestLauncherSessionExpiry(t *testing.T) {
 		ctx := recipetest.Context(t)
 		path := zrPath(t)
 		lc := b.Connect(t)
-		r, err := rendezvous.Create(ctx, lc, path, rendezvous.WithSuspendTolerance(time.Hour))
+		r, err := rendezvous.New(lc, path, rendezvous.WithSuspendTolerance(time.Hour)).Create(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		feed := rendezvous.Watch(ctx, b.Connect(t), path)
+		feed := rendezvous.New(b.Connect(t), path).Watch(ctx)
 		waitValue(t, feed, "zr", func(v rendezvous.Value) bool { return v.Exists })
 		b.ExpireSession(t, r.Session())
 		recipetest.Within(t, r.Done(), "the launcher's Done after its session expired")
@@ -179,9 +179,9 @@ func TestMasterRestart(t *testing.T) {
 		ctx := recipetest.Context(t)
 		path := zrPath(t)
 		waiting := waitAsync(ctx, b.Connect(t), path) // a worker before any master
-		feed := rendezvous.Watch(ctx, b.Connect(t), path)
+		feed := rendezvous.New(b.Connect(t), path).Watch(ctx)
 		m1 := b.Connect(t)
-		pub, err := rendezvous.PublishEphemeral(ctx, m1, path, []byte("m1:7000"))
+		pub, err := rendezvous.New(m1, path).PublishEphemeral(ctx, []byte("m1:7000"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +191,7 @@ func TestMasterRestart(t *testing.T) {
 		first := waitValue(t, feed, "the first master's address", holds("m1:7000"))
 
 		// A second master cannot take zr while the first lives.
-		if _, err := rendezvous.PublishEphemeral(ctx, b.Connect(t), path, []byte("m2:7000")); !errors.Is(err, rendezvous.ErrConflict) {
+		if _, err := rendezvous.New(b.Connect(t), path).PublishEphemeral(ctx, []byte("m2:7000")); !errors.Is(err, rendezvous.ErrConflict) {
 			t.Fatalf("second master = %v, want ErrConflict", err)
 		}
 
@@ -213,7 +213,7 @@ func TestMasterRestart(t *testing.T) {
 		// The master process restarts on another address.
 		m1.Close()
 		waitValue(t, feed, "zr gone with the master", gone)
-		pub2, err := rendezvous.PublishEphemeral(ctx, b.Connect(t), path, []byte("m1b:7001"))
+		pub2, err := rendezvous.New(b.Connect(t), path).PublishEphemeral(ctx, []byte("m1b:7001"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,11 +235,11 @@ func TestCreateConflictAndRemove(t *testing.T) {
 		ctx := recipetest.Context(t)
 		path := zrPath(t)
 		c := b.Connect(t)
-		r, err := rendezvous.Create(ctx, c, path)
+		r, err := rendezvous.New(c, path).Create(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := rendezvous.Create(ctx, b.Connect(t), path); !errors.Is(err, rendezvous.ErrConflict) {
+		if _, err := rendezvous.New(b.Connect(t), path).Create(ctx); !errors.Is(err, rendezvous.ErrConflict) {
 			t.Fatalf("second launcher = %v, want ErrConflict", err)
 		}
 		if err := r.Remove(ctx); err != nil {
@@ -265,7 +265,7 @@ func TestLostCreateReply(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := b.Connect(t, b.CutNextCreate(t, parent)...)
-		r, err := rendezvous.Create(ctx, c, path)
+		r, err := rendezvous.New(c, path).Create(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,17 +293,17 @@ func TestBadInput(t *testing.T) {
 			}
 		}
 		for _, p := range []string{"", "relative", base + "/", base + "//x", "/"} {
-			_, err := rendezvous.Create(ctx, c, p)
+			_, err := rendezvous.New(c, p).Create(ctx)
 			isInput("Create("+p+")", err)
-			isInput("Publish("+p+")", rendezvous.Publish(ctx, c, p, []byte("x")))
-			_, err = rendezvous.PublishEphemeral(ctx, c, p, []byte("x"))
+			isInput("Publish("+p+")", rendezvous.New(c, p).Publish(ctx, []byte("x")))
+			_, err = rendezvous.New(c, p).PublishEphemeral(ctx, []byte("x"))
 			isInput("PublishEphemeral("+p+")", err)
 		}
-		isInput("Publish(empty)", rendezvous.Publish(ctx, c, base, nil))
-		_, err := rendezvous.PublishEphemeral(ctx, c, base, []byte{})
+		isInput("Publish(empty)", rendezvous.New(c, base).Publish(ctx, nil))
+		_, err := rendezvous.New(c, base).PublishEphemeral(ctx, []byte{})
 		isInput("PublishEphemeral(empty)", err)
-		isInput("Publish(oversized)", rendezvous.Publish(ctx, c, base, make([]byte, client.DefaultMaxBuffer)))
-		_, err = rendezvous.Wait(ctx, c, "relative")
+		isInput("Publish(oversized)", rendezvous.New(c, base).Publish(ctx, make([]byte, client.DefaultMaxBuffer)))
+		_, err = rendezvous.New(c, "relative").Wait(ctx)
 		isInput("Wait(relative)", err)
 		if ok, _, err := c.Exists(ctx, base); err != nil || ok {
 			t.Fatalf("something was created at %s (exists=%v, err=%v)", base, ok, err)

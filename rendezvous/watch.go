@@ -3,7 +3,6 @@ package rendezvous
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/recipes"
@@ -24,31 +23,43 @@ type Value struct {
 // Filled reports whether zr exists and holds data.
 func (v Value) Filled() bool { return v.Exists && len(v.Data) > 0 }
 
-// Watch follows zr at path and delivers its state whenever it changes:
-// created, filled, filled again, deleted. It is built on recipes.Follow and
+// Watch follows zr and delivers its state whenever it changes: created,
+// filled, filled again, deleted. It is built on recipes.Follow and
 // level-triggered like it: the last value delivered is zr's current state,
 // though a change undone quickly may never be seen. When zr is deleted,
 // the worker receives a Value with Exists false; the feed goes on (zr may
 // come back: a restarted master in the PublishEphemeral variant), until
-// ctx ends or on an error retrying cannot cure (an invalid path: an
-// *client.InputError, before anything is sent).
-func Watch(ctx context.Context, c *client.Client, path string) *recipes.Feed[Value] {
+// ctx ends, the client is closed (client.ErrClosed), or on an error
+// retrying cannot cure (an invalid path: an *client.InputError, before
+// anything is sent).
+func (r *Rendezvous) Watch(ctx context.Context) *recipes.Feed[Value] {
+	return r.follow(ctx, "watch")
+}
+
+// follow is Watch for the call op: its errors name op.
+func (r *Rendezvous) follow(ctx context.Context, op string) *recipes.Feed[Value] {
 	read := func(ctx context.Context) (Value, <-chan client.WatchEvent, error) {
-		if reason := client.ValidatePath(path, false); reason != "" {
-			return Value{}, nil, &client.InputError{Op: "watch", Path: path, Reason: reason}
+		if reason := client.ValidatePath(r.path, false); reason != "" {
+			return Value{}, nil, &client.InputError{Op: op, Path: r.path, Reason: reason}
 		}
-		data, st, w, err := c.GetW(ctx, path)
-		if errors.Is(err, client.ErrNoNode) {
-			var ok bool
-			ok, _, w, err = c.ExistsW(ctx, path)
-			if err == nil && ok {
-				w = fired() // created meanwhile: read it
-			}
-			return Value{}, w, err
-		}
-		return Value{Exists: true, Data: data, Stat: st}, w, err
+		v, w, err := readValue(ctx, r.c, r.path)
+		return v, w, recipes.Wrap(op, r.path, err)
 	}
-	return recipes.Follow(ctx, c, read, sameValue)
+	return recipes.Follow(ctx, r.c, read, sameValue)
+}
+
+// readValue reads zr and sets a watch on it, or on its creation.
+func readValue(ctx context.Context, c *client.Client, path string) (Value, <-chan client.WatchEvent, error) {
+	data, st, w, err := c.GetW(ctx, path)
+	if errors.Is(err, client.ErrNoNode) {
+		var ok bool
+		ok, _, w, err = c.ExistsW(ctx, path)
+		if err == nil && ok {
+			w = recipes.Fired() // created meanwhile: read it
+		}
+		return Value{}, w, err
+	}
+	return Value{Exists: true, Data: data, Stat: st}, w, err
 }
 
 func sameValue(a, b Value) bool {
@@ -58,21 +69,16 @@ func sameValue(a, b Value) bool {
 	return a.Stat.Czxid == b.Stat.Czxid && a.Stat.Mzxid == b.Stat.Mzxid
 }
 
-func fired() <-chan client.WatchEvent {
-	ch := make(chan client.WatchEvent, 1)
-	ch <- client.WatchEvent{Type: client.EventNodeCreated}
-	return ch
-}
-
 // Wait returns zr's data once it is filled, for a worker. It waits for zr
 // to be created if it does not exist yet, and for the master to fill it
 // while it is empty. When zr is deleted after Wait saw it, Wait returns an
 // error matching ErrGone: the launcher has ended. It returns ctx's error
-// when ctx ends first, and an *client.InputError for an invalid path.
-func Wait(ctx context.Context, c *client.Client, path string) ([]byte, error) {
+// when ctx ends first, an error matching client.ErrClosed when the client
+// is closed, and an *client.InputError for an invalid path.
+func (r *Rendezvous) Wait(ctx context.Context) ([]byte, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	feed := Watch(ctx, c, path)
+	feed := r.follow(ctx, "wait")
 	seen := false
 	for v := range feed.Values() {
 		switch {
@@ -81,8 +87,8 @@ func Wait(ctx context.Context, c *client.Client, path string) ([]byte, error) {
 		case v.Exists:
 			seen = true
 		case seen:
-			return nil, fmt.Errorf("zkit: wait %s: %w", path, ErrGone)
+			return nil, recipes.Wrap("wait", r.path, ErrGone)
 		}
 	}
-	return nil, feed.Err()
+	return nil, recipes.Wrap("wait", r.path, feed.Err())
 }

@@ -28,7 +28,7 @@ func membershipChurn(ctx context.Context, d *demoEnv) (string, error) {
 	wctx, stopWatching := context.WithCancel(ctx)
 	defer stopWatching()
 	for i, c := range cs[d.workers:] {
-		feed := membership.Watch(wctx, c, path)
+		feed := membership.New(c, path).Watch(wctx)
 		go func() {
 			for group := range feed.Values() {
 				latest[i].Store(&group)
@@ -45,9 +45,10 @@ func membershipChurn(ctx context.Context, d *demoEnv) (string, error) {
 	errc := make(chan error, d.workers)
 	for w, c := range cs[:d.workers] {
 		go func() {
+			g := membership.New(c, path)
 			for r := range d.rounds {
 				id := fmt.Sprintf("w%02d-%03d", w, r)
-				m, err := membership.Join(ctx, c, path, id, []byte(id))
+				m, err := g.Join(ctx, id, []byte(id))
 				if err != nil {
 					errc <- err
 					return
@@ -107,7 +108,7 @@ func membershipChurn(ctx context.Context, d *demoEnv) (string, error) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	group, err := membership.List(ctx, cs[0], path)
+	group, err := membership.New(cs[0], path).List(ctx)
 	if err != nil {
 		return "", err
 	}

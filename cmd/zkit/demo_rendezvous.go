@@ -20,7 +20,7 @@ func rendezvousLaunch(ctx context.Context, d *demoEnv) (string, error) {
 	defer closeAll()
 	launcher, master, workers := cs[0], cs[1], cs[2:]
 	path := d.path("rendezvous/zr")
-	if _, err := rendezvous.Create(ctx, launcher, path); err != nil {
+	if _, err := rendezvous.New(launcher, path).Create(ctx); err != nil {
 		return "", err
 	}
 	d.count(1)
@@ -28,7 +28,7 @@ func rendezvousLaunch(ctx context.Context, d *demoEnv) (string, error) {
 	got := make(chan error, len(workers))
 	for _, c := range workers {
 		go func() {
-			data, err := rendezvous.Wait(ctx, c, path)
+			data, err := rendezvous.New(c, path).Wait(ctx)
 			switch {
 			case err != nil:
 				got <- err
@@ -40,7 +40,8 @@ func rendezvousLaunch(ctx context.Context, d *demoEnv) (string, error) {
 			}
 		}()
 	}
-	if err := rendezvous.Publish(ctx, master, path, []byte(addr)); err != nil {
+	zr := rendezvous.New(master, path)
+	if err := zr.Publish(ctx, []byte(addr)); err != nil {
 		return "", err
 	}
 	d.count(1)
@@ -53,7 +54,7 @@ func rendezvousLaunch(ctx context.Context, d *demoEnv) (string, error) {
 	// Everyone watches zr; the launcher ends.
 	gone := make(chan error, len(cs)-1)
 	for _, c := range cs[1:] {
-		feed := rendezvous.Watch(ctx, c, path)
+		feed := rendezvous.New(c, path).Watch(ctx)
 		if v := <-feed.Values(); !v.Filled() {
 			return "", violationf("zr is not filled after the master published")
 		}
@@ -74,7 +75,7 @@ func rendezvousLaunch(ctx context.Context, d *demoEnv) (string, error) {
 			return "", err
 		}
 	}
-	if err := rendezvous.Publish(ctx, master, path, []byte(addr)); !errors.Is(err, rendezvous.ErrGone) {
+	if err := zr.Publish(ctx, []byte(addr)); !errors.Is(err, rendezvous.ErrGone) {
 		return "", violationf("publishing after the launcher ended: %v, want ErrGone", err)
 	}
 	return fmt.Sprintf("%d workers waiting before the master got its address; launcher exit seen by master and all workers",

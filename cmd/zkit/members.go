@@ -81,13 +81,13 @@ func (a *app) membersJoin(ctx context.Context, path, id string, argv []string, f
 		return err
 	}
 	defer c.Close()
-	m, err := membership.Join(ctx, c, path, id, []byte(f.data), membership.WithSuspendTolerance(f.tolerance))
+	m, err := membership.New(c, path, membership.WithSuspendTolerance(f.tolerance)).Join(ctx, id, []byte(f.data))
 	var ce *membership.ConflictError
 	switch {
 	case errors.As(err, &ce):
 		return failf("%s: ID %q is held by session 0x%x; pick another ID, or wait until that process ends", path, id, ce.Owner)
 	case err != nil:
-		return failf("%s: join %q: %v", path, id, err)
+		return failf("%v", err) // it names the member's node
 	}
 	defer leave(m)
 	if len(argv) == 0 {
@@ -115,7 +115,7 @@ func (a *app) stayMember(ctx context.Context, m *membership.Member) error {
 		case ctx.Err() != nil:
 			return nil
 		case err != nil:
-			return lostf("member %s: %v", m.Node(), err)
+			return lostf("%v", err) // it names the member's node
 		case absent:
 			fmt.Fprintf(a.stderr, "zkit members: %s present again\n", m.Node())
 		}
@@ -141,9 +141,9 @@ func (a *app) membersList(ctx context.Context, path string) error {
 		return err
 	}
 	defer c.Close()
-	group, err := membership.List(ctx, c, path)
+	group, err := membership.New(c, path).List(ctx)
 	if err != nil {
-		return failf("%s: %v", path, err)
+		return failf("%v", err) // it names the path
 	}
 	for _, m := range group {
 		fmt.Fprintf(a.stdout, "%s\t%s\n", m.ID, m.Data)
@@ -163,7 +163,7 @@ func (a *app) membersWatch(ctx context.Context, path string) error {
 		return err
 	}
 	defer c.Close()
-	feed := membership.Watch(ctx, c, path)
+	feed := membership.New(c, path).Watch(ctx)
 	enc := json.NewEncoder(a.stdout)
 	for group := range feed.Values() {
 		out := make([]memberJSON, len(group))
@@ -177,5 +177,5 @@ func (a *app) membersWatch(ctx context.Context, path string) error {
 	if ctx.Err() != nil {
 		return nil
 	}
-	return failf("%s: %v", path, feed.Err())
+	return failf("%v", feed.Err()) // it names the path
 }

@@ -61,7 +61,7 @@ func TestMembersJoinRunsCommandWhilePresent(t *testing.T) {
 	if r.status != 7 || r.stdout != "/svc/a-1 a-1\n" {
 		t.Fatalf("join -- CMD: %+v, want CMD's status 7 and its environment", r)
 	}
-	group, err := membership.List(ctx, c, "/svc")
+	group, err := membership.New(c, "/svc").List(ctx)
 	if err != nil || len(group) != 0 {
 		t.Fatalf("after CMD: %v, %v", group, err)
 	}
@@ -95,7 +95,7 @@ func TestMembersJoinAndWatchUntilStopped(t *testing.T) {
 	joined, _, stopJoin := background(t, bin, "members", "/svc", "join", "b", "--data", "x y", "--servers", servers)
 	waitOutput(t, joined, "/svc/b\n")
 	waitOutput(t, watch, `[{"id":"b","data":"x y"}]`+"\n")
-	m, err := membership.Join(ctx, c, "/svc", "a", nil)
+	m, err := membership.New(c, "/svc").Join(ctx, "a", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,21 +83,21 @@ func (a *app) rendezvousCreate(ctx context.Context, path string, argv []string) 
 		return err
 	}
 	defer c.Close()
-	zr, err := rendezvous.Create(ctx, c, path)
+	launch, err := rendezvous.New(c, path).Create(ctx)
 	if err != nil {
-		return failf("%s: %v", path, err)
+		return failf("%v", err) // it names the path
 	}
-	defer removeZr(zr.Remove)
+	defer removeZr(launch.Remove)
 	if len(argv) == 0 {
-		fmt.Fprintln(a.stdout, zr.Node())
+		fmt.Fprintln(a.stdout, launch.Node())
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-zr.Done():
-			return lostf("%s lost: %v", path, zr.Err())
+		case <-launch.Done():
+			return lostf("%s lost: %v", path, launch.Err())
 		}
 	}
-	status, lost, err := a.runWhileHeld(ctx, zr, argv, "ZKIT_RENDEZVOUS="+path)
+	status, lost, err := a.runWhileHeld(ctx, launch, argv, "ZKIT_RENDEZVOUS="+path)
 	switch {
 	case err != nil:
 		return err
@@ -113,11 +113,12 @@ func (a *app) rendezvousPublish(ctx context.Context, path, value string, argv []
 		return err
 	}
 	defer c.Close()
+	zr := rendezvous.New(c, path)
 	var h held
 	if own {
-		pub, err := rendezvous.PublishEphemeral(ctx, c, path, []byte(value))
+		pub, err := zr.PublishEphemeral(ctx, []byte(value))
 		if err != nil {
-			return failf("%s: %v", path, err)
+			return failf("%v", err) // it names the path
 		}
 		defer removeZr(pub.Remove)
 		if len(argv) == 0 {
@@ -126,16 +127,16 @@ func (a *app) rendezvousPublish(ctx context.Context, path, value string, argv []
 		}
 		h = pub.Presence() // CMD runs while this presence lasts
 	} else {
-		err := rendezvous.Publish(ctx, c, path, []byte(value))
+		err := zr.Publish(ctx, []byte(value))
 		switch {
 		case errors.Is(err, rendezvous.ErrGone):
 			return failf("%s does not exist: start the launcher first ('zkit rendezvous %s create'), or publish with --own", path, path)
 		case err != nil:
-			return failf("%s: %v", path, err)
+			return failf("%v", err) // it names the path
 		case len(argv) == 0:
 			return nil
 		}
-		h = whileExists(ctx, c, path)
+		h = whileExists(ctx, zr)
 	}
 	status, lost, err := a.runWhileHeld(ctx, h, argv, "ZKIT_RENDEZVOUS="+path)
 	switch {
@@ -157,10 +158,10 @@ type zrWatch struct {
 func (w *zrWatch) Done() <-chan struct{} { return w.ctx.Done() }
 func (w *zrWatch) Err() error            { return context.Cause(w.ctx) }
 
-func whileExists(ctx context.Context, c *client.Client, path string) *zrWatch {
+func whileExists(ctx context.Context, zr *rendezvous.Rendezvous) *zrWatch {
 	w := &zrWatch{}
 	w.ctx, w.cancel = context.WithCancelCause(context.Background())
-	feed := rendezvous.Watch(ctx, c, path)
+	feed := zr.Watch(ctx)
 	go func() {
 		var czxid int64
 		for v := range feed.Values() {
@@ -192,7 +193,7 @@ func (a *app) rendezvousWait(ctx context.Context, path string, wait time.Duratio
 		return err
 	}
 	defer c.Close()
-	data, err := rendezvous.Wait(wctx, c, path)
+	data, err := rendezvous.New(c, path).Wait(wctx)
 	switch {
 	case err == nil:
 		fmt.Fprintln(a.stdout, string(data))
@@ -202,7 +203,7 @@ func (a *app) rendezvousWait(ctx context.Context, path string, wait time.Duratio
 	case wctx.Err() != nil && ctx.Err() == nil:
 		return timeoutf("%s not filled within %v", path, wait)
 	}
-	return failf("%s: %v", path, err)
+	return failf("%v", err) // it names the path
 }
 
 // removeZr deletes zr, waiting a bounded time.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/zkit-dev/zkit/rendezvous"
@@ -16,6 +17,15 @@ func TestRendezvousCommands(t *testing.T) {
 	go func() { worker <- zkit(t, "rendezvous", "/jobs/1/zr", "wait", "--servers", servers) }()
 	launcher, _, stopLauncher := background(t, bin, "rendezvous", "/jobs/1/zr", "create", "--servers", servers)
 	waitOutput(t, launcher, "/jobs/1/zr\n")
+	// A second launcher is refused, saying so with the path once.
+	if r := zkit(t, "rendezvous", "/jobs/1/zr", "create", "--servers", servers); r.status != exitFailed {
+		t.Fatalf("second create: %+v", r)
+	} else {
+		oneErrorLine(t, r, "zkit rendezvous: ", "/jobs/1/zr", "owned by another session")
+		if n := strings.Count(r.stderr, "/jobs/1/zr"); n != 1 {
+			t.Fatalf("second create: stderr %q names the path %d times", r.stderr, n)
+		}
+	}
 	master := make(chan result, 1)
 	go func() {
 		master <- zkit(t, "rendezvous", "/jobs/1/zr", "publish", "10.0.0.7:7000", "--servers", servers, "--", "sleep", "60")
@@ -54,7 +64,7 @@ func TestRendezvousCommands(t *testing.T) {
 		own <- zkit(t, "rendezvous", "/svc/master", "publish", "m:1", "--own", "--servers", servers, "--",
 			"sh", "-c", "touch "+running+"; exec sleep 60")
 	}()
-	data, err := rendezvous.Wait(ctx, c, "/svc/master")
+	data, err := rendezvous.New(c, "/svc/master").Wait(ctx)
 	if err != nil || string(data) != "m:1" {
 		t.Fatalf("Wait on --own: %q, %v", data, err)
 	}

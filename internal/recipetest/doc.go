@@ -1,5 +1,6 @@
 // Package recipetest is test support for zkit's recipes (lock, rwlock,
-// election and the primitives built like them on recipes.Queue).
+// election and the primitives built like them on recipes.Queue; membership
+// and rendezvous, built on recipes.Kept).
 //
 // RunQueueContract is the one suite every queue recipe runs: a recipe
 // describes itself in a QueueRecipe (how to make a participant, how it
@@ -7,9 +8,14 @@
 // every such recipe owes its users checked on real ZooKeeper and on the
 // reference server. A recipe's own tests keep only what is its own.
 //
-// Around it: wait helpers, a fencing-token checker (Exclusion), and Java
-// peers that drive Curator's recipes on the same paths. The servers to run
-// against, and their faults, are zktest.EachBackend's.
+// RunKeptFencing is its counterpart for what recipes built on recipes.Kept
+// hold (a group member, a self-published rendezvous node): writes through
+// it are fenced by its presence, across an expired session.
+//
+// Around them: wait helpers, a check that errors name their path once
+// (NamesPath), a fencing-token checker (Exclusion), and Java peers that
+// drive Curator's recipes on the same paths. The servers to run against,
+// and their faults, are zktest.EachBackend's.
 //
 // It is for tests only; its functions fail the test they are given
 // instead of returning errors.

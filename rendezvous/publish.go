@@ -1,0 +1,80 @@
+package rendezvous
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// Publish fills zr with data, for the master. zr must exist: otherwise
+// Publish returns an error matching ErrGone. Empty data (which reads as
+// "not filled") and invalid paths are *client.InputError, before anything
+// is sent. A write whose reply is lost is resolved by reading zr back; if
+// that is not possible, the error matches client.ErrOutcomeUnknown.
+func (r *Rendezvous) Publish(ctx context.Context, data []byte) error {
+	return recipes.Wrap("publish", r.path, publish(ctx, r.c, r.path, data))
+}
+
+func publish(ctx context.Context, c *client.Client, path string, data []byte) error {
+	if err := checkPublish("publish", path, data); err != nil {
+		return err
+	}
+	var b client.Backoff
+	for {
+		_, err := c.Set(ctx, path, data, -1)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, client.ErrNoNode):
+			return fmt.Errorf("%w: %w", ErrGone, client.ErrNoNode)
+		case client.IsOutcomeUnknown(err) && ctx.Err() == nil:
+			if got, rerr := readBack(ctx, c, path, &b); rerr == nil && string(got) == string(data) {
+				return nil
+			}
+			return err
+		case !client.IsRetryable(err):
+			return err
+		}
+		if err := b.Wait(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// readBack reads path after a sync, retrying while the connection is down.
+func readBack(ctx context.Context, c *client.Client, path string, b *client.Backoff) ([]byte, error) {
+	for {
+		err := c.Sync(ctx, path)
+		if err == nil {
+			var data []byte
+			data, _, err = c.Get(ctx, path)
+			if err == nil {
+				return data, nil
+			}
+		}
+		if !client.IsRetryable(err) {
+			return nil, err
+		}
+		if err := b.Wait(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// checkPublish returns an *client.InputError for a path zr cannot have,
+// or data zr cannot be filled with.
+func checkPublish(op, path string, data []byte) error {
+	if err := checkPath(op, path); err != nil {
+		return err
+	}
+	if len(data) == 0 {
+		return &client.InputError{Op: op, Path: path, Reason: "empty data (an empty rendezvous node means not filled yet)"}
+	}
+	if max := client.MaxData(path); len(data) > max {
+		return &client.InputError{Op: op, Path: path, Reason: fmt.Sprintf("data of %d bytes is over the %d-byte limit", len(data), max)}
+	}
+	return nil
+}
