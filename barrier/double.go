@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/recipes"
@@ -32,6 +33,7 @@ type Double struct {
 	name   string          // the member node's name
 	roster *roster         // the ready node's data, when this member created it
 	first  bool            // lowest of the round it counted on entry, or not sure: Leave checks before leaving
+	began  time.Time       // when the round's Enter was called
 }
 
 // NewDouble returns a member of the double barrier at path for count
@@ -78,6 +80,9 @@ func (d *Double) Enter(ctx context.Context) error {
 	if d.inside {
 		return fmt.Errorf("zkit: barrier %s: %w", d.dir, ErrEntered)
 	}
+	ctx, span := recipes.InstrumentsOf(d.c).Start(ctx, "barrier", "enter", d.dir)
+	defer span.End()
+	d.began = time.Now()
 	// Enter on a live session: right after a session loss, wait for the
 	// next one instead of failing.
 	sess, err := d.c.WaitConnected(ctx)

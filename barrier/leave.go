@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 )
 
 // Leave leaves the barrier and returns once every member of the round has
@@ -26,11 +27,14 @@ func (d *Double) Leave(ctx context.Context) error {
 		return ErrNotEntered
 	}
 	d.inside = false
+	ctx, span := recipes.InstrumentsOf(d.c).Start(ctx, "barrier", "leave", d.dir)
+	defer span.End()
 	l := &leaving{d: d}
 	err := l.run(ctx)
 	if err != nil && !l.left {
 		d.abandon(ctx)
 	}
+	roundDone(d.c, d.began, err)
 	return err
 }
 

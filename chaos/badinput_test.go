@@ -191,6 +191,10 @@ func badInput(t *testing.T, e *env) Summary {
 // sequence number that fits in an int64.
 var member = regexp.MustCompile(`lock-([0-9]{1,19})$`)
 
+// otherKind is the oracle for another queue recipe's nodes (a read/write
+// lock's, an election's): a lock refuses a directory that holds one.
+var otherKind = regexp.MustCompile(`(__READ__|__WRIT__|latch-)([0-9]{1,19})$`)
+
 func fuzzLockNames(t *testing.T, ctx context.Context, w *worker, admin *client.Client, base string, trials int, sum *Summary) int {
 	rng := rand.New(rand.NewPCG(10, 10))
 	pieces := []string{"lock-", "lock", "-", "_c_", "__READ__", "x", "é", "0", "1", "9", "0000000001", "9999999999999999999",
@@ -205,7 +209,7 @@ func fuzzLockNames(t *testing.T, ctx context.Context, w *worker, admin *client.C
 		if err := admin.EnsurePath(ctx, dir); err != nil {
 			t.Fatal(err)
 		}
-		blocked := false
+		blocked, other := false, false
 		k := 1 + rng.IntN(4)
 		if trial < len(fixed) {
 			k = len(fixed[trial])
@@ -234,6 +238,11 @@ func fuzzLockNames(t *testing.T, ctx context.Context, w *worker, admin *client.C
 					blocked = true
 				}
 			}
+			if m := otherKind.FindStringSubmatch(name); m != nil {
+				if _, err := strconv.ParseInt(m[2], 10, 64); err == nil {
+					other = true
+				}
+			}
 		}
 		sum.Ops++
 		start := time.Now()
@@ -242,6 +251,14 @@ func fuzzLockNames(t *testing.T, ctx context.Context, w *worker, admin *client.C
 		case time.Since(start) > zktest.Scale(2*time.Second):
 			t.Errorf("TryLock among %q took %v", names, time.Since(start))
 			sum.Violations++
+		case other:
+			if !errors.Is(err, recipes.ErrOtherRecipe) {
+				t.Errorf("TryLock among %q: %v, want ErrOtherRecipe (another recipe's node)", names, err)
+				sum.Violations++
+			}
+			if err == nil {
+				l.Unlock(ctx)
+			}
 		case err == nil && blocked:
 			t.Errorf("TryLock among %q: held, but a lower member exists", names)
 			sum.Violations++

@@ -28,7 +28,8 @@ type Client struct {
 	handshake atomic.Pointer[handshake] // from the latest connect response
 	link      atomic.Pointer[link]      // the current connection's gate (link.go); nil while there is none
 	dropped   atomic.Pointer[link]      // a lost connection's, until the wire client has settled its calls
-	watches   watchRegistry             // watches the wire client may hold (watch.go)
+	wireZxid  atomic.Int64              // the highest zxid of a reply on the wire (watch.go)
+	endZxid   atomic.Int64              // wireZxid when the last connection ended
 	pending   atomic.Int64              // wire calls not yet answered
 	abandoned atomic.Int64              // the id of the last session declared lost: never resumed
 
@@ -228,9 +229,6 @@ func (c *Client) Go(fn func(ctx context.Context)) {
 // goroutines. It must not block and must not call the wire client.
 func (c *Client) onEvent(ev zk.Event) {
 	if ev.Type != zk.EventSession {
-		if ev.State == stateDropped {
-			return // a watch dropped with its connection: set again, not fired
-		}
 		c.mu.Lock()
 		sess := c.sess
 		c.mu.Unlock()

@@ -44,8 +44,11 @@ type sniffConn struct {
 	wrote       bool
 }
 
-// Write passes p through, except that a connect request that would resume a
-// session the client has declared lost asks for a new session instead.
+// Write passes p through, with three rewrites. The connect request (the
+// first frame) carries the last zxid zkit saw (see watch.go), and asks for a
+// new session instead of resuming one the client has declared lost; a
+// SetWatches request carries the zxid the last connection ended at.
+//
 // After the client gave a session up (its holders were told it is gone),
 // the servers may still have it: a server that restarts, or a quorum that
 // re-forms, revives its sessions with fresh timeouts. Resuming it would keep
@@ -58,26 +61,41 @@ func (s *sniffConn) Write(p []byte) (int, error) {
 		s.wrote = true
 		// ConnectRequest after the length: protocolVersion int32,
 		// lastZxidSeen int64, timeOut int32, sessionId int64, passwd.
-		const idAt = 4 + 4 + 8 + 4
-		if gone := s.c.abandoned.Load(); gone != 0 && len(p) >= idAt+8 &&
-			int64(binary.BigEndian.Uint64(p[idAt:])) == gone {
+		const zxidAt, idAt = 4 + 4, 4 + 4 + 8 + 4
+		if len(p) >= idAt+8 {
 			q := append([]byte(nil), p...)
-			binary.BigEndian.PutUint64(q[idAt:], 0)
-			if _, err := s.Conn.Write(q); err != nil {
-				return 0, err
+			binary.BigEndian.PutUint64(q[zxidAt:], uint64(s.c.wireZxid.Load()))
+			if gone := s.c.abandoned.Load(); gone != 0 && int64(binary.BigEndian.Uint64(q[idAt:])) == gone {
+				binary.BigEndian.PutUint64(q[idAt:], 0)
 			}
-			return len(p), nil
+			return s.write(p, q)
 		}
+	}
+	// A request after the length: xid int32, opcode int32, then the
+	// record; SetWatches starts with relativeZxid int64.
+	if len(p) >= 20 && int32(binary.BigEndian.Uint32(p[8:12])) == opSetWatches {
+		q := append([]byte(nil), p...)
+		binary.BigEndian.PutUint64(q[12:], uint64(s.c.endZxid.Load()))
+		return s.write(p, q)
 	}
 	return s.Conn.Write(p)
 }
 
+// opSetWatches is the SetWatches opcode.
+const opSetWatches = 101
+
+// write writes q in place of p.
+func (s *sniffConn) write(p, q []byte) (int, error) {
+	if _, err := s.Conn.Write(q); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 // Read hands the wire client the server's frames, whole: a frame cut off by
 // the connection's end is never handed over (the wire client would have
-// failed on it anyway). Once the connection has ended, and before Read
-// returns the error, it hands over one more frame per watched path: a
-// watch event that makes the wire client drop its watches on that path
-// (see watch.go), so that it never carries watches across connections.
+// failed on it anyway). A reply's zxid is kept by zkit and handed over as
+// 0 (see watch.go).
 func (s *sniffConn) Read(p []byte) (int, error) {
 	if len(s.out) == 0 {
 		if s.err != nil {
@@ -90,13 +108,11 @@ func (s *sniffConn) Read(p []byte) (int, error) {
 				// comes here.
 				s.c.attemptFailed(explainTLS(s.addr, err))
 			}
-			s.err = err
 			if s.established {
-				s.out = s.c.dropWatchFrames()
+				s.c.endZxid.Store(s.c.wireZxid.Load())
 			}
-			if len(s.out) == 0 {
-				return 0, err
-			}
+			s.err = err
+			return 0, err
 		}
 	}
 	n := copy(p, s.out)
@@ -124,9 +140,28 @@ func (s *sniffConn) fill() error {
 	if !s.done {
 		s.done = true
 		s.parse(s.buf[4:])
+	} else {
+		s.takeZxid(s.buf[4:])
 	}
 	s.out = s.buf
 	return nil
+}
+
+// takeZxid keeps the zxid of a reply (ReplyHeader: xid int32, zxid int64,
+// err int32) and zeroes it. Pings, watch events and auth replies (negative
+// xids) are left alone, as ZooKeeper's own client does.
+func (s *sniffConn) takeZxid(b []byte) {
+	if len(b) < 16 || int32(binary.BigEndian.Uint32(b)) < 0 {
+		return
+	}
+	z := int64(binary.BigEndian.Uint64(b[4:]))
+	for {
+		cur := s.c.wireZxid.Load()
+		if z <= cur || s.c.wireZxid.CompareAndSwap(cur, z) {
+			break
+		}
+	}
+	binary.BigEndian.PutUint64(b[4:], 0)
 }
 
 // parse reads the connect response.

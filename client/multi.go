@@ -123,6 +123,9 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	if len(ops) == 0 {
 		return nil, nil
 	}
+	if c.life.Err() != nil {
+		return nil, fmt.Errorf("zkit: multi %q: %w", ops[0].path, ErrClosed)
+	}
 	reqs := make([]any, len(ops))
 	size := requestOverhead
 	for i, o := range ops {

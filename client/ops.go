@@ -128,7 +128,7 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan W
 	if err := c.checkPath("get", path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := watch(ctx, c, request{"get", path, false}, dataWatch, c.getW(c.abs(path)), present[[]byte])
+	r, err := watch(ctx, c, request{"get", path, false}, c.getW(c.abs(path)))
 	c.observe(r.stat)
 	if err != nil {
 		return nil, nil, nil, err
@@ -190,7 +190,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan 
 	if err := c.checkPath("exists", path, false); err != nil {
 		return false, nil, nil, err
 	}
-	r, err := watch(ctx, c, request{"exists", path, false}, existWatch, c.existsW(c.abs(path)), func(ok bool, _ *Stat) bool { return ok })
+	r, err := watch(ctx, c, request{"exists", path, false}, c.existsW(c.abs(path)))
 	if err != nil {
 		return false, nil, nil, err
 	}
@@ -220,7 +220,7 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, <
 	if err := c.checkPath("children", path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := watch(ctx, c, request{"children", path, false}, childWatch, c.childrenW(c.abs(path)), present[[]string])
+	r, err := watch(ctx, c, request{"children", path, false}, c.childrenW(c.abs(path)))
 	c.observe(r.stat)
 	if err != nil {
 		return nil, nil, nil, err
@@ -297,9 +297,6 @@ func (c *Client) existsW(path string) func() (bool, *Stat, <-chan zk.Event, erro
 func (c *Client) childrenW(path string) func() ([]string, *Stat, <-chan zk.Event, error) {
 	return func() ([]string, *Stat, <-chan zk.Event, error) { return c.conn.ChildrenW(path) }
 }
-
-// present: a call that succeeded saw its node.
-func present[T any](T, *Stat) bool { return true }
 
 // EnsurePath creates path and any missing ancestors as empty persistent
 // nodes, with the ACL of opts (default: the client's default ACL). Nodes

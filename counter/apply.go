@@ -39,6 +39,8 @@ type view struct {
 // deltas that cancel out) is answered from a read made during the batch,
 // after a sync, without writing.
 func (e *engine) apply(ctx context.Context, calls []*call) []result {
+	conflicts := 0
+	defer func() { instrumentsOf(e.c).applied(len(calls), conflicts) }()
 	// fresh: the view was read during this batch, after a sync or after a
 	// failed write of this session, so it is no older than the calls.
 	// failed: a write of this batch failed (reads after it are fresh).
@@ -95,6 +97,7 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 			// made it fail.
 			log.Debug("zkit: counter write conflict", "path", e.path, "version", v.version)
 			e.view.known, failed = false, true
+			conflicts++
 			if err := e.pace.conflict(ctx, time.Since(start)); err != nil {
 				return fail(calls, err) // nothing of this batch was applied
 			}

@@ -151,8 +151,8 @@ func (k *Kept) Context() context.Context { return k.Presence().Context() }
 func (k *Kept) Err() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.ended != nil {
-		return k.ended
+	if ended := k.endedLocked(); ended != nil {
+		return ended
 	}
 	return k.cur.Err()
 }
@@ -163,10 +163,10 @@ func (k *Kept) Err() error {
 func (k *Kept) Present(ctx context.Context) (*Presence, error) {
 	for {
 		k.mu.Lock()
-		p, ended, changed := k.cur, k.ended, k.changed
+		p, ended, changed := k.cur, k.endedLocked(), k.changed
 		k.mu.Unlock()
 		if ended != nil {
-			return nil, ended
+			return nil, Wrap("present", k.path, ended)
 		}
 		if p.Err() == nil {
 			return p, nil
@@ -177,6 +177,15 @@ func (k *Kept) Present(ctx context.Context) (*Presence, error) {
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// endedLocked is why keeping ended, nil while it goes on. A closed client
+// ends it at once, even before the loop has noticed. Called with mu held.
+func (k *Kept) endedLocked() error {
+	if k.ended == nil && k.c.Context().Err() != nil {
+		return lostSession(client.ErrClosed)
+	}
+	return k.ended
 }
 
 // Remove stops keeping the node and deletes it: the current presence ends
@@ -192,8 +201,8 @@ func (k *Kept) Remove(ctx context.Context) error {
 
 func (k *Kept) remove(ctx context.Context) error {
 	k.mu.Lock()
-	ended := k.ended
-	if ended == nil {
+	ended := k.endedLocked()
+	if k.ended == nil {
 		k.ended = ErrReleased
 		k.notifyLocked()
 	}

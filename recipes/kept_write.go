@@ -23,7 +23,7 @@ func (k *Kept) Update(ctx context.Context, data []byte) error {
 	k.writeMu.Lock()
 	defer k.writeMu.Unlock()
 	k.mu.Lock()
-	ended, p := k.ended, k.cur
+	ended, p := k.endedLocked(), k.cur
 	if ended == nil {
 		k.data = data
 	}

@@ -137,8 +137,13 @@ func guarded(ctx context.Context, c *client.Client, path string, held context.Co
 func (l *Lease) Unlock(ctx context.Context) error {
 	l.once.Do(func() {
 		var lost error
-		if l.ctx.Err() != nil {
+		switch {
+		case l.ctx.Err() != nil:
 			lost = context.Cause(l.ctx)
+		case !l.sess.Alive():
+			// Lost (or the client closed) before the monitor noticed.
+			lost = lossCause(l.c, lostSession(l.sess.Err()))
+			l.lose(lost, false)
 		}
 		l.cancel(ErrReleased)
 		if context.Cause(l.ctx) == ErrReleased { // not lost in the meantime

@@ -82,6 +82,7 @@ type Ticket struct {
 	listed  bool                     // known is what the last listing showed: nothing deduced since
 	backoff client.Backoff
 	joined  time.Time  // when Join was called: the start of the wait
+	woke    time.Time  // when the last event on a lower node came
 	span    trace.Span // of the whole wait, from Join to Hold or Abandon
 }
 
@@ -264,6 +265,7 @@ func (t *Ticket) Wait(ctx context.Context) error {
 		t.backoff.Reset()
 		select {
 		case ev := <-ch:
+			t.woke = time.Now()
 			t.event("woke", ev.Type.String())
 			switch ev.Type {
 			case client.EventNodeDataChanged:
@@ -417,7 +419,7 @@ func (t *Ticket) Hold(o LeaseOptions) *Lease {
 		o.Logger = t.q.log
 	}
 	if t.span != nil {
-		InstrumentsOf(t.q.c).Acquired(t.node.Kind.Recipe, t.joined)
+		InstrumentsOf(t.q.c).Acquired(t.node.Kind.Recipe, t.joined, t.woke)
 		t.span.SetAttributes(attribute.Int64("zkit.token", t.token))
 		t.span.End()
 		t.span = nil

@@ -17,6 +17,8 @@ import (
 //	zkit.recipe.wait.duration    histogram, s  from joining a queue to holding; zkit.recipe
 //	zkit.recipe.acquired         counter       holds taken (lock handoffs, terms, ...); zkit.recipe
 //	zkit.recipe.abandoned        counter       queue attempts given up (cancelled, timed out, try, error); zkit.recipe
+//	zkit.recipe.handoff.duration histogram, s  from the event that ended a wait to holding
+//	                                           (for an election: the failover time); zkit.recipe
 //	zkit.recipe.held.duration    histogram, s  from holding to the end; zkit.recipe, zkit.end
 //	zkit.recipe.lost             counter       holds ended without release; zkit.recipe, zkit.end
 //
@@ -38,6 +40,7 @@ type Instruments struct {
 	wait      metric.Float64Histogram
 	acquired  metric.Int64Counter
 	abandoned metric.Int64Counter
+	handoff   metric.Float64Histogram
 	held      metric.Float64Histogram
 	lost      metric.Int64Counter
 }
@@ -57,7 +60,9 @@ func InstrumentsOf(c *client.Client) *Instruments {
 		metric.WithDescription("Holds taken: lock handoffs, terms, leases."))
 	in.abandoned, _ = t.Meter.Int64Counter("zkit.recipe.abandoned",
 		metric.WithDescription("Attempts given up before holding."))
-	in.held, _ = t.Meter.Float64Histogram("zkit.recipe.held.duration", metric.WithUnit("s"),
+	in.handoff, _ = t.Meter.Float64Histogram("zkit.recipe.handoff.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time from the event that ended a wait (a release, a leader gone) to holding."))
+		in.held, _ = t.Meter.Float64Histogram("zkit.recipe.held.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time from holding to the end of the hold, by why it ended."))
 	in.lost, _ = t.Meter.Int64Counter("zkit.recipe.lost",
 		metric.WithDescription("Holds that ended without being released, by why."))
@@ -74,11 +79,15 @@ func (in *Instruments) Start(ctx context.Context, recipe, op, path string) (cont
 		attribute.String("zkit.recipe", recipe), attribute.String("zkit.path", path)))
 }
 
-// Acquired records a hold taken after waiting since joined.
-func (in *Instruments) Acquired(recipe string, joined time.Time) {
+// Acquired records a hold taken after waiting since joined; woke is when
+// the event that ended the wait came (zero: the turn came at once).
+func (in *Instruments) Acquired(recipe string, joined, woke time.Time) {
 	set := metric.WithAttributes(attribute.String("zkit.recipe", recipe))
 	in.wait.Record(context.Background(), time.Since(joined).Seconds(), set)
 	in.acquired.Add(context.Background(), 1, set)
+	if !woke.IsZero() {
+		in.handoff.Record(context.Background(), time.Since(woke).Seconds(), set)
+	}
 }
 
 // Abandoned records an attempt given up.

@@ -41,8 +41,11 @@ func TestErrorsNamePathOnce(t *testing.T) {
 		_, err = zr.PublishEphemeral(ctx, []byte("x"))
 		recipetest.NamesPath(t, "PublishEphemeral over the launcher's zr", err, "", path)
 		waiting := make(chan error, 1)
-		go func() { _, err := zr.Wait(ctx); waiting <- err }()
-		waitValue(t, zr.Watch(ctx), "zr", func(v rendezvous.Value) bool { return v.Exists })
+		wc := b.Connect(t) // a session of its own, that has no other watch on zr
+		go func() { _, err := rendezvous.New(wc, path).Wait(ctx); waiting <- err }()
+		// Wait must have seen zr before it goes (it waits for a zr it
+		// never saw to be created).
+		recipetest.WaitWatched(t, b, wc.Session(), path)
 		lc.Close()
 		recipetest.Within(t, launch.Done(), "Done after the launcher's client closed")
 		err = <-waiting

@@ -3,6 +3,8 @@ package recipetest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,4 +90,30 @@ func WaitEventFor(t *testing.T, sub *client.Subscription, d time.Duration, match
 			return false
 		}
 	}
+}
+
+// WaitWatched waits until the session watches path on the server (the
+// four-letter word wchc), so that a test knows a waiter has read the node
+// and set its watch before it changes the node under it.
+func WaitWatched(t *testing.T, b zktest.Backend, sess *client.Session, path string) {
+	t.Helper()
+	id := fmt.Sprintf("0x%x", sess.ID())
+	Eventually(t, "session "+id+" watches "+path, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(5*time.Second))
+		defer cancel()
+		out, err := zktest.FourLetterWord(ctx, b.Addr(), "wchc")
+		if err != nil {
+			return false
+		}
+		mine := false
+		for _, line := range strings.Split(out, "\n") {
+			switch {
+			case strings.HasPrefix(line, "0x"):
+				mine = line == id
+			case mine && strings.TrimSpace(line) == path:
+				return true
+			}
+		}
+		return false
+	})
 }

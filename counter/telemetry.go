@@ -1,0 +1,44 @@
+package counter
+
+import (
+	"context"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// Telemetry of the counter, under the client's providers (see package
+// recipes for the rest):
+//
+//	zkit.counter.batch.size  histogram  calls combined into one conditional write
+//	zkit.counter.conflicts   histogram  writes lost to another writer before a batch's write went through
+//
+// Conflicts per batch divided by the batch size is the retries per
+// increment.
+type instruments struct {
+	batch     metric.Int64Histogram
+	conflicts metric.Int64Histogram
+}
+
+type instrumentsKey struct{}
+
+func instrumentsOf(c *client.Client) *instruments {
+	if in, ok := c.Local().Load(instrumentsKey{}); ok {
+		return in.(*instruments)
+	}
+	m := recipes.InstrumentsOf(c).Meter()
+	in := &instruments{}
+	in.batch, _ = m.Int64Histogram("zkit.counter.batch.size",
+		metric.WithDescription("Calls of one client combined into one conditional write."))
+	in.conflicts, _ = m.Int64Histogram("zkit.counter.conflicts",
+		metric.WithDescription("Writes of a batch lost to another writer before one went through."))
+	actual, _ := c.Local().LoadOrStore(instrumentsKey{}, in)
+	return actual.(*instruments)
+}
+
+// applied records one batch of n calls that met conflicts conflicts.
+func (in *instruments) applied(n, conflicts int) {
+	in.batch.Record(context.Background(), int64(n))
+	in.conflicts.Record(context.Background(), int64(conflicts))
+}

@@ -1,0 +1,56 @@
+package counter_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/counter"
+	"github.com/zkit-dev/zkit/internal/recipetest"
+	"github.com/zkit-dev/zkit/zktest"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+)
+
+// The batch-size histogram accounts for every call: 64 Adds from 32
+// goroutines of one client, combined into fewer writes.
+func TestTelemetry(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	b := zktest.ReferenceBackend(t)
+	ctx := recipetest.Context(t)
+	c := b.Connect(t, client.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+	k := counter.New(c, counterPath(t))
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 2 {
+				if _, err := k.Add(ctx, 1); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	var calls, batches int64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if h, ok := m.Data.(metricdata.Histogram[int64]); ok && m.Name == "zkit.counter.batch.size" {
+				for _, dp := range h.DataPoints {
+					calls += dp.Sum
+					batches += int64(dp.Count)
+				}
+			}
+		}
+	}
+	if calls != 64 || batches < 1 || batches >= 64 {
+		t.Fatalf("batches %d of %d calls in all, want 64 calls in fewer batches", batches, calls)
+	}
+	t.Logf("64 Adds in %d batches", batches)
+}
