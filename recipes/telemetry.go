@@ -62,7 +62,7 @@ func InstrumentsOf(c *client.Client) *Instruments {
 		metric.WithDescription("Attempts given up before holding."))
 	in.handoff, _ = t.Meter.Float64Histogram("zkit.recipe.handoff.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time from the event that ended a wait (a release, a leader gone) to holding."))
-		in.held, _ = t.Meter.Float64Histogram("zkit.recipe.held.duration", metric.WithUnit("s"),
+	in.held, _ = t.Meter.Float64Histogram("zkit.recipe.held.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time from holding to the end of the hold, by why it ended."))
 	in.lost, _ = t.Meter.Int64Counter("zkit.recipe.lost",
 		metric.WithDescription("Holds that ended without being released, by why."))
