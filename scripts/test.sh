@@ -28,8 +28,10 @@ if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
 echo "== go vet"
 go vet ./...
 if [ -f zktest/container/go.mod ]; then (cd zktest/container && go vet ./...); fi
+(cd examples/prometheus && go vet ./...)
 
 echo "== go test -race (real ZooKeeper required)"
 export ZKIT_REQUIRE_ZOOKEEPER=1
 go test -race -count=1 -timeout 30m ./...
 if [ -f zktest/container/go.mod ]; then (cd zktest/container && go test -count=1 ./...); fi
+(cd examples/prometheus && go test -count=1 ./...)
