@@ -10,12 +10,12 @@ import (
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// Calls made the moment a client with watches reconnects go out after the
-// wire client has re-set its watches. Before, they raced with it inside
-// go-zookeeper (its read of the last zxid for SetWatches against its
-// receive loop's write for their replies): run with -race, this test
-// reported that race within a few reconnects. The watches still fire.
-func TestCallsAtReconnectWaitForWatches(t *testing.T) {
+// Calls made the moment a client with watches reconnects do not race with
+// go-zookeeper's SetWatches (its read of the last zxid against its receive
+// loop's write for their replies, go-zookeeper/zk#35): run with -race, this
+// test reported that race within a few reconnects until the client kept the
+// last zxid itself (watch.go). The watches still fire.
+func TestCallsAtReconnectDoNotRace(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(60*time.Second))
 		defer cancel()
