@@ -105,3 +105,26 @@ func eventuallyPicks(t *testing.T, p *discovery.Provider, id string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// eventuallyUsable waits until the ids of p.Instances are want.
+func eventuallyUsable(t *testing.T, p *discovery.Provider, want string) {
+	t.Helper()
+	deadline := time.Now().Add(zktest.Scale(30 * time.Second))
+	for {
+		got, err := p.Instances(recipetest.Context(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var have []string
+		for _, i := range got {
+			have = append(have, i.ID)
+		}
+		if strings.Join(have, ",") == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("provider's instances %v, want %s", have, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
