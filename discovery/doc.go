@@ -32,9 +32,12 @@
 // Two processes claiming one id are a conflict, never a silent takeover:
 // Register returns a [*ConflictError] when another live session owns the
 // node, and a registration whose node another process writes or creates
-// again stops with one. Curator's ServiceDiscovery, by contrast, deletes
-// an existing node of its id and creates its own; a zkit registration
-// that sees this stops with a conflict, leaving the id to Curator. Give
+// again stops with one; zkit never deletes a node it does not own.
+// Curator's ServiceDiscovery, by contrast, deletes an existing node of its
+// id and creates its own, while zkit, keeping its instance present,
+// creates its node again as soon as it is deleted: either may end up
+// holding the id, never both (in the tests zkit does, and Curator's
+// registerService returns without error, its instance missing). Give
 // every process its own id.
 //
 // zkit registers Dynamic instances only (ephemeral nodes, Curator's

@@ -27,8 +27,8 @@ type Presence = recipes.Presence
 //     proves it;
 //   - someone else deletes its node (Err ErrNodeDeleted);
 //   - another process claims its id by writing to its node, or by
-//     creating it again after a deletion (Err matches ErrConflict): a
-//     Curator ServiceDiscovery registering the same id does both;
+//     creating it again after deleting it (Err matches ErrConflict), as
+//     Curator's registerService of the same id may;
 //   - Unregister is called (Err ErrReleased).
 //
 // After a session loss, a suspension or a deletion zkit registers the
