@@ -1,8 +1,6 @@
 package discovery
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -43,12 +41,8 @@ func encode(op, base string, inst Instance) ([]byte, error) {
 	case inst.SSLPort < 0 || inst.SSLPort > 65535:
 		return refuse("SSL port %d is not within 0..65535", inst.SSLPort)
 	}
-	data, err := json.Marshal(inst)
+	data, err := inst.MarshalJSON()
 	if err != nil {
-		var je *json.MarshalerError
-		if errors.As(err, &je) {
-			err = je.Err
-		}
 		return refuse("not encodable as JSON: %v", err)
 	}
 	if max := client.MaxData(node); len(data) > max {

@@ -106,7 +106,9 @@ var knownMembers = []string{jsonName, jsonID, jsonAddress, jsonPort, jsonSSLPort
 
 // MarshalJSON writes the instance as Curator's JsonInstanceSerializer does
 // (in its default, compatible mode: "enabled" only when false), followed
-// by Extra. Path and Stat are not part of it.
+// by Extra. Path and Stat are not part of it. Like Jackson it leaves "&",
+// "<" and ">" in strings as they are; json.Marshal of an Instance escapes
+// them, which changes no value.
 func (i Instance) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -114,12 +116,14 @@ func (i Instance) MarshalJSON() ([]byte, error) {
 		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
-		data, err := json.Marshal(v)
-		if err != nil {
+		b.WriteString(`"` + name + `":`)
+		// As Jackson writes it: "&", "<" and ">" as they are.
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		b.WriteString(`"` + name + `":`)
-		b.Write(data)
+		b.Truncate(b.Len() - 1) // Encode's newline
 		return nil
 	}
 	t := i.Type

@@ -170,3 +170,13 @@ func TestJavaPayload(t *testing.T) {
 		t.Error("JavaPayload without a class accepted")
 	}
 }
+
+// Like Jackson, zkit writes "&", "<" and ">" as they are: a URI's query
+// is stored as Curator would store it.
+func TestMarshalLeavesHTMLAlone(t *testing.T) {
+	spec, _ := discovery.ParseURISpec("http://{address}/x?a&b<c>")
+	out, err := discovery.Instance{Name: "api", ID: "x", URISpec: spec}.MarshalJSON()
+	if err != nil || !strings.Contains(string(out), `"/x?a&b<c>"`) {
+		t.Fatalf("MarshalJSON = %s, %v", out, err)
+	}
+}
