@@ -265,7 +265,7 @@ func canonical(i Instance) (string, error) {
 
 // String is the instance's JSON form, or a description of why it has none.
 func (i Instance) String() string {
-	data, err := json.Marshal(i)
+	data, err := i.MarshalJSON()
 	if err != nil {
 		return fmt.Sprintf("instance %s/%s: %v", i.Name, i.ID, err)
 	}
