@@ -34,7 +34,8 @@ func WithFilter(keep func(Instance) bool) ProviderOption {
 // WithDownPolicy sets when an instance noted down (NoteError) is no longer
 // picked (Curator's DownInstancePolicy): once it was noted threshold times
 // within timeout of its first note, until that timeout has passed. The
-// default is Curator's: 2 errors, 30 seconds.
+// default is Curator's: 2 errors, 30 seconds; a timeout or threshold that
+// is not positive keeps its default.
 func WithDownPolicy(timeout time.Duration, threshold int) ProviderOption {
 	return func(c *providerConfig) { c.downTimeout, c.downThreshold = timeout, threshold }
 }
@@ -60,13 +61,23 @@ type Provider struct {
 	err   error                      // why; set before done is closed
 }
 
-// Provider returns a provider of service's instances, following them until
-// ctx ends. It does no I/O itself; an invalid base or service name is an
-// *client.InputError from Pick and Instances.
+// Provider returns a provider of service's instances, following them (in
+// the background, with Watch) until ctx ends. It returns at once; Pick and
+// Instances wait for the first view. An invalid base or service name is an
+// *client.InputError from Pick and Instances, before anything is sent.
 func (d *Discovery) Provider(ctx context.Context, service string, opts ...ProviderOption) *Provider {
 	cfg := providerConfig{strategy: RoundRobin(), downTimeout: defaultDownTimeout, downThreshold: defaultDownThreshold}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.downTimeout <= 0 {
+		cfg.downTimeout = defaultDownTimeout
+	}
+	if cfg.downThreshold <= 0 {
+		cfg.downThreshold = defaultDownThreshold
+	}
+	if cfg.strategy == nil {
+		cfg.strategy = RoundRobin()
 	}
 	p := &Provider{
 		path:  client.JoinPath(d.base, service),
