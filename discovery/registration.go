@@ -33,9 +33,10 @@ type Presence = recipes.Presence
 //
 // After a session loss, a suspension or a deletion zkit registers the
 // instance again (a new session, a reconnect, a new node): a new Presence,
-// with a new Done channel and, after a new node, a new Token. Others see
-// the instance gone meanwhile, then back. After a conflict, Unregister or
-// the client's Close the registration has ended for good.
+// with a new Done channel and, after a new node, a new Token; after a
+// session loss or a deletion others see the instance gone meanwhile, then
+// back. After a conflict, Unregister or the client's Close the
+// registration has ended for good.
 type Registration struct {
 	base string
 	k    *recipes.Kept
