@@ -67,7 +67,7 @@ func (d *Discovery) Register(ctx context.Context, inst Instance) (*Registration,
 	if err != nil {
 		return nil, recipes.Wrap("register", node, err)
 	}
-	return &Registration{base: d.base, k: k, inst: inst}, nil
+	return &Registration{c: d.c, base: d.base, k: k, inst: inst}, nil
 }
 
 // normalize fills in what Register and Update leave to zkit: the type,

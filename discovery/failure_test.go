@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -412,5 +413,42 @@ func TestErrorsNamePathOnce(t *testing.T) {
 		recipetest.Within(t, p.Done(), "the provider's Done after Close")
 		_, err = p.Pick(ctx)
 		closed("Pick", err, "", base+"/api")
+	})
+}
+
+// A registration's calls made right after the client's Close fail with
+// client.ErrClosed: the registration sees the close in a goroutine of its
+// own, and the calls wait for it rather than act on a presence about to
+// end.
+func TestCallsRightAfterClose(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		base := basePath(t, b.Connect(t))
+		c := b.Connect(t)
+		regs := make([]*discovery.Registration, 64)
+		for i := range regs {
+			r, err := discovery.New(c, base).Register(ctx, instance(fmt.Sprintf("w%02d", i), 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			regs[i] = r
+		}
+		c.Close()
+		for i, r := range regs {
+			var err error
+			switch i % 4 {
+			case 0:
+				_, err = r.Present(ctx)
+			case 1:
+				_, err = r.Multi(ctx, client.CheckOp(base, -1))
+			case 2:
+				err = r.Update(ctx, r.Instance())
+			case 3:
+				err = r.Unregister(ctx)
+			}
+			if !errors.Is(err, client.ErrClosed) {
+				t.Errorf("call %d on %s right after Close = %v, want client.ErrClosed", i%4, r.Node(), err)
+			}
+		}
 	})
 }
