@@ -2,14 +2,16 @@
 # The whole zkit test suite, with real Apache ZooKeeper required.
 #
 # On a fresh Debian machine, run as root: it installs what the tests need
-# (ZooKeeper 3.8, Curator and kazoo for the interop tests) when missing, then
-# runs gofmt, go vet and go test -race over both modules.
+# (ZooKeeper 3.8, Curator's recipes and discovery and kazoo for the interop
+# tests) when missing, then runs gofmt, go vet and go test -race over both
+# modules.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
 [ -d /usr/share/zookeeper ] || need+=(zookeeper)
 [ -f /usr/share/java/curator-recipes.jar ] || need+=(libcurator-recipes-java)
+[ -f /usr/share/java/curator-x-discovery.jar ] || need+=(libcurator-discovery-java)
 /usr/bin/python3 -c 'import kazoo' 2>/dev/null || need+=(python3-kazoo)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then

@@ -38,6 +38,7 @@ var demoSteps = []demoStep{
 	{"counter", "contended counter", "exact total, no duplicate results", false, counterContention},
 	{"counter", "reply lost after the write", "reported unknown, counted once", true, counterLostReply},
 	{"members", "membership churn", "watchers converge on the true group", false, membershipChurn},
+	{"discovery", "instances, picks, an expiry", "picks even; expired instance back; views converge", false, discoveryFailover},
 	{"rendezvous", "master address, launcher exit", "worker before master gets the address; launcher exit seen", false, rendezvousLaunch},
 	{"barrier", "double barrier rounds", "nobody through early, nobody out early", false, barrierRounds},
 	{"barrier", "member's session expires inside", "the others leave, told a member was lost", false, barrierExpiry},

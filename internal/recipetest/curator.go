@@ -119,11 +119,15 @@ func curatorClasspath(t *testing.T) string {
 }
 
 // buildJava compiles the public class named class from source against
-// Curator's jars, once per test binary, and returns the directory holding
-// the class files and the classpath to run it with.
-func buildJava(t *testing.T, class, source string) (classDir, classpath string) {
+// Curator's jars and the jars in extra (a classpath, possibly empty), once
+// per test binary, and returns the directory holding the class files and
+// the classpath to run it with.
+func buildJava(t *testing.T, class, source, extra string) (classDir, classpath string) {
 	t.Helper()
 	cp := curatorClasspath(t)
+	if extra != "" {
+		cp += ":" + extra
+	}
 	v, _ := javaBuilds.LoadOrStore(class, &javaBuild{})
 	b := v.(*javaBuild)
 	b.once.Do(func() {
@@ -177,7 +181,14 @@ func StartCurator(t *testing.T, servers []string) *CuratorPeer {
 // their own peers this way (LeaderLatch, DistributedAtomicLong, ...).
 func StartJava(t *testing.T, class, source string, servers []string) *CuratorPeer {
 	t.Helper()
-	dir, cp := buildJava(t, class, source)
+	return startJava(t, class, source, "", servers)
+}
+
+// startJava is StartJava with the jars of extra (a classpath) beside
+// Curator's.
+func startJava(t *testing.T, class, source, extra string, servers []string) *CuratorPeer {
+	t.Helper()
+	dir, cp := buildJava(t, class, source, extra)
 	cmd := exec.Command("java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", dir+":"+cp, class, strings.Join(servers, ","))
 	in, err := cmd.StdinPipe()
 	if err != nil {
