@@ -94,7 +94,6 @@ func (r *Registration) Guard() client.Op { return r.k.Presence().Guard() }
 // the connection suspended beyond the tolerance, the node deleted or
 // claimed), or ErrReleased after Unregister.
 func (r *Registration) Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult, error) {
-	r.settle(ctx)
 	res, err := r.k.Presence().Multi(ctx, ops...)
 	return res, recipes.Wrap("multi", r.Node(), err)
 }
@@ -107,7 +106,6 @@ func (r *Registration) Presence() *Presence { return r.k.Presence() }
 // that presence, or returns why the registration ended for good, or ctx's
 // error.
 func (r *Registration) Present(ctx context.Context) (*Presence, error) {
-	r.settle(ctx)
 	p, err := r.k.Present(ctx)
 	return p, recipes.Wrap("present", r.Node(), err)
 }
@@ -122,7 +120,6 @@ func (r *Registration) Present(ctx context.Context) (*Presence, error) {
 // registration then ends. A write whose reply is lost is read back; if
 // ctx ends first, the error matches client.ErrOutcomeUnknown.
 func (r *Registration) Update(ctx context.Context, inst Instance) error {
-	r.settle(ctx)
 	r.updating.Lock()
 	defer r.updating.Unlock()
 	prev := r.Instance()
@@ -150,24 +147,5 @@ func (r *Registration) Update(ctx context.Context, inst Instance) error {
 // conflict, the client closed), Unregister returns why. Calling it again
 // returns the same.
 func (r *Registration) Unregister(ctx context.Context) error {
-	r.settle(ctx)
 	return recipes.Wrap("unregister", r.Node(), r.k.Remove(ctx))
-}
-
-// settle waits, once the client is closed, until the registration has
-// ended with it: the kept node sees the client's context end in a
-// goroutine of its own, and a call made right after Close must already
-// fail with client.ErrClosed rather than act on a presence about to end.
-func (r *Registration) settle(ctx context.Context) {
-	for r.c.Context().Err() != nil {
-		p, err := r.k.Present(ctx) // returns the reason once keeping has ended
-		if err != nil {
-			return
-		}
-		select {
-		case <-p.Done():
-		case <-ctx.Done():
-			return
-		}
-	}
 }
