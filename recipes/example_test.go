@@ -1,0 +1,89 @@
+package recipes_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// A recipe of your own on recipes.Follow: a level-triggered view of one
+// node's data, read again after every event, reconnect and new session.
+func ExampleFollow() {
+	srv, err := zktest.StartServer("127.0.0.1:0") // the bundled reference server
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	read := func(ctx context.Context) (string, <-chan client.WatchEvent, error) {
+		data, _, w, err := c.GetW(ctx, "/app/mode")
+		if errors.Is(err, client.ErrNoNode) {
+			var ok bool
+			ok, _, w, err = c.ExistsW(ctx, "/app/mode")
+			if err == nil && ok {
+				w = recipes.Fired() // created meanwhile: read it
+			}
+			return "(unset)", w, err
+		}
+		return string(data), w, err
+	}
+	feed := recipes.Follow(ctx, c, read, func(a, b string) bool { return a == b })
+	fmt.Println(<-feed.Values())
+
+	if err := c.EnsurePath(ctx, "/app"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, err := c.Create(ctx, "/app/mode", []byte("maintenance"), client.Persistent); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(<-feed.Values())
+	// Output:
+	// (unset)
+	// maintenance
+}
+
+// A queue of your own kind of node, in the herd-free walk every zkit lock
+// uses: each waiter watches only the node just below its own.
+func ExampleQueue() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	turn := recipes.Kind{Marker: "turn-", Exclusive: true, Recipe: "turns"}
+	q := recipes.NewQueue(c, "/app/turns", nil, turn)
+	lease, err := q.Acquire(ctx, recipes.AcquireOptions{Kind: turn})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("my turn, token > 0:", lease.Token() > 0)
+	fmt.Println(lease.Unlock(ctx))
+	// Output:
+	// my turn, token > 0: true
+	// <nil>
+}
