@@ -23,8 +23,10 @@ const exitHelp = `Exit status:
   2  usage error
   3  no ZooKeeper reachable
   4  timed out (--wait), or taken by another (--try)
-  5  lost: what was held ended while CMD ran (CMD got SIGTERM),
+  5  lost: what was held ended while CMD ran (CMD's processes got SIGTERM),
      or another barrier member vanished instead of leaving
+  128+N  stopped by signal N before CMD ran (SIGINT 130, SIGTERM 143);
+     once CMD ran, zkit exits with CMD's status
 `
 
 // exitError is an error with the status zkit exits with.

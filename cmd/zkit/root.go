@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,6 +20,9 @@ type app struct {
 	tlsCA          string // PEM files; any of them turns TLS on
 	tlsCert        string
 	tlsKey         string
+	killAfter      time.Duration // how long CMD's group has after its stop signal before SIGKILL
+
+	signals <-chan os.Signal // every stop signal zkit gets (signals.go)
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -29,12 +30,13 @@ type app struct {
 	started bool // the command's own code ran: errors after this are not usage errors
 }
 
-// execute runs zkit with args and returns the exit status. SIGINT and
-// SIGTERM cancel the command's context.
+// execute runs zkit with args and returns the exit status. A stop signal
+// (signals.go) cancels the command's context; a command stopped that way
+// before it ran CMD exits with 128+N for signal N.
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, signals, stop := notifyStops(context.Background())
 	defer stop()
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, signals: signals}
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
@@ -51,6 +53,10 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	name := "zkit"
 	if cmd != nil {
 		name = cmd.CommandPath()
+	}
+	if s := stoppedBy(ctx); s != 0 {
+		fmt.Fprintf(stderr, "%s: stopped by %s\n", name, signalName(s))
+		return 128 + int(s)
 	}
 	line := oneLine(err)
 	if statusOf(err) == exitUsage {
@@ -76,8 +82,13 @@ ZooKeeper's x509 provider takes as the client's identity.
 Global flags may appear anywhere on the line.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		PersistentPreRun: func(*cobra.Command, []string) {
+		PersistentPreRunE: func(*cobra.Command, []string) error {
 			a.started = true
+			switch {
+			case a.killAfter < 0:
+				return usagef("--kill-after %v: must not be negative", a.killAfter)
+			}
+			return nil
 		},
 	}
 	root.SetIn(a.stdin)
@@ -93,6 +104,7 @@ Global flags may appear anywhere on the line.`,
 	pf.StringVar(&a.tlsCA, "tls-ca", "", "connect over TLS, trusting the CA certificates in this PEM file")
 	pf.StringVar(&a.tlsCert, "tls-cert", "", "connect over TLS with this client certificate (PEM; needs --tls-key)")
 	pf.StringVar(&a.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
+	pf.DurationVar(&a.killAfter, "kill-after", defaultKillAfter, "commands that run CMD: how long CMD's processes have after their stop signal before SIGKILL")
 
 	root.AddCommand(
 		newDemoCmd(a),
