@@ -21,6 +21,7 @@ type app struct {
 	tlsCert        string
 	tlsKey         string
 	killAfter      time.Duration // how long CMD's group has after its stop signal before SIGKILL
+	exitBase       int           // added to zkit's own exit statuses (exit.go)
 
 	signals <-chan os.Signal // every stop signal zkit gets (signals.go)
 
@@ -63,7 +64,7 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		line += fmt.Sprintf(" (see '%s --help')", name)
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", name, line)
-	return statusOf(err)
+	return exitBaseArg(args) + statusOf(err)
 }
 
 func newRootCmd(a *app) *cobra.Command {
@@ -87,6 +88,8 @@ Global flags may appear anywhere on the line.`,
 			switch {
 			case a.killAfter < 0:
 				return usagef("--kill-after %v: must not be negative", a.killAfter)
+			case a.exitBase < 0 || a.exitBase > maxExitBase:
+				return usagef("--exit-base %d: must be 0 to %d", a.exitBase, maxExitBase)
 			}
 			return nil
 		},
@@ -105,6 +108,7 @@ Global flags may appear anywhere on the line.`,
 	pf.StringVar(&a.tlsCert, "tls-cert", "", "connect over TLS with this client certificate (PEM; needs --tls-key)")
 	pf.StringVar(&a.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 	pf.DurationVar(&a.killAfter, "kill-after", defaultKillAfter, "commands that run CMD: how long CMD's processes have after their stop signal before SIGKILL")
+	pf.IntVar(&a.exitBase, "exit-base", 0, fmt.Sprintf("add `B` (0 to %d) to zkit's own exit statuses 1-5, to tell them from CMD's", maxExitBase))
 
 	root.AddCommand(
 		newDemoCmd(a),
