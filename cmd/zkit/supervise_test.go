@@ -306,3 +306,24 @@ func TestLockLostEndsCommandGroup(t *testing.T) {
 		oneErrorLine(t, result{stderr: z.stderr.String()}, "lost while sh ran")
 	})
 }
+
+// The supervisor killed by someone (not zkit): on Linux CMD dies with it
+// (its parent-death signal); zkit kills the rest of CMD's group itself,
+// says so and exits 1, releasing the lock only then.
+func TestSupervisorKilledAloneZkitEndsGroup(t *testing.T) {
+	bin := buildZkit(t)
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		dir, path := t.TempDir(), zktest.UniquePath(t)
+		z := startZkit(t, bin, dir, b.Servers, "lock", path, "--", "sh", "-c",
+			`sleep 300 & echo "$$ $! $PPID" > pids.tmp && mv pids.tmp pids; wait`)
+		pids := familyPIDs(t, dir)
+		supervisor := pids[2]
+		syscall.Kill(supervisor, syscall.SIGKILL)
+		if status := z.status(t); status != exitFailed {
+			t.Fatalf("zkit exited %d, want %d (stderr %q)", status, exitFailed, z.stderr.String())
+		}
+		checkGone(t, "when zkit exited", pids[:2])
+		oneErrorLine(t, result{stderr: z.stderr.String()}, "supervisor", "ended abnormally", "killed CMD's process group")
+		waitNodes(t, b.Connect(t), path, 0)
+	})
+}
