@@ -123,6 +123,12 @@ Global flags may appear anywhere on the line.`,
 		newBenchCmd(a),
 		newVersionCmd(a),
 	)
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "lock", "elect", "members", "rendezvous", "barrier":
+			c.Long += "\n\n" + runHelp
+		}
+	}
 	return root
 }
 

@@ -15,6 +15,19 @@ type held interface {
 	Err() error
 }
 
+// runHelp ends the help of every command that runs CMD.
+const runHelp = `How CMD runs: in a process group of its own, with every process it starts. When what
+zkit holds is lost, the group gets SIGTERM; when zkit gets SIGHUP, SIGINT, SIGQUIT or
+SIGTERM, the group gets that signal (SIGUSR1, SIGUSR2 and SIGPIPE do not stop zkit and
+are not passed on). When CMD exits, what it left in the group gets SIGTERM. Whatever
+is left of the group --kill-after later (default 5s) gets SIGKILL, and zkit releases
+what it holds only once no process of the group is left (after SIGKILL it waits 5s at
+most, for processes stuck in the kernel). If zkit is killed outright (SIGKILL, the OOM
+killer), a supervisor process that zkit started for CMD kills the group. Processes
+that leave the group (setsid, daemons) are not followed. On zkit's terminal CMD is the
+foreground job: ^C goes to CMD, and zkit exits with CMD's status. (On Windows CMD is
+killed outright, and the processes it started are not.)`
+
 // defaultKillAfter is --kill-after's default: how long CMD's process group
 // has after its stop signal before SIGKILL.
 const defaultKillAfter = 5 * time.Second
