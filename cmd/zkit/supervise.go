@@ -45,11 +45,12 @@ const killWait = 5 * time.Second
 
 // supervised is CMD running under its supervisor.
 type supervised struct {
-	cmd    *exec.Cmd // the supervisor
-	orders *os.File
-	report *bufio.Reader
-	pgid   int           // CMD's process group
-	done   chan struct{} // closed when the supervisor has exited
+	cmd     *exec.Cmd // the supervisor
+	orders  *os.File
+	reports *os.File
+	report  *bufio.Reader // reads reports
+	pgid    int           // CMD's process group
+	done    chan struct{} // closed when the supervisor has exited
 }
 
 // startSupervised starts CMD (argv) under a supervisor, with env as its
@@ -84,7 +85,7 @@ func startSupervised(argv, env []string, stdin io.Reader, stdout, stderr io.Writ
 		reportR.Close()
 		return nil, err
 	}
-	s := &supervised{cmd: cmd, orders: ordersW, report: bufio.NewReader(reportR), done: make(chan struct{})}
+	s := &supervised{cmd: cmd, orders: ordersW, reports: reportR, report: bufio.NewReader(reportR), done: make(chan struct{})}
 	go func() {
 		cmd.Wait()
 		close(s.done)
@@ -94,9 +95,10 @@ func startSupervised(argv, env []string, stdin io.Reader, stdout, stderr io.Writ
 	word, rest := s.next()
 	switch word {
 	case "started":
-		if s.pgid, err = strconv.Atoi(rest); err == nil && s.pgid > 0 {
+		if s.pgid, _ = strconv.Atoi(rest); s.pgid > 0 {
 			return s, nil
 		}
+		err = fmt.Errorf("the supervisor reported %q", rest)
 	case "failed":
 		err = fmt.Errorf("%s", rest)
 	default:
@@ -134,6 +136,7 @@ func (s *supervised) Done() <-chan struct{} { return s.done }
 func (s *supervised) wait() (int, error) {
 	<-s.done
 	defer s.orders.Close()
+	defer s.reports.Close()
 	word, rest := s.next()
 	if status, err := strconv.Atoi(rest); word == "exited" && err == nil {
 		return status, nil

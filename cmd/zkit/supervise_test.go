@@ -282,7 +282,10 @@ func TestLockLostEndsCommandGroup(t *testing.T) {
 		c := b.Connect(t)
 		killAfter := zktest.Scale(time.Second)
 		z := startZkit(t, bin, dir, b.Servers, "lock", path, "--kill-after", killAfter.String(), "--", "sh", "-c",
-			`sleep 300 & a=$!; sh -c "trap '' TERM; while :; do sleep 0.05; done" & b=$!; echo "$$ $a $b" > pids.tmp && mv pids.tmp pids; wait`)
+			`sleep 300 & a=$!
+			sh -c 'trap "" TERM; echo $$ > ignorer.tmp && mv ignorer.tmp ignorer; while :; do sleep 0.05; done' &
+			while [ ! -e ignorer ]; do sleep 0.01; done # it ignores SIGTERM now
+			echo "$$ $a $(cat ignorer)" > pids.tmp && mv pids.tmp pids; wait`)
 		pids := familyPIDs(t, dir)
 		nodes, _, err := c.Children(t.Context(), path)
 		if err != nil || len(nodes) != 1 {

@@ -63,8 +63,8 @@ func superviseMain(args []string) int {
 		return exitFailed
 	}
 	attr := &syscall.SysProcAttr{Setpgid: true}
-	terminal := foregroundTerminal()
-	if terminal {
+	zkitGroup := foregroundGroup()
+	if zkitGroup > 0 {
 		attr.Foreground, attr.Ctty = true, 0 // CMD gets the terminal (and its ^C, ^\)
 	}
 	// CMD's parent-death signal (where there is one) fires when the thread
@@ -82,11 +82,15 @@ func superviseMain(args []string) int {
 		return exitFailed
 	}
 	fmt.Fprintf(report, "started %d\n", pid)
+	// From now on the supervisor is a background process that may write to
+	// the terminal (stderr) or take it back: SIGTTOU must not stop it.
+	// CMD, started already, keeps its own SIGTTOU.
+	signal.Ignore(syscall.SIGTTOU)
 
 	g := &group{name: argv[0], pgid: pid, status: -1, killAfter: killAfter}
 	g.run(readOrders(orders), children)
-	if terminal {
-		giveBackTerminal(g.pgid)
+	if zkitGroup > 0 {
+		giveBackTerminal(g.pgid, zkitGroup)
 	}
 	if g.status < 0 {
 		g.status = 128 + int(syscall.SIGKILL) // not reaped: stuck after SIGKILL

@@ -4,7 +4,6 @@ package main
 
 import (
 	"os"
-	"os/signal"
 	"syscall"
 	"unsafe"
 )
@@ -17,23 +16,28 @@ import (
 // terminal's ^C and ^\ then go to CMD's group, not to zkit: CMD ends, and
 // zkit exits with its status. ^Z stops CMD but not zkit: a limit.
 
-// foregroundTerminal reports whether the supervisor's standard input is
-// a terminal whose foreground process group is zkit's.
-func foregroundTerminal() bool {
+// foregroundGroup is zkit's process group if the supervisor's standard
+// input is a terminal whose foreground process group that is; else 0.
+func foregroundGroup() int {
 	fg, err := terminalGroup()
-	return err == nil && fg == zkitGroup()
+	if err != nil {
+		return 0
+	}
+	zkit, err := syscall.Getpgid(os.Getppid())
+	if err != nil || fg != zkit {
+		return 0
+	}
+	return zkit
 }
 
 // giveBackTerminal makes zkit's group the foreground of the terminal
-// again if pgid (CMD's group) still has it.
-func giveBackTerminal(pgid int) {
+// again if pgid (CMD's group) still has it. The supervisor ignores
+// SIGTTOU, without which a background process could not.
+func giveBackTerminal(pgid, zkit int) {
 	if fg, err := terminalGroup(); err != nil || fg != pgid {
 		return
 	}
-	// A background process may set the foreground group only while it
-	// ignores SIGTTOU; the supervisor starts nothing more.
-	signal.Ignore(syscall.SIGTTOU)
-	g := int32(zkitGroup())
+	g := int32(zkit)
 	syscall.Syscall(syscall.SYS_IOCTL, 0, syscall.TIOCSPGRP, uintptr(unsafe.Pointer(&g)))
 }
 
@@ -45,13 +49,4 @@ func terminalGroup() (int, error) {
 		return 0, e
 	}
 	return int(g), nil
-}
-
-// zkitGroup is the process group of the supervisor's parent, zkit.
-func zkitGroup() int {
-	g, err := syscall.Getpgid(os.Getppid())
-	if err != nil {
-		return -1
-	}
-	return g
 }

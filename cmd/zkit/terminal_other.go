@@ -5,5 +5,5 @@ package main
 // On these systems the supervisor does not hand the terminal to CMD
 // (terminal.go): an interactive CMD that reads the terminal stops.
 
-func foregroundTerminal() bool { return false }
-func giveBackTerminal(int)     {}
+func foregroundGroup() int      { return 0 }
+func giveBackTerminal(int, int) {}
