@@ -330,3 +330,32 @@ func TestSupervisorKilledAloneZkitEndsGroup(t *testing.T) {
 		waitNodes(t, b.Connect(t), path, 0)
 	})
 }
+
+// CMD exits, leaving a process in its group (one that ignores SIGTERM):
+// it gets SIGTERM, then SIGKILL --kill-after later, and zkit exits with
+// CMD's status, releasing the lock, only once it is gone.
+func TestCommandExitEndsWhatItLeft(t *testing.T) {
+	bin := buildZkit(t)
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		dir, path := t.TempDir(), zktest.UniquePath(t)
+		killAfter := zktest.Scale(time.Second)
+		first := startZkit(t, bin, dir, b.Servers, "lock", path, "--kill-after", killAfter.String(), "--", "sh", "-c",
+			`sh -c 'trap "" TERM; echo $$ > left.tmp && mv left.tmp left; exec sleep 300' &
+			while [ ! -e left ]; do sleep 0.01; done # it ignores SIGTERM now
+			echo "$$ $(cat left)" > pids.tmp && mv pids.tmp pids; exit 3`)
+		pids := familyPIDs(t, dir)
+		exited := time.Now()
+		second := startZkit(t, bin, dir, b.Servers, append([]string{"lock", path, "--"}, secondCMD(dir, pids)...)...)
+		if status := first.status(t); status != 3 {
+			t.Fatalf("zkit exited %d, want CMD's 3 (stderr %q)", status, first.stderr.String())
+		}
+		if took := time.Since(exited); took < killAfter {
+			t.Fatalf("zkit exited %v after CMD, before --kill-after %v", took, killAfter)
+		}
+		checkGone(t, "when zkit exited", pids)
+		if status := second.status(t); status != 0 {
+			t.Fatalf("the second holder exited %d: %q", status, second.stderr.String())
+		}
+		checkSecondAlone(t, dir)
+	})
+}
