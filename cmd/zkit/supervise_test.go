@@ -231,7 +231,7 @@ func TestSupervisorOrphanedAtStartKillsCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	ordersW.Close() // zkit is gone
-	sup := exec.Command(bin, superviseArg, "5s", "sh", "-c", "sleep 1; touch "+dir+"/ran")
+	sup := exec.Command(bin, superviseArg, "5s", "sh", "-c", "sleep 5; touch "+dir+"/ran")
 	sup.ExtraFiles = []*os.File{ordersR, reportW}
 	if err := sup.Start(); err != nil {
 		t.Fatal(err)
