@@ -65,15 +65,19 @@ func (z *zkitRun) status(t *testing.T) int {
 
 // familyCMD is a CMD that starts a grandchild (sleep, which ignores
 // SIGINT and SIGQUIT: sh starts background commands so), writes "CMD-PID
-// GRANDCHILD-PID" to dir/pids and waits.
+// GRANDCHILD-PID" to dir/pids, then creates dir/ready, and waits. It runs
+// nothing else in the foreground: sh, if it got SIGINT while it waited for
+// a command that SIGINT did not kill (one that was finishing), would carry
+// on.
 func familyCMD(dir string) []string {
-	return []string{"sh", "-c", `ulimit -c 0; sleep 300 & echo "$$ $!" > ` + dir + `/pids.tmp && mv ` + dir + `/pids.tmp ` + dir + `/pids; wait`}
+	return []string{"sh", "-c", `ulimit -c 0; sleep 300 & echo "$$ $!" > ` + dir + `/pids; : > ` + dir + `/ready; wait`}
 }
 
-// familyPIDs waits for familyCMD's dir/pids and returns them. The test's
-// cleanup kills them if they are still there.
+// familyPIDs waits for dir/ready and returns the pids in dir/pids. The
+// test's cleanup kills them if they are still there.
 func familyPIDs(t *testing.T, dir string) []int {
 	t.Helper()
+	waitFile(t, filepath.Join(dir, "ready"))
 	var pids []int
 	for _, f := range strings.Fields(waitFile(t, filepath.Join(dir, "pids"))) {
 		pid, err := strconv.Atoi(f)
@@ -285,7 +289,7 @@ func TestLockLostEndsCommandGroup(t *testing.T) {
 			`sleep 300 & a=$!
 			sh -c 'trap "" TERM; echo $$ > ignorer.tmp && mv ignorer.tmp ignorer; while :; do sleep 0.05; done' &
 			while [ ! -e ignorer ]; do sleep 0.01; done # it ignores SIGTERM now
-			echo "$$ $a $(cat ignorer)" > pids.tmp && mv pids.tmp pids; wait`)
+			echo "$$ $a $(cat ignorer)" > pids; : > ready; wait`)
 		pids := familyPIDs(t, dir)
 		nodes, _, err := c.Children(t.Context(), path)
 		if err != nil || len(nodes) != 1 {
@@ -318,7 +322,7 @@ func TestSupervisorKilledAloneZkitEndsGroup(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		dir, path := t.TempDir(), zktest.UniquePath(t)
 		z := startZkit(t, bin, dir, b.Servers, "lock", path, "--", "sh", "-c",
-			`sleep 300 & echo "$$ $! $PPID" > pids.tmp && mv pids.tmp pids; wait`)
+			`sleep 300 & echo "$$ $! $PPID" > pids; : > ready; wait`)
 		pids := familyPIDs(t, dir)
 		supervisor := pids[2]
 		syscall.Kill(supervisor, syscall.SIGKILL)
@@ -342,7 +346,7 @@ func TestCommandExitEndsWhatItLeft(t *testing.T) {
 		first := startZkit(t, bin, dir, b.Servers, "lock", path, "--kill-after", killAfter.String(), "--", "sh", "-c",
 			`sh -c 'trap "" TERM; echo $$ > left.tmp && mv left.tmp left; exec sleep 300' &
 			while [ ! -e left ]; do sleep 0.01; done # it ignores SIGTERM now
-			echo "$$ $(cat left)" > pids.tmp && mv pids.tmp pids; exit 3`)
+			echo "$$ $(cat left)" > pids; : > ready; exit 3`)
 		pids := familyPIDs(t, dir)
 		exited := time.Now()
 		second := startZkit(t, bin, dir, b.Servers, append([]string{"lock", path, "--"}, secondCMD(dir, pids)...)...)

@@ -100,7 +100,9 @@ func TestCommandGetsTheTerminal(t *testing.T) {
 	}
 
 	m, status = zkitOnTerminal(t, bin, "lock", "/tty", "--servers", servers, "--", "sh", "-c",
-		`touch `+dir+`/sleeping; sleep 300`)
+		// No touch: sh, waiting for a touch that ^C reaches too late to
+		// kill, would carry on.
+		`echo > `+dir+`/sleeping; exec sleep 300`)
 	waitFile(t, filepath.Join(dir, "sleeping"))
 	m.Write([]byte{3}) // ^C
 	if s := exitWithin(t, status); s != 128+int(syscall.SIGINT) {
