@@ -19,9 +19,12 @@
 //     unreachable error with its fix, and an untrusted certificate into a
 //     failure that says which CA to pass; a.clientOptions() are the same
 //     options for code that connects by itself (the demo with --servers);
-//   - a.runWhileHeld(ctx, held, argv, env...) runs CMD while a lock, a term
-//     or a membership is held, sends it SIGTERM when that is lost, and
-//     returns CMD's status or the loss;
+//   - a.runWhileHeld(ctx, held, argv, env...) runs CMD, in a process group
+//     of its own under a supervisor process (supervise.go), while a lock, a
+//     term or a membership is held; ends the group when that is lost or
+//     zkit gets a stop signal (signals.go); and returns CMD's status or the
+//     loss only once no process of the group is left, so that the caller
+//     may release;
 //   - usagef, failf, timeoutf, lostf (exit.go) make the one-line errors
 //     with their exit status. Say which path, what happened, and the fix.
 //

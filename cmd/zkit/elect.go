@@ -16,16 +16,17 @@ import (
 )
 
 type electFlags struct {
-	id      string
-	wait    time.Duration
-	observe bool
-	json    bool
+	id        string
+	wait      time.Duration
+	observe   bool
+	json      bool
+	tolerance time.Duration
 }
 
 func newElectCmd(a *app) *cobra.Command {
 	var f electFlags
 	cmd := &cobra.Command{
-		Use:   "elect PATH [--id ID] [--wait D] -- CMD [ARGS] | elect PATH --observe [--json]",
+		Use:   "elect PATH [--id ID] [--wait D] [--tolerance D] -- CMD [ARGS] | elect PATH --observe [--json]",
 		Short: "Run CMD while leader of an election; or print the leader as it changes",
 		Long: `Campaigns in the leader election at PATH, runs CMD once this process leads, and
 exits with CMD's status (resigning, so that the next candidate takes over).
@@ -33,8 +34,13 @@ exits with CMD's status (resigning, so that the next candidate takes over).
 CMD gets ZKIT_LEADER_NODE (the leader's node), ZKIT_LEADER_ID (its id) and
 ZKIT_FENCING_TOKEN (the node's czxid, which only grows from one term to the next: pass
 it to what CMD writes to, so that a deposed leader's writes can be refused). If the
-leadership is lost while CMD runs (session expired, connection lost, node deleted), CMD
-gets SIGTERM and zkit exits with status 5.
+leadership is lost while CMD runs (session expired, connection lost for longer than
+--tolerance, node deleted), CMD gets SIGTERM and zkit exits with status 5.
+
+--tolerance D keeps the leadership, and CMD, across a connection lost for up to D (a
+ZooKeeper restart, a network blip); the default, 0, ends CMD as soon as the
+connection is lost. Meanwhile the session may expire at the servers and another
+candidate lead: CMD may run beside it for up to D, so fence what it writes.
 
 --observe prints the leader whenever it changes, one line each, until interrupted:
 "ID NODE TOKEN", or "none" while no candidate is in the election. With --json each line
@@ -61,6 +67,7 @@ PATH.`,
 	fl.DurationVar(&f.wait, "wait", 0, "give up (status 4) if not leading within D")
 	fl.BoolVar(&f.observe, "observe", false, "print the leader whenever it changes, until interrupted")
 	fl.BoolVar(&f.json, "json", false, "with --observe: one JSON object per line")
+	fl.DurationVar(&f.tolerance, "tolerance", 0, "keep the leadership across a connection lost for up to D")
 	return cmd
 }
 
@@ -74,14 +81,16 @@ func electArgs(cmd *cobra.Command, args []string, f electFlags) (path string, ar
 	switch {
 	case f.observe && len(argv) > 0:
 		return "", nil, usagef("--observe runs no CMD (drop what follows --)")
-	case f.observe && (idSet || f.wait != 0):
-		return "", nil, usagef("--id and --wait are for campaigning, not with --observe")
+	case f.observe && (idSet || f.wait != 0 || f.tolerance != 0):
+		return "", nil, usagef("--id, --wait and --tolerance are for campaigning, not with --observe")
 	case !f.observe && f.json:
 		return "", nil, usagef("--json goes with --observe")
 	case !f.observe && len(argv) == 0:
 		return "", nil, usagef("missing CMD (zkit elect PATH -- CMD [ARGS]), or --observe")
 	case f.wait < 0:
 		return "", nil, usagef("--wait %v: must be positive", f.wait)
+	case f.tolerance < 0:
+		return "", nil, usagef("--tolerance %v: must not be negative", f.tolerance)
 	case idSet && f.id == "":
 		return "", nil, usagef("--id is empty")
 	}
@@ -118,7 +127,7 @@ func (a *app) runElected(ctx context.Context, path string, argv []string, f elec
 	}
 	defer c.Close()
 
-	term, err := election.New(c, path, id).Campaign(campaignCtx)
+	term, err := election.New(c, path, id, election.WithSuspendTolerance(f.tolerance)).Campaign(campaignCtx)
 	var ie *client.InputError
 	switch {
 	case errors.As(err, &ie):

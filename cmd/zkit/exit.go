@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -18,14 +19,44 @@ const (
 )
 
 const exitHelp = `Exit status:
-  0  success (or CMD's status, for commands that run one)
-  1  the operation failed
-  2  usage error
-  3  no ZooKeeper reachable
-  4  timed out (--wait), or taken by another (--try)
-  5  lost: what was held ended while CMD ran (CMD got SIGTERM),
-     or another barrier member vanished instead of leaving
+  0      success (or CMD's status, for commands that run one)
+  1      the operation failed
+  2      usage error
+  3      no ZooKeeper reachable
+  4      timed out (--wait), or taken by another (--try)
+  5      lost: what was held ended while CMD ran (CMD's processes got SIGTERM),
+         or another barrier member vanished instead of leaving
+  128+N  stopped by signal N before CMD ran (SIGHUP 129, SIGINT 130,
+         SIGQUIT 131, SIGTERM 143); once CMD ran, zkit exits with CMD's status
+With --exit-base B, zkit's own 1-5 are B+1..B+5 (CMD's status and 128+N are
+not moved), so that they can be told from a CMD's own 1-5.
 `
+
+// maxExitBase is the largest --exit-base: zkit's statuses stay below 256.
+const maxExitBase = 250
+
+// exitBaseArg is --exit-base's value in args (before "--"), or 0 if it is
+// not there or not valid (cobra then says so). It is read from args
+// rather than the parsed flag so that it applies to every usage error,
+// including those cobra finds before it parses the flag.
+func exitBaseArg(args []string) int {
+	base := 0
+	for i := 0; i < len(args) && args[i] != "--"; i++ {
+		v, ok := strings.CutPrefix(args[i], "--exit-base=")
+		if !ok && args[i] == "--exit-base" && i+1 < len(args) {
+			v, ok = args[i+1], true
+		}
+		if !ok {
+			continue
+		}
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= maxExitBase {
+			base = n
+		} else {
+			base = 0
+		}
+	}
+	return base
+}
 
 // exitError is an error with the status zkit exits with.
 type exitError struct {

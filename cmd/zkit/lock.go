@@ -17,19 +17,26 @@ type lockFlags struct {
 	read, write bool
 	try         bool
 	wait        time.Duration
+	tolerance   time.Duration
 }
 
 func newLockCmd(a *app) *cobra.Command {
 	var f lockFlags
 	cmd := &cobra.Command{
-		Use:   "lock PATH [--read|--write] [--try] [--wait D] -- CMD [ARGS]",
+		Use:   "lock PATH [--read|--write] [--try] [--wait D] [--tolerance D] -- CMD [ARGS]",
 		Short: "Hold a lock while CMD runs; exit with CMD's status",
 		Long: `Holds the lock at PATH while CMD runs, and exits with CMD's status.
 
 CMD gets ZKIT_LOCK_NODE (the lock node) and ZKIT_FENCING_TOKEN (its czxid, which only
 grows from one holder to the next: pass it to what CMD writes to, so that a stale
 holder's writes can be refused). If the lock is lost while CMD runs (session expired,
-connection lost, node deleted), CMD gets SIGTERM and zkit exits with status 5.
+connection lost for longer than --tolerance, node deleted), CMD gets SIGTERM and zkit
+exits with status 5.
+
+--tolerance D keeps the lock, and CMD, across a connection lost for up to D (a
+ZooKeeper restart, a network blip); the default, 0, ends CMD as soon as the
+connection is lost. Meanwhile the session may expire at the servers and another
+process take the lock: CMD may run beside it for up to D, so fence what it writes.
 
 The lock is Curator's InterProcessMutex layout (or InterProcessReadWriteLock with
 --read/--write): Java and Go processes exclude each other on the same PATH.`,
@@ -49,6 +56,7 @@ The lock is Curator's InterProcessMutex layout (or InterProcessReadWriteLock wit
 	fl.BoolVar(&f.write, "write", false, "take the write side of a read/write lock")
 	fl.BoolVar(&f.try, "try", false, "fail at once (status 4) if the lock is taken")
 	fl.DurationVar(&f.wait, "wait", 0, "give up (status 4) if the lock is not held within D")
+	fl.DurationVar(&f.tolerance, "tolerance", 0, "keep the lock across a connection lost for up to D")
 	return cmd
 }
 
@@ -67,6 +75,8 @@ func lockArgs(cmd *cobra.Command, args []string, f lockFlags) (path string, argv
 		return "", nil, usagef("--try and --wait exclude each other")
 	case f.wait < 0:
 		return "", nil, usagef("--wait %v: must be positive", f.wait)
+	case f.tolerance < 0:
+		return "", nil, usagef("--tolerance %v: must not be negative", f.tolerance)
 	}
 	if reason := client.ValidatePath(path, false); reason != "" {
 		return "", nil, usagef("invalid PATH %q: %s", path, reason)
@@ -114,7 +124,7 @@ func (a *app) runLock(ctx context.Context, path string, argv []string, f lockFla
 
 func acquireLock(ctx context.Context, c *client.Client, path string, f lockFlags) (*recipes.Lease, error) {
 	if f.read || f.write {
-		rw := rwlock.New(c, path)
+		rw := rwlock.New(c, path, rwlock.WithSuspendTolerance(f.tolerance))
 		switch {
 		case f.read && f.try:
 			return rw.TryRLock(ctx)
@@ -125,7 +135,7 @@ func acquireLock(ctx context.Context, c *client.Client, path string, f lockFlags
 		}
 		return rw.Lock(ctx)
 	}
-	l := lock.New(c, path)
+	l := lock.New(c, path, lock.WithSuspendTolerance(f.tolerance))
 	if f.try {
 		return l.TryLock(ctx)
 	}

@@ -20,6 +20,9 @@ func makeTempDir() (string, error) {
 }
 
 func TestMain(m *testing.M) {
+	if status, ok := runSupervisor(os.Args); ok {
+		os.Exit(status) // a command run in-process started this binary to supervise its CMD
+	}
 	code := zktest.Main(m)
 	for _, d := range tempDirs {
 		os.RemoveAll(d)

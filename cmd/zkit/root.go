@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,6 +20,10 @@ type app struct {
 	tlsCA          string // PEM files; any of them turns TLS on
 	tlsCert        string
 	tlsKey         string
+	killAfter      time.Duration // how long CMD's group has after its stop signal before SIGKILL
+	exitBase       int           // added to zkit's own exit statuses (exit.go)
+
+	signals <-chan os.Signal // every stop signal zkit gets (signals.go)
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -29,12 +31,13 @@ type app struct {
 	started bool // the command's own code ran: errors after this are not usage errors
 }
 
-// execute runs zkit with args and returns the exit status. SIGINT and
-// SIGTERM cancel the command's context.
+// execute runs zkit with args and returns the exit status. A stop signal
+// (signals.go) cancels the command's context; a command stopped that way
+// before it ran CMD exits with 128+N for signal N.
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, signals, stop := notifyStops(context.Background())
 	defer stop()
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, signals: signals}
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
@@ -52,12 +55,16 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if cmd != nil {
 		name = cmd.CommandPath()
 	}
+	if s := stoppedBy(ctx); s != 0 {
+		fmt.Fprintf(stderr, "%s: stopped by %s\n", name, signalName(s))
+		return 128 + int(s)
+	}
 	line := oneLine(err)
 	if statusOf(err) == exitUsage {
 		line += fmt.Sprintf(" (see '%s --help')", name)
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", name, line)
-	return statusOf(err)
+	return exitBaseArg(args) + statusOf(err)
 }
 
 func newRootCmd(a *app) *cobra.Command {
@@ -76,8 +83,15 @@ ZooKeeper's x509 provider takes as the client's identity.
 Global flags may appear anywhere on the line.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		PersistentPreRun: func(*cobra.Command, []string) {
+		PersistentPreRunE: func(*cobra.Command, []string) error {
 			a.started = true
+			switch {
+			case a.killAfter < 0:
+				return usagef("--kill-after %v: must not be negative", a.killAfter)
+			case a.exitBase < 0 || a.exitBase > maxExitBase:
+				return usagef("--exit-base %d: must be 0 to %d", a.exitBase, maxExitBase)
+			}
+			return nil
 		},
 	}
 	root.SetIn(a.stdin)
@@ -93,6 +107,8 @@ Global flags may appear anywhere on the line.`,
 	pf.StringVar(&a.tlsCA, "tls-ca", "", "connect over TLS, trusting the CA certificates in this PEM file")
 	pf.StringVar(&a.tlsCert, "tls-cert", "", "connect over TLS with this client certificate (PEM; needs --tls-key)")
 	pf.StringVar(&a.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
+	pf.DurationVar(&a.killAfter, "kill-after", defaultKillAfter, "commands that run CMD: how long CMD's processes have after their stop signal before SIGKILL")
+	pf.IntVar(&a.exitBase, "exit-base", 0, fmt.Sprintf("add `B` (0 to %d) to zkit's own exit statuses 1-5, to tell them from CMD's", maxExitBase))
 
 	root.AddCommand(
 		newDemoCmd(a),
@@ -108,6 +124,12 @@ Global flags may appear anywhere on the line.`,
 		newBenchCmd(a),
 		newVersionCmd(a),
 	)
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "lock", "elect", "members", "rendezvous", "barrier":
+			c.Long += "\n\n" + runHelp
+		}
+	}
 	return root
 }
 

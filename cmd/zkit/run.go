@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"syscall"
 	"time"
 )
@@ -16,61 +15,88 @@ type held interface {
 	Err() error
 }
 
-// killGrace is how long CMD has to exit after SIGTERM before it is killed.
-const killGrace = 10 * time.Second
+// runHelp ends the help of every command that runs CMD.
+const runHelp = `How CMD runs: in a process group of its own, with every process it starts. When what
+zkit holds is lost, the group gets SIGTERM; when zkit gets SIGHUP, SIGINT, SIGQUIT or
+SIGTERM, the group gets that signal (SIGUSR1, SIGUSR2 and SIGPIPE do not stop zkit and
+are not passed on). When CMD exits, what it left in the group gets SIGTERM. Whatever
+is left of the group --kill-after later (default 5s) gets SIGKILL, and zkit releases
+what it holds only once no process of the group is left (after SIGKILL it waits 5s at
+most, for processes stuck in the kernel). If zkit is killed outright (SIGKILL, the OOM
+killer), a supervisor process that zkit started for CMD kills the group. Processes
+that leave the group (setsid, daemons) are not followed. On zkit's terminal CMD is the
+foreground job: ^C goes to CMD, and zkit exits with CMD's status. (On Windows CMD is
+killed outright, and the processes it started are not.)`
+
+// defaultKillAfter is --kill-after's default: how long CMD's process group
+// has after its stop signal before SIGKILL.
+const defaultKillAfter = 5 * time.Second
 
 // errStopped is the loss reported when zkit itself was told to stop.
 var errStopped = errors.New("zkit got a signal to stop")
 
 // runWhileHeld runs argv, with env added to zkit's environment and zkit's
-// standard streams, until it exits, h ends, or ctx ends (zkit got SIGINT or
-// SIGTERM). In the last two cases CMD gets SIGTERM, then SIGKILL after
-// killGrace. It returns CMD's exit status, and why h ended if it ended
-// (errStopped if zkit was stopped) while CMD ran.
+// standard streams, in a process group of its own under a supervisor
+// (supervise.go), until no process of that group is left. When h ends,
+// the group gets SIGTERM; when zkit gets a stop signal (signals.go), the
+// group gets that signal (and ctx ends). Whatever is left of the group
+// --kill-after later gets SIGKILL. If zkit dies, its supervisor SIGKILLs
+// the group.
+//
+// It returns CMD's exit status (128+N if signal N killed it), and why h
+// ended (errStopped if zkit was stopped) if that stopped CMD. If ctx had
+// ended before, CMD does not start: the status is 128+N for stop signal N.
+// So when runWhileHeld returns, nothing of CMD's group runs, and the
+// caller may release what it holds.
 func (a *app) runWhileHeld(ctx context.Context, h held, argv []string, env ...string) (status int, lost error, err error) {
 	if len(argv) == 0 {
 		return 0, nil, usagef("missing CMD after --")
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.stdin, a.stdout, a.stderr
-	cmd.Env = append(os.Environ(), env...)
-	if err := cmd.Start(); err != nil {
+	if ctx.Err() != nil {
+		return 128 + int(stopSignalOf(ctx)), errStopped, nil
+	}
+	p, err := startSupervised(argv, append(os.Environ(), env...), a.stdin, a.stdout, a.stderr, a.killAfter)
+	if err != nil {
 		return 0, nil, failf("cannot start %s: %v", argv[0], err)
 	}
-	exited := make(chan struct{})
-	go func() {
-		cmd.Wait()
-		close(exited)
-	}()
-	select {
-	case <-exited:
-	case <-h.Done():
-		lost = h.Err()
-		terminate(cmd, exited)
-	case <-ctx.Done():
-		lost = errStopped
-		terminate(cmd, exited)
+	hDone, ctxDone := h.Done(), ctx.Done()
+	for {
+		select {
+		case <-p.Done():
+			status, err := p.wait()
+			if err != nil {
+				return 0, lost, failf("%v", err)
+			}
+			return status, lost, nil
+		case <-hDone:
+			hDone = nil
+			if lost == nil {
+				lost = h.Err()
+			}
+			p.signal(syscall.SIGTERM)
+		case s := <-a.signals:
+			if lost == nil {
+				lost = errStopped
+			}
+			p.signal(s.(syscall.Signal))
+		case <-ctxDone:
+			ctxDone = nil
+			if stoppedBy(ctx) != 0 {
+				continue // that signal is on a.signals
+			}
+			if lost == nil {
+				lost = errStopped
+			}
+			p.signal(syscall.SIGTERM)
+		}
 	}
-	return exitStatus(cmd.ProcessState), lost, nil
 }
 
-// terminate sends CMD SIGTERM, and SIGKILL if it has not exited after
-// killGrace.
-func terminate(cmd *exec.Cmd, exited <-chan struct{}) {
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-exited:
-	case <-time.After(killGrace):
-		cmd.Process.Kill()
-		<-exited
+// stopSignalOf is the signal that ended ctx, SIGTERM if it ended
+// otherwise.
+func stopSignalOf(ctx context.Context) syscall.Signal {
+	if s := stoppedBy(ctx); s != 0 {
+		return s
 	}
-}
-
-// exitStatus is CMD's exit code, or 128+N when signal N killed it (as a
-// shell reports it).
-func exitStatus(ps *os.ProcessState) int {
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
+	return syscall.SIGTERM
 }

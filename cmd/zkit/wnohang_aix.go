@@ -1,0 +1,4 @@
+package main
+
+// wNoHang is WNOHANG, which package syscall lacks on AIX.
+const wNoHang = 0x1
