@@ -65,7 +65,14 @@ func TestHolderExpiry(t *testing.T) {
 		}
 		waiter := b.Connect(t)
 		front := acquireN(ctx, semaphore.New(waiter, path, 1), 1)
+		// It has joined the mutex: its node is there and watched (real
+		// ZooKeeper's wchp lists data watches only, so its watch on the
+		// leases cannot be waited for). Expired any earlier, while it
+		// creates its node, it would join again under its next session, as
+		// every acquire does.
 		waitNodes(t, admin, path, 1, 1)
+		mutex := path + "/locks/" + recipetest.Children(t, admin, path+"/locks")[0]
+		recipetest.WaitWatching(t, b.Addr(), mutex, waiter.Session().ID())
 		behind := acquireN(ctx, semaphore.New(b.Connect(t), path, 1), 1)
 		waitNodes(t, admin, path, 1, 2)
 		b.ExpireSession(t, waiter.Session())
