@@ -25,6 +25,11 @@
 // waiter without another round trip, but Curator's LeaderLatch reacts to
 // NodeDeleted only: behind a lock-style release it would wait forever.
 //
+// [Election.Run] is Curator's LeaderSelector with autoRequeue: it
+// campaigns, runs a function with each term it wins (its context ends with
+// the term), resigns when the function returns, and campaigns again after
+// [WithRequeuePause], until its own context ends.
+//
 // [Election.Leader] reads who leads now, and [Election.Observe] follows it:
 // the owner of the lowest node, or [NoLeader]. Observation is
 // level-triggered: after churn or a reconnect the last value delivered is

@@ -127,6 +127,7 @@ type Option func(*config)
 
 type config struct {
 	recipes.Options
+	requeuePause time.Duration // Run's pause between terms
 }
 
 // WithSuspendTolerance keeps a term across a suspended connection for up

@@ -143,3 +143,40 @@ func compact(ctx context.Context) error {
 	<-ctx.Done()
 	return ctx.Err()
 }
+
+// Run leads again and again, as Curator's LeaderSelector with
+// autoRequeue: lead runs with each term won, its context ends when the
+// term is lost, and the candidate campaigns again afterwards.
+func ExampleElection_Run() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	ctx, stop := context.WithCancel(ctx)
+	terms := 0
+	e := election.New(c, "/app/election/reports", "host-a", election.WithRequeuePause(10*time.Millisecond))
+	err = e.Run(ctx, func(ctx context.Context, term *election.Term) error {
+		terms++
+		fmt.Println("term", terms, "as", term.ID())
+		// ... lead under ctx; return nil to give the term up and rejoin ...
+		if terms == 2 {
+			stop() // a clean stop: Run resigns and returns nil
+		}
+		return nil
+	})
+	fmt.Println("stopped:", err)
+	// Output:
+	// term 1 as host-a
+	// term 2 as host-a
+	// stopped: <nil>
+}

@@ -16,6 +16,11 @@
 // [Lease.Guard]) for writes to ZooKeeper, [Lease.Token] for writes anywhere
 // else.
 //
+// [NewMulti] takes several locks all or nothing (Curator's
+// InterProcessMultiLock), in the order of their paths so that two
+// multi-locks over overlapping sets never deadlock, and holds them as one
+// [MultiLease] that ends as soon as any of them is lost.
+//
 // Do not write to lock nodes: a waiter takes a data change on the node it
 // waits for as its release (see package recipes, "The release signal").
 package lock

@@ -84,3 +84,37 @@ func ExampleLease_Context() {
 	// work: <nil>
 	// token > 0: true
 }
+
+// Several locks, all or nothing, in one order whatever the order given:
+// two multi-locks over overlapping sets never deadlock.
+func ExampleNewMulti() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	transfer := lock.NewMulti(c, []string{"/app/locks/account-b", "/app/locks/account-a"})
+	both, err := transfer.Lock(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("taken in order:", transfer.Paths())
+
+	// Fenced by every part: applied only while both locks are held.
+	if _, err := both.Multi(ctx, client.CreateOp("/app/transfer", []byte("a->b"), client.Persistent)); err != nil {
+		fmt.Println(err)
+	}
+	both.Unlock(ctx)
+	// Output:
+	// taken in order: [/app/locks/account-a /app/locks/account-b]
+}

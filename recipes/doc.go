@@ -8,12 +8,16 @@
 //   - the herd-free queue walk ([Queue], [Ticket]): each waiter watches
 //     exactly one node, and a handoff costs O(1) round trips whatever the
 //     number of waiters;
-//   - held things: a sequence node held in turn ([Lease]) and a node kept
-//     present across sessions ([Kept], one [Presence] at a time). Done and
-//     Context end when the thing may no longer be held (released, session
-//     lost, connection suspended beyond the configured tolerance, node
-//     deleted or claimed by someone else); Token is a fencing token (the
-//     node's czxid), Guard and Multi make fenced writes;
+//   - held things: a sequence node held in turn ([Lease]; [NewLease] for a
+//     node a recipe decided it holds some other way, as a counting
+//     semaphore's lease) and a node kept present across sessions ([Kept],
+//     one [Presence] at a time); several leases taken all or nothing in
+//     one global order and held as one ([AcquireAll], [JointLease]).
+//     Done and Context end when the thing may no longer be held
+//     (released, session lost, connection suspended beyond the configured
+//     tolerance, node deleted or claimed by someone else); Token is a
+//     fencing token (the node's czxid), Guard and Multi make fenced
+//     writes;
 //   - cleanups on every exit path that outlive the call that started them
 //     ([Remove]);
 //   - directories made on demand ([CreateDir]: containers where the server

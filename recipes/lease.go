@@ -62,14 +62,38 @@ type LeaseOptions struct {
 	// more than one lower node.
 	PlainRelease bool
 	Logger       *slog.Logger
+	// Recipe names the recipe in telemetry; empty: the kind of the
+	// ticket's node (see Kind.Recipe).
+	Recipe string
 }
 
 func newLease(t *Ticket, opts LeaseOptions) *Lease {
+	if opts.Recipe == "" {
+		opts.Recipe = t.node.Kind.Recipe
+	}
+	return hold(t.q.c, t.sess, t.path, t.token, t.self, opts)
+}
+
+// NewLease returns a held Lease on a node that a recipe of its own decided
+// is held without a Queue (a counting semaphore's lease, say): the
+// ephemeral node path, owned by sess, whose Stat st and one-shot watch self
+// the recipe read with client.GetW after creating it. The token is
+// st.Czxid. From then on it is a Lease like any other: the watch ends it
+// when the node is deleted or written, the session's loss and a suspension
+// beyond o.SuspendTolerance end it too.
+//
+// The caller checks that sess owns the node (st.EphemeralOwner) before
+// calling: a Lease on a node of another session would be held by no one.
+func NewLease(c *client.Client, sess *client.Session, path string, st *client.Stat, self <-chan client.WatchEvent, o LeaseOptions) *Lease {
+	return hold(c, sess, path, st.Czxid, self, o)
+}
+
+func hold(c *client.Client, sess *client.Session, path string, token int64, self <-chan client.WatchEvent, opts LeaseOptions) *Lease {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	l := &Lease{c: t.q.c, sess: t.sess, path: t.path, token: t.token,
+	l := &Lease{c: c, sess: sess, path: path, token: token,
 		log: logger(opts.Logger), ctx: ctx, cancel: cancel, plain: opts.PlainRelease,
-		recipe: t.node.Kind.Recipe, since: time.Now()}
-	go l.monitor(t.self, &tolerance{c: l.c, limit: opts.SuspendTolerance})
+		recipe: opts.Recipe, since: time.Now()}
+	go l.monitor(self, &tolerance{c: l.c, limit: opts.SuspendTolerance})
 	return l
 }
 

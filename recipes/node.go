@@ -29,6 +29,10 @@ var (
 	ReadKind  = Kind{Marker: "__READ__", Recipe: "rwlock"}                  // InterProcessReadWriteLock, readers
 	WriteKind = Kind{Marker: "__WRIT__", Exclusive: true, Recipe: "rwlock"} // InterProcessReadWriteLock, writers
 	LatchKind = Kind{Marker: "latch-", Exclusive: true, Recipe: "election"} // LeaderLatch
+	// LeaseKind is the shape of a counting semaphore's lease nodes
+	// (InterProcessSemaphoreV2's "<path>/leases/_c_<uuid>-lease-<seq>").
+	// They are counted, not queued: it is no queue recipe's kind.
+	LeaseKind = Kind{Marker: "lease-", Recipe: "semaphore"}
 )
 
 // queueKinds are every queue recipe's kinds, to tell another recipe's

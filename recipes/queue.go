@@ -230,6 +230,9 @@ func (t *Ticket) Node() Node { return t.node }
 // Path is the full path of the ticket's node.
 func (t *Ticket) Path() string { return t.path }
 
+// Session is the session that owns the ticket's node.
+func (t *Ticket) Session() *client.Session { return t.sess }
+
 // Blocked reports whether lower nodes remain to wait for, as far as the
 // ticket knows.
 func (t *Ticket) Blocked() bool { return len(t.known) > 0 }

@@ -26,6 +26,7 @@ const (
 	opCreate2         = 15
 	opCreateContainer = 19
 	opCreateTTL       = 21
+	opMulti           = 14 // CutAfterNextMultiCreate
 	xidPing           = -2
 	closeXid          = 1
 	maxFrame          = 64 << 20 // anything larger is not a ZooKeeper frame

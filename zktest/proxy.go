@@ -138,10 +138,21 @@ func (p *Proxy) CutAfterNextCreate(prefix string) {
 // directory or parent that a recipe creates on the way to its own node.
 func (p *Proxy) CutAfterCreateOf(path string) { p.cutCreate.Store(&createCut{path: path}) }
 
-// createCut is an armed create cut: the path, or its prefix.
+// CutAfterNextMultiCreate arms the fault of CutAfterNextRequest for the
+// next multi whose first op is a create whose path starts with prefix: for
+// a recipe that creates its node and writes others in one transaction.
+// Like CutAfterNextCreate, it lets every other request through, and
+// replaces a create cut armed earlier that has not fired.
+func (p *Proxy) CutAfterNextMultiCreate(prefix string) {
+	p.cutCreate.Store(&createCut{path: prefix, prefix: true, multi: true})
+}
+
+// createCut is an armed create cut: the path, or its prefix; in a plain
+// create, or as the first op of a multi.
 type createCut struct {
 	path   string
 	prefix bool
+	multi  bool
 }
 
 // takeCreateCut reports whether frame is a create the armed cut names,
@@ -151,16 +162,28 @@ func (p *Proxy) takeCreateCut(frame []byte) bool {
 	if cut == nil || len(frame) < 16 {
 		return false
 	}
-	switch binary.BigEndian.Uint32(frame[8:12]) { // the request's opcode
+	at := 12 // where the create's path begins
+	if cut.multi {
+		// A multi: a MultiHeader (type int32, done bool, err int32)
+		// before each op.
+		if binary.BigEndian.Uint32(frame[8:12]) != opMulti || len(frame) < 25 {
+			return false
+		}
+		frame, at = frame[4:], 17 // the first op's type where the opcode was
+	}
+	switch binary.BigEndian.Uint32(frame[8:12]) { // the request's (or first op's) opcode
 	case opCreate, opCreate2, opCreateContainer, opCreateTTL:
 	default:
 		return false
 	}
-	n := int(int32(binary.BigEndian.Uint32(frame[12:16]))) // the path's length
-	if n < 0 || 16+n > len(frame) {
+	if len(frame) < at+4 {
 		return false
 	}
-	path := string(frame[16 : 16+n])
+	n := int(int32(binary.BigEndian.Uint32(frame[at : at+4]))) // the path's length
+	if n < 0 || at+4+n > len(frame) {
+		return false
+	}
+	path := string(frame[at+4 : at+4+n])
 	if path != cut.path && !(cut.prefix && strings.HasPrefix(path, cut.path)) {
 		return false
 	}

@@ -338,6 +338,41 @@ func TestProxyCutAfterNextCreate(t *testing.T) {
 	}
 }
 
+// multiFrame is a multi request whose first op is op on path, the rest
+// left out: the proxy reads no further than the first op's path.
+func multiFrame(xid, op int32, path string) []byte {
+	p := requestFrame(xid, opMulti)
+	p = binary.BigEndian.AppendUint32(p, uint32(op))
+	p = append(p, 0)                                 // done
+	p = binary.BigEndian.AppendUint32(p, 0xffffffff) // err
+	p = binary.BigEndian.AppendUint32(p, uint32(len(path)))
+	p = append(p, path...)
+	binary.BigEndian.PutUint32(p, uint32(len(p)-4))
+	return p
+}
+
+func TestProxyCutAfterNextMultiCreate(t *testing.T) {
+	srv := newFakeServer(t)
+	p := NewProxy(t, srv.addr())
+	p.CutAfterNextMultiCreate("/dir/")
+	c := dialFake(t, p.Addr())
+	for xid, f := range map[int32][]byte{
+		1: createFrame(1, opCreate, "/dir/plain"), // a create outside a multi
+		2: multiFrame(2, 5, "/dir/x"),             // a multi beginning with a setData
+		3: multiFrame(3, opCreate, "/other/x"),    // a multi creating elsewhere
+		4: requestFrame(4, opMulti),               // an empty multi
+	} {
+		c.send(f)
+		c.SetReadDeadline(time.Now().Add(Scale(5 * time.Second)))
+		if body, err := readFrame(c); err != nil || int32(binary.BigEndian.Uint32(body)) != xid {
+			t.Fatalf("reply to %d: %v", xid, err)
+		}
+	}
+	c.send(multiFrame(5, opCreate, "/dir/node-"))
+	srv.waitFor(t, 5) // applied...
+	c.expectClosed()  // ...but the reply is lost
+}
+
 func TestProxyBlackholeHeal(t *testing.T) {
 	srv := newFakeServer(t)
 	p := NewProxy(t, srv.addr())

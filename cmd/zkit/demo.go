@@ -32,6 +32,7 @@ var demoSteps = []demoStep{
 	{"lock", "contention with fenced writes", "mutual exclusion, tokens increase, no lost write", false, lockContention},
 	{"lock", "holder's session expires", "next holder has a higher token; stale write refused", false, lockExpiry},
 	{"lock", "create reply lost", "exactly one node, adopted", true, lockLostReply},
+	{"semaphore", "contention, half as many leases", "never more holders than leases", false, semaphoreContention},
 	{"rwlock", "readers and writers", "a writer is alone; readers share", false, rwlockContention},
 	{"rwlock", "upgrade attempt", "refused at once, no deadlock", false, rwlockUpgrade},
 	{"election", "failover with forced crashes", "one leader at a time (fenced), no lost write", false, electionCrash},

@@ -1,0 +1,383 @@
+package semaphore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// maxDirCreates bounds how often an attempt creates the leases directory
+// again because it went missing under the create of its nodes (the server
+// reaping the emptied container, or someone deleting it).
+const maxDirCreates = 4
+
+// errRecount sends an attempt back to the mutex: its nodes counted more
+// than Max leases (see attempt.hold).
+var errRecount = errors.New("zkit: more leases than the maximum after the create")
+
+// acquire takes n leases: an attempt, again if it had to give its nodes
+// back (errRecount).
+func (s *Semaphore) acquire(ctx context.Context, op string, n int, try bool) ([]*Lease, error) {
+	if err := s.check(op, n); err != nil {
+		return nil, err
+	}
+	for {
+		leases, err := s.attempt(ctx, n, try)
+		if !errors.Is(err, errRecount) {
+			return leases, err
+		}
+		s.cfg.Log().Warn("zkit: semaphore: more leases than the maximum: a participant created lease nodes without the mutex; trying again",
+			"path", s.path, "max", s.max)
+	}
+}
+
+// attempt is one pass through the mutex: take it, wait for room, create the
+// lease nodes and release it in one Multi, then check and hold them.
+type attempt struct {
+	s    *Semaphore
+	t    *recipes.Ticket // the mutex node
+	sess *client.Session // owns the mutex node and the lease nodes
+	n    int
+}
+
+func (s *Semaphore) attempt(ctx context.Context, n int, try bool) ([]*Lease, error) {
+	t, err := s.mutex.Join(ctx, recipes.MutexKind, nil, s.cfg.ACL...)
+	if err != nil {
+		return nil, err
+	}
+	a := &attempt{s: s, t: t, sess: t.Session(), n: n}
+	if try && t.Blocked() {
+		t.Abandon(ctx)
+		return nil, ErrNoLease
+	}
+	if err := t.Wait(ctx); err != nil {
+		t.Abandon(ctx)
+		return nil, err
+	}
+	if err := a.room(ctx, try); err != nil {
+		t.Abandon(ctx)
+		return nil, err
+	}
+	paths, err := a.create(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return a.hold(ctx, paths)
+}
+
+// room waits, holding the mutex, until the leases directory has room for
+// n more: until the lease nodes there number at most Max - n. It watches
+// the directory's children only once it has to wait, and only the holder
+// of the mutex waits here, so a release wakes one process.
+func (a *attempt) room(ctx context.Context, try bool) error {
+	c := a.s.c
+	watch := false
+	var b client.Backoff
+	for {
+		var (
+			children []string
+			w        <-chan client.WatchEvent
+			err      error
+		)
+		if watch {
+			children, _, w, err = c.ChildrenW(ctx, a.s.leases)
+		} else {
+			children, _, err = c.Children(ctx, a.s.leases)
+		}
+		switch {
+		case errors.Is(err, client.ErrNoNode):
+			return nil // no lease is held: the first create makes the directory
+		case client.IsRetryable(err):
+			if err := a.pause(ctx, &b); err != nil {
+				return err
+			}
+			continue
+		case err != nil:
+			return err
+		}
+		b.Reset()
+		if countLeases(children, math.MaxInt64)+a.n <= a.s.max {
+			return nil
+		}
+		if try {
+			return ErrNoLease
+		}
+		if !watch {
+			watch = true // list again with a watch: a release may have come meanwhile
+			continue
+		}
+		select {
+		case ev := <-w:
+			if ev.Type == client.EventNotWatching {
+				return lost(ev.Err)
+			}
+		case <-a.sess.Done():
+			return lost(a.sess.Err())
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// create creates the n lease nodes and releases the mutex in one Multi:
+// the next holder of the mutex counts them. On error the mutex node is
+// deleted (with the lease nodes, if the Multi may have been applied).
+func (a *attempt) create(ctx context.Context) ([]string, error) {
+	s := a.s
+	ids := make([]string, a.n)
+	ops := make([]client.Op, 0, a.n+2)
+	for i := range ids {
+		ids[i] = client.NewProtectedID()
+		name := client.ProtectedName(ids[i], recipes.LeaseKind.Marker)
+		ops = append(ops, client.CreateOp(client.JoinPath(s.leases, name), s.cfg.data, client.EphemeralSequential, s.cfg.ACL...))
+	}
+	// The release signal, as a lock's Unlock sends it: a zkit waiter for
+	// the mutex holds on it without listing the directory again.
+	ops = append(ops, client.SetOp(a.t.Path(), nil, -1), client.DeleteOp(a.t.Path(), -1))
+	var b client.Backoff
+	for dirs := 0; ; {
+		if !a.sess.Alive() {
+			return nil, lost(a.sess.Err())
+		}
+		res, err := s.c.Multi(ctx, ops...)
+		var me *client.MultiError
+		switch {
+		case err == nil:
+			paths := make([]string, a.n)
+			for i := range paths {
+				paths[i] = res[i].Path
+			}
+			return paths, nil
+		case errors.As(err, &me) && me.Index >= 0 && me.Index < a.n && errors.Is(err, client.ErrNoNode):
+			// The leases directory is missing: never created, or an
+			// emptied container the server reaped.
+			if dirs == maxDirCreates {
+				a.t.Abandon(ctx)
+				return nil, fmt.Errorf("zkit: %s went missing %d times: %w", s.leases, dirs+1, err)
+			}
+			dirs++
+			if err := recipes.CreateDir(ctx, s.c, s.leases, s.cfg.CreateOptions()...); err != nil {
+				a.t.Abandon(ctx)
+				return nil, err
+			}
+			continue
+		case errors.As(err, &me) && me.Index >= a.n && errors.Is(err, client.ErrNoNode):
+			return nil, a.gone() // the mutex node: nothing was applied
+		case client.IsOutcomeUnknown(err):
+			paths, applied, rerr := a.resolve(ctx, ids)
+			switch {
+			case rerr != nil:
+				a.t.Abandon(ctx)
+				recipes.RemoveProtected(ctx, s.c, a.sess, s.leases, ids, recipes.Removal{Logger: s.cfg.Logger})
+				return nil, rerr
+			case applied:
+				return paths, nil
+			}
+			continue // not applied: the mutex is still held
+		case client.IsRetryable(err):
+			if err := a.pause(ctx, &b); err != nil {
+				a.t.Abandon(ctx)
+				return nil, err
+			}
+			continue
+		}
+		a.t.Abandon(ctx)
+		return nil, err
+	}
+}
+
+// resolve finds out whether the Multi of create, whose reply was lost,
+// was applied: after a sync, the mutex node is still there if it was not
+// (the Multi deletes it), and the lease nodes with ids are there if it
+// was. Anything else means the session or the mutex node was lost.
+func (a *attempt) resolve(ctx context.Context, ids []string) (paths []string, applied bool, err error) {
+	var b client.Backoff
+	for {
+		if !a.sess.Alive() {
+			return nil, false, lost(a.sess.Err())
+		}
+		paths, applied, err = a.lookup(ctx, ids)
+		if err == nil || !client.IsRetryable(err) {
+			return paths, applied, err
+		}
+		if err := a.pause(ctx, &b); err != nil {
+			return nil, false, err
+		}
+	}
+}
+
+// lookup is one try of resolve.
+func (a *attempt) lookup(ctx context.Context, ids []string) ([]string, bool, error) {
+	c := a.s.c
+	if err := c.Sync(ctx, a.t.Path()); err != nil && !errors.Is(err, client.ErrNoNode) {
+		return nil, false, err
+	}
+	ok, _, err := c.Exists(ctx, a.t.Path())
+	if err != nil {
+		return nil, false, err
+	}
+	if ok {
+		return nil, false, nil
+	}
+	children, _, err := c.Children(ctx, a.s.leases)
+	if err != nil && !errors.Is(err, client.ErrNoNode) {
+		return nil, false, err
+	}
+	paths := make([]string, len(ids))
+	found := 0
+	for _, ch := range children {
+		if id, _, ok := client.ParseProtected(ch); ok {
+			if i := slices.Index(ids, id); i >= 0 {
+				paths[i] = client.JoinPath(a.s.leases, ch)
+				found++
+			}
+		}
+	}
+	if found != len(ids) {
+		return nil, false, a.gone()
+	}
+	return paths, true, nil
+}
+
+// hold checks the created nodes and turns them into leases. It reads each
+// node with a watch (which gives its token and ends its lease when it
+// goes) while it lists the directory once more: the nodes created before
+// the newest of its own, its own included, must number at most Max.
+//
+// That listing is what makes the semaphore safe whatever other processes
+// do. Of the leases held at any moment, take the one whose node was
+// created last: the listing its holder made after creating it showed
+// every other one (they were created before, and are still there), so
+// they are at most Max. The mutex only keeps the count from overshooting
+// while nobody can go on (every process waiting with a node made too
+// many); it is not what bounds the holders. A listing that shows too many
+// means someone created a node without holding the mutex: the attempt
+// gives its nodes back and starts over (errRecount).
+func (a *attempt) hold(ctx context.Context, paths []string) ([]*Lease, error) {
+	s := a.s
+	type watched struct {
+		st   *client.Stat
+		self <-chan client.WatchEvent
+		err  error
+	}
+	ws := make([]watched, len(paths))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var b client.Backoff
+			for {
+				_, ws[i].st, ws[i].self, ws[i].err = s.c.GetW(ctx, p)
+				if !client.IsRetryable(ws[i].err) || a.pause(ctx, &b) != nil {
+					return
+				}
+			}
+		}()
+	}
+	count, err := a.count(ctx, paths)
+	wg.Wait()
+	for _, w := range ws {
+		if err == nil && w.err != nil {
+			err = w.err
+			if errors.Is(err, client.ErrNoNode) {
+				err = a.gone()
+			}
+		}
+		if err == nil && w.st.EphemeralOwner != a.sess.ID() {
+			err = lost(client.ErrSessionLost)
+		}
+	}
+	if err == nil && count > s.max {
+		err = errRecount
+	}
+	if err != nil {
+		for _, p := range paths {
+			recipes.Remove(ctx, s.c, a.sess, p, recipes.Removal{Logger: s.cfg.Logger})
+		}
+		return nil, err
+	}
+	o := s.cfg.Lease()
+	o.Recipe = "semaphore"
+	o.PlainRelease = true
+	leases := make([]*Lease, len(paths))
+	for i, p := range paths {
+		leases[i] = recipes.NewLease(s.c, a.sess, p, ws[i].st, ws[i].self, o)
+	}
+	return leases, nil
+}
+
+// count lists the leases directory and counts the lease nodes created no
+// later than the newest of paths (sequence numbers follow creation).
+func (a *attempt) count(ctx context.Context, paths []string) (int, error) {
+	var newest int64 = -1
+	for _, p := range paths {
+		_, name := client.SplitPath(p)
+		n, ok := recipes.ParseNode(name, recipes.LeaseKind)
+		if !ok {
+			return 0, fmt.Errorf("zkit: created %q, which is not a lease node", p)
+		}
+		newest = max(newest, n.Seq)
+	}
+	var b client.Backoff
+	for {
+		children, _, err := a.s.c.Children(ctx, a.s.leases)
+		switch {
+		case errors.Is(err, client.ErrNoNode):
+			return 0, a.gone()
+		case client.IsRetryable(err):
+			if err := a.pause(ctx, &b); err != nil {
+				return 0, err
+			}
+			continue
+		case err != nil:
+			return 0, err
+		}
+		return countLeases(children, newest), nil
+	}
+}
+
+// countLeases counts the lease nodes among children whose sequence number
+// is at most upTo.
+func countLeases(children []string, upTo int64) int {
+	n := 0
+	for _, ch := range children {
+		if node, ok := recipes.ParseNode(ch, recipes.LeaseKind); ok && node.Seq <= upTo {
+			n++
+		}
+	}
+	return n
+}
+
+// pause waits before retrying a request refused while disconnected.
+func (a *attempt) pause(ctx context.Context, b *client.Backoff) error {
+	select {
+	case <-a.sess.Done():
+		return lost(a.sess.Err())
+	default:
+	}
+	return b.Wait(ctx)
+}
+
+// gone reports the attempt's mutex node or a lease node missing: lost with
+// the session, or deleted by someone.
+func (a *attempt) gone() error {
+	if !a.sess.Alive() {
+		return lost(a.sess.Err())
+	}
+	return fmt.Errorf("zkit: %s: %w", a.s.path, ErrNodeDeleted)
+}
+
+// lost is the error of an attempt whose session was lost.
+func lost(cause error) error {
+	if cause == nil {
+		cause = client.ErrSessionLost
+	}
+	return fmt.Errorf("%w: %w", ErrLost, cause)
+}

@@ -1,0 +1,62 @@
+package semaphore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipetest"
+	"github.com/zkit-dev/zkit/semaphore"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// Bad input is an *client.InputError from every call, before anything is
+// sent: an invalid path, a maximum below 1, a number of leases below 1 or
+// above the maximum.
+func TestBadInput(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := b.Connect(t, client.WithDialer(proxy.Dialer()))
+		base := zktest.UniquePath(t)
+		type call struct {
+			name string
+			fn   func(context.Context) error
+		}
+		var calls []call
+		add := func(path string, max, n int) {
+			s := semaphore.New(c, path, max)
+			calls = append(calls,
+				call{fmt.Sprintf("AcquireN(%d) on %q, max %d", n, path, max), func(ctx context.Context) error { _, err := s.AcquireN(ctx, n); return err }})
+			if n == 1 {
+				calls = append(calls,
+					call{fmt.Sprintf("Acquire on %q, max %d", path, max), func(ctx context.Context) error { _, err := s.Acquire(ctx); return err }},
+					call{fmt.Sprintf("TryAcquire on %q, max %d", path, max), func(ctx context.Context) error { _, err := s.TryAcquire(ctx); return err }})
+			}
+		}
+		for _, path := range []string{"", "relative", base + "//x", base + "/x/", base + "/./x", base + "/../x", base + "/bad\x00name"} {
+			add(path, 2, 1)
+		}
+		add(base+"/sem", 0, 1)
+		add(base+"/sem", -3, 1)
+		add(base+"/sem", 2, 0)
+		add(base+"/sem", 2, -1)
+		add(base+"/sem", 2, 3)
+		sent := proxy.Requests()
+		for _, cl := range calls {
+			err := cl.fn(ctx)
+			var ie *client.InputError
+			if !errors.As(err, &ie) || !errors.Is(err, client.ErrInvalidInput) {
+				t.Errorf("%s: %v, want an *client.InputError", cl.name, err)
+			}
+		}
+		if n := proxy.Requests() - sent; n != 0 {
+			t.Errorf("bad input sent %d requests", n)
+		}
+		if ok, _, err := c.Exists(ctx, base); err != nil || ok {
+			t.Fatalf("something was created at %s (exists=%v, err=%v)", base, ok, err)
+		}
+	})
+}

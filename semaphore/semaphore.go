@@ -1,0 +1,177 @@
+package semaphore
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// Lease is one held lease of a semaphore; see recipes.Lease for Done,
+// Context, Err, Token, Guard, Multi and Unlock. Unlock deletes its node
+// with a plain delete.
+type Lease = recipes.Lease
+
+var (
+	// ErrNoLease is returned by TryAcquire when no lease is free, or when
+	// another attempt is ahead of it.
+	ErrNoLease = recipes.ErrWouldBlock
+	// ErrLost is matched by every reason a lease ended without Unlock: its
+	// session was lost (the error also matches client.ErrSessionLost, or
+	// client.ErrClosed after the client's Close), the connection stayed
+	// suspended beyond the tolerance (ErrSuspended), or its node was
+	// deleted by someone else (ErrNodeDeleted).
+	ErrLost = recipes.ErrLost
+	// ErrSuspended ends a lease whose connection stayed suspended beyond
+	// the tolerance. It matches ErrLost.
+	ErrSuspended = recipes.ErrSuspended
+	// ErrNodeDeleted ends a lease whose node someone else deleted or wrote
+	// to. It matches ErrLost.
+	ErrNodeDeleted = recipes.ErrNodeDeleted
+	// ErrReleased is the cause of a lease's Context after Unlock.
+	ErrReleased = recipes.ErrReleased
+)
+
+// Directory and node names of Curator's InterProcessSemaphoreV2.
+const (
+	locksDir  = "locks"  // its InterProcessMutex
+	leasesDir = "leases" // the lease nodes
+)
+
+// Semaphore is a counting semaphore on a ZooKeeper path: at most Max leases
+// are held at once, by all the processes that use the path. It is safe for
+// concurrent use; every call to Acquire, AcquireN or TryAcquire is a
+// separate attempt.
+type Semaphore struct {
+	c      *client.Client
+	path   string
+	max    int
+	mutex  *recipes.Queue
+	leases string
+	cfg    config
+}
+
+// New returns the semaphore at path with at most max leases. Every
+// process that uses the path must give the same max (as with Curator's
+// InterProcessSemaphoreV2 built with a number of leases, nothing checks
+// it). It does no I/O: the path and max are checked by each acquire.
+func New(c *client.Client, path string, max int, opts ...Option) *Semaphore {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return &Semaphore{
+		c:      c,
+		path:   path,
+		max:    max,
+		mutex:  recipes.NewQueue(c, client.JoinPath(path, locksDir), cfg.Logger, recipes.MutexKind),
+		leases: client.JoinPath(path, leasesDir),
+		cfg:    cfg,
+	}
+}
+
+// Path is the semaphore's directory.
+func (s *Semaphore) Path() string { return s.path }
+
+// Max is the number of leases that may be held at once.
+func (s *Semaphore) Max() int { return s.max }
+
+// Acquire waits until a lease is free and returns it, or returns an error:
+// ctx's error when ctx ends first, an *client.InputError for an invalid
+// path or a max below 1 (nothing is sent), an error matching ErrLost when
+// the session is lost while waiting, client.ErrClosed once the client is
+// closed. Called while the client is between two sessions (just after one
+// was lost), it waits within ctx for the next one.
+//
+// On every error the attempt's nodes are deleted, at once or, when that is
+// not possible, in the background for as long as the client lives.
+func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
+	leases, err := s.acquire(ctx, "acquire", 1, false)
+	if err != nil {
+		return nil, recipes.Wrap("acquire", s.path, err)
+	}
+	return leases[0], nil
+}
+
+// AcquireN waits until n leases are free and returns them together, or
+// none: it never holds some of them while waiting for the others, so two
+// callers that each want most of the leases cannot block each other
+// forever. n must be between 1 and Max (an *client.InputError otherwise,
+// before anything is sent). Its errors, and the cleanup on every error,
+// are Acquire's. Each lease is released on its own (Unlock); each has its
+// own node and token.
+func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*Lease, error) {
+	leases, err := s.acquire(ctx, "acquire", n, false)
+	return leases, recipes.Wrap(fmt.Sprintf("acquire %d of", n), s.path, err)
+}
+
+// TryAcquire takes a lease if one is free and no other attempt is ahead
+// of it, and returns ErrNoLease otherwise. It does not wait for holders,
+// only for the server's replies (ctx bounds those).
+func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
+	leases, err := s.acquire(ctx, "try acquire", 1, true)
+	if err != nil {
+		return nil, recipes.Wrap("try acquire", s.path, err)
+	}
+	return leases[0], nil
+}
+
+// check refuses bad input before anything is sent.
+func (s *Semaphore) check(op string, n int) error {
+	if err := client.CheckPath(op, s.path); err != nil {
+		return err
+	}
+	switch {
+	case s.max < 1:
+		return &client.InputError{Op: op, Path: s.path, Reason: fmt.Sprintf("max leases %d: must be at least 1", s.max)}
+	case n < 1:
+		return &client.InputError{Op: op, Path: s.path, Reason: fmt.Sprintf("%d leases asked for: must be at least 1", n)}
+	case n > s.max:
+		return &client.InputError{Op: op, Path: s.path, Reason: fmt.Sprintf("%d leases asked for: more than the %d there are", n, s.max)}
+	}
+	return nil
+}
+
+// Option configures a Semaphore.
+type Option func(*config)
+
+type config struct {
+	recipes.Options
+	data []byte
+}
+
+// WithSuspendTolerance keeps a lease across a suspended connection for up
+// to d before it counts as lost. The default, 0, ends the lease as soon as
+// the connection is suspended: from then on the session may expire on the
+// server at any moment and another process take the lease. With d > 0 a
+// lease survives short network blips, but may be held for up to d after
+// another process took it: fence your writes.
+func WithSuspendTolerance(d time.Duration) Option {
+	return func(c *config) { c.SuspendTolerance = d }
+}
+
+// WithData stores data in every lease node this Semaphore creates
+// (Curator's setNodeData), for example to say who holds it.
+func WithData(data []byte) Option {
+	return func(c *config) { c.data = data }
+}
+
+// WithLogger routes the semaphore's log lines (lost leases, cleanup
+// retries) to l. By default nothing is logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.Logger = l }
+}
+
+// WithACL gives the nodes this Semaphore creates acl instead of the
+// client's default ACL: its lease and mutex nodes and, when it creates
+// them, their directories and the missing ancestors. A creator-only ACL
+// (client.AuthACL(client.PermAll) with digest or x509 auth) keeps clients
+// without the credentials from deleting a holder's node or joining. Every
+// participant needs the credentials. Directories that exist keep their
+// ACL.
+func WithACL(acl ...client.ACL) Option {
+	return func(c *config) { c.ACL = acl }
+}
