@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bufio"
 	"encoding/binary"
 	"io"
 	"net"
@@ -25,7 +26,7 @@ func (c *Client) dial(network, address string, timeout time.Duration) (net.Conn,
 		c.attemptFailed(err)
 		return nil, err
 	}
-	return &sniffConn{Conn: conn, c: c, addr: address}, nil
+	return &sniffConn{Conn: conn, c: c, addr: address, in: bufio.NewReaderSize(conn, 16<<10)}, nil
 }
 
 // sniffConn passes everything through, frame by frame. It parses the
@@ -36,11 +37,12 @@ type sniffConn struct {
 	net.Conn
 	c           *Client
 	addr        string
-	done        bool   // the first frame from the server has been read
-	established bool   // it was a connect response with a session
-	out         []byte // what Read hands over next: whole frames only
-	buf         []byte // the frame being read
-	err         error  // the error that ended the connection, once out is drained
+	in          *bufio.Reader // the server's side, read a buffer at a time
+	done        bool          // the first frame from the server has been read
+	established bool          // it was a connect response with a session
+	out         []byte        // what Read hands over next: whole frames only
+	buf         []byte        // the frame being read
+	err         error         // the error that ended the connection, once out is drained
 	wrote       bool
 }
 
@@ -123,7 +125,7 @@ func (s *sniffConn) Read(p []byte) (int, error) {
 // fill reads the next frame from the server into out.
 func (s *sniffConn) fill() error {
 	s.buf = append(s.buf[:0], 0, 0, 0, 0)
-	if _, err := io.ReadFull(s.Conn, s.buf); err != nil {
+	if _, err := io.ReadFull(s.in, s.buf); err != nil {
 		return err
 	}
 	size := int(binary.BigEndian.Uint32(s.buf))
@@ -134,7 +136,7 @@ func (s *sniffConn) fill() error {
 		return nil
 	}
 	s.buf = append(s.buf, make([]byte, size)...)
-	if _, err := io.ReadFull(s.Conn, s.buf[4:]); err != nil {
+	if _, err := io.ReadFull(s.in, s.buf[4:]); err != nil {
 		return err
 	}
 	if !s.done {
