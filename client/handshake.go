@@ -75,6 +75,7 @@ func (s *sniffConn) Write(p []byte) (int, error) {
 	}
 	// A request after the length: xid int32, opcode int32, then the
 	// record; SetWatches starts with relativeZxid int64.
+	s.c.creates.sent(p)
 	if len(p) >= 20 && int32(binary.BigEndian.Uint32(p[8:12])) == opSetWatches {
 		q := append([]byte(nil), p...)
 		binary.BigEndian.PutUint64(q[12:], uint64(s.c.endZxid.Load()))
@@ -157,6 +158,9 @@ func (s *sniffConn) takeZxid(b []byte) {
 		return
 	}
 	z := int64(binary.BigEndian.Uint64(b[4:]))
+	if len(b) >= 16 {
+		s.c.creates.replied(int32(binary.BigEndian.Uint32(b)), z, int32(binary.BigEndian.Uint32(b[12:])))
+	}
 	for {
 		cur := s.c.wireZxid.Load()
 		if z <= cur || s.c.wireZxid.CompareAndSwap(cur, z) {

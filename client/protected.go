@@ -51,38 +51,50 @@ func ParseProtected(node string) (id, rest string, ok bool) {
 // For ephemeral modes the session matters: if the session that would own the
 // node is lost, CreateProtected fails with an error matching ErrSessionLost.
 func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (string, error) {
+	p, _, err := c.CreateProtectedZxid(ctx, path, data, mode, opts...)
+	return p, err
+}
+
+// CreateProtectedZxid is CreateProtected that also returns the new node's
+// czxid, the fencing token of a recipe's node, without reading the node:
+// from the create's reply (which carries the zxid of the transaction it
+// answers), or from the look-up after a lost reply. It is 0 when neither
+// told it (a reply the connection wrapper did not see); read the node then.
+func (c *Client) CreateProtectedZxid(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (string, int64, error) {
 	if _, err := c.createOptions(path, data, mode, opts); err != nil {
-		return "", err
+		return "", 0, err
 	}
 	parent, name := SplitPath(path)
 	if parent == "" {
-		return "", &InputError{Op: "create", Path: path, Reason: "protected node needs a parent"}
+		return "", 0, &InputError{Op: "create", Path: path, Reason: "protected node needs a parent"}
 	}
 	id := NewProtectedID()
 	full := JoinPath(parent, ProtectedName(id, name))
 	sess, err := c.current()
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
+	slot := c.creates.want(c.abs(full))
+	defer c.creates.done(c.abs(full), slot)
 	for {
 		p, err := c.Create(ctx, full, data, mode, opts...)
 		if err == nil {
-			return p, nil
+			return p, slot.Load(), nil
 		}
 		if !IsOutcomeUnknown(err) && !IsRetryable(err) {
 			if IsSessionLost(err) && !mode.IsEphemeral() {
 				c.cleanupProtected(parent, id, nil)
 			}
-			return "", err
+			return "", 0, err
 		}
 		// The create may have been applied: find out before creating again.
-		found, ferr := c.resolveProtected(ctx, parent, id, sess, mode)
+		found, czxid, ferr := c.resolveProtected(ctx, parent, id, sess, mode)
 		if found != "" {
-			return found, nil
+			return found, czxid, nil
 		}
 		if ferr != nil {
 			c.cleanupProtected(parent, id, sess)
-			return "", fmt.Errorf("zkit: create %q: %w (after %w)", path, ferr, err)
+			return "", 0, fmt.Errorf("zkit: create %q: %w (after %w)", path, ferr, err)
 		}
 	}
 }
@@ -91,21 +103,21 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 // a definite answer: the node's path, or "" when the create was not applied.
 // It gives up with an error when ctx ends, the session that must own the
 // node is lost, or the look-up fails for a reason retrying will not fix.
-func (c *Client) resolveProtected(ctx context.Context, parent, id string, sess *Session, mode CreateMode) (string, error) {
+func (c *Client) resolveProtected(ctx context.Context, parent, id string, sess *Session, mode CreateMode) (string, int64, error) {
 	backoff := 10 * time.Millisecond
 	for {
 		if mode.IsEphemeral() && !sess.Alive() {
-			return "", sess.Err()
+			return "", 0, sess.Err()
 		}
-		found, err := c.findProtected(ctx, parent, id, sess, mode)
+		found, czxid, err := c.findProtected(ctx, parent, id, sess, mode)
 		if err == nil || !IsRetryable(err) {
-			return found, err
+			return found, czxid, err
 		}
 		select {
 		case <-time.After(backoff):
 			backoff = min(2*backoff, time.Second)
 		case <-ctx.Done():
-			return "", ctx.Err()
+			return "", 0, ctx.Err()
 		case <-sess.Done():
 		}
 	}
@@ -113,13 +125,13 @@ func (c *Client) resolveProtected(ctx context.Context, parent, id string, sess *
 
 // findProtected looks for the node carrying protection id under parent,
 // after a sync so that the listing includes any create already applied.
-func (c *Client) findProtected(ctx context.Context, parent, id string, sess *Session, mode CreateMode) (string, error) {
+func (c *Client) findProtected(ctx context.Context, parent, id string, sess *Session, mode CreateMode) (string, int64, error) {
 	if err := c.Sync(ctx, parent); err != nil {
-		return "", err
+		return "", 0, err
 	}
 	children, _, err := c.Children(ctx, parent)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	for _, ch := range children {
 		if cid, _, ok := ParseProtected(ch); !ok || cid != id {
@@ -128,13 +140,13 @@ func (c *Client) findProtected(ctx context.Context, parent, id string, sess *Ses
 		p := JoinPath(parent, ch)
 		ok, st, err := c.Exists(ctx, p)
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
 		if ok && (!mode.IsEphemeral() || st.EphemeralOwner == sess.ID()) {
-			return p, nil
+			return p, st.Czxid, nil
 		}
 	}
-	return "", nil
+	return "", 0, nil
 }
 
 // cleanupProtected deletes, in the background and for as long as the client

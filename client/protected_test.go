@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -109,3 +110,42 @@ func TestGoZookeeperProtectedCreateFallsShort(t *testing.T) {
 type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
+
+// CreateProtectedZxid's czxid is the node's, whether it came from the
+// create's reply or from the look-up after a lost one; concurrent creates
+// of other clients do not confuse it.
+func TestCreateProtectedZxid(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		base := zktest.UniquePath(t)
+		admin := b.Connect(t)
+		require.NoError(t, admin.EnsurePath(ctx, base))
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := b.Connect(t)
+				for range 50 {
+					p, czxid, err := c.CreateProtectedZxid(ctx, base+"/n-", nil, client.EphemeralSequential)
+					if !assert.NoError(t, err) {
+						return
+					}
+					_, st, err := c.Exists(ctx, p)
+					if !assert.NoError(t, err) {
+						return
+					}
+					assert.Equal(t, st.Czxid, czxid, "client %d, %s", g, p)
+				}
+			}()
+		}
+		wg.Wait()
+
+		c := b.Connect(t, b.CutNextCreate(t, base)...)
+		p, czxid, err := c.CreateProtectedZxid(ctx, base+"/cut-", nil, client.EphemeralSequential)
+		require.NoError(t, err)
+		_, st, err := c.Exists(ctx, p)
+		require.NoError(t, err)
+		require.Equal(t, st.Czxid, czxid, "after a lost reply")
+	})
+}
