@@ -142,14 +142,29 @@ func (s *supervised) wait() (int, error) {
 		return status, nil
 	}
 	syscall.Kill(-s.pgid, syscall.SIGKILL)
-	waitGroupGone(s.pgid, time.Now().Add(killWait), nil)
+	for deadline := time.Now().Add(killWait); !groupDead(s.pgid) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	return 0, fmt.Errorf("CMD's supervisor (pid %d) ended abnormally (%v); zkit killed CMD's process group %d", s.cmd.Process.Pid, s.cmd.ProcessState, s.pgid)
 }
 
 // groupGone reports whether no process of group pgid is left (zombies
-// count as left until they are reaped).
+// count as left until they are reaped: the supervisor reaps CMD for its
+// status).
 func groupGone(pgid int) bool {
 	return syscall.Kill(-pgid, 0) == syscall.ESRCH
+}
+
+// groupDead reports whether no process of group pgid can run any more:
+// none is left, or (where the system says so, see liveInGroup) only
+// zombies, which nobody may reap once their supervisor was killed and init
+// does not reap (as in some containers).
+func groupDead(pgid int) bool {
+	if groupGone(pgid) {
+		return true
+	}
+	live, known := liveInGroup(pgid)
+	return known && !live
 }
 
 // waitGroupGone waits until group pgid is gone or deadline passes,

@@ -22,3 +22,9 @@ func adoptOrphans() {}
 
 // setParentDeathSignal does nothing here.
 func setParentDeathSignal(*syscall.SysProcAttr) {}
+
+// liveInGroup cannot tell zombies from running processes here.
+func liveInGroup(int) (live, known bool) { return false, false }
+
+// zombie cannot tell here.
+func zombie(int) bool { return false }

@@ -94,8 +94,10 @@ func familyPIDs(t *testing.T, dir string) []int {
 	return pids
 }
 
-// alive reports whether process pid exists (zombies included).
-func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+// alive reports whether process pid can still run: it exists and, where
+// the system says so, is not a zombie (an exited process nobody reaped:
+// init does not reap in some containers).
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil && !zombie(pid) }
 
 // checkGone fails the test if any of pids still exists.
 func checkGone(t *testing.T, what string, pids []int) {
