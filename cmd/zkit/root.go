@@ -22,6 +22,7 @@ type app struct {
 	tlsKey         string
 	killAfter      time.Duration // how long CMD's group has after its stop signal before SIGKILL
 	exitBase       int           // added to zkit's own exit statuses (exit.go)
+	output         string        // "text" or "json": how commands that print data print it
 
 	signals <-chan os.Signal // every stop signal zkit gets (signals.go)
 
@@ -90,6 +91,8 @@ Global flags may appear anywhere on the line.`,
 				return usagef("--kill-after %v: must not be negative", a.killAfter)
 			case a.exitBase < 0 || a.exitBase > maxExitBase:
 				return usagef("--exit-base %d: must be 0 to %d", a.exitBase, maxExitBase)
+			case a.output != "text" && a.output != "json":
+				return usagef("--output %q: must be text or json", a.output)
 			}
 			return nil
 		},
@@ -108,6 +111,7 @@ Global flags may appear anywhere on the line.`,
 	pf.StringVar(&a.tlsCert, "tls-cert", "", "connect over TLS with this client certificate (PEM; needs --tls-key)")
 	pf.StringVar(&a.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 	pf.DurationVar(&a.killAfter, "kill-after", defaultKillAfter, "commands that run CMD: how long CMD's processes have after their stop signal before SIGKILL")
+	pf.StringVarP(&a.output, "output", "o", "text", "how commands that print data print it: text, or json (one object per line)")
 	pf.IntVar(&a.exitBase, "exit-base", 0, fmt.Sprintf("add `B` (0 to %d) to zkit's own exit statuses 1-5, to tell them from CMD's", maxExitBase))
 
 	root.AddCommand(
@@ -133,6 +137,10 @@ Global flags may appear anywhere on the line.`,
 	}
 	return root
 }
+
+// json reports whether the command's data is to be printed as JSON
+// (-o json), one object per line.
+func (a *app) json() bool { return a.output == "json" }
 
 // positional checks a command's arguments before "--" (PATH and such)
 // and after it (CMD): want names the arguments for the error message.
