@@ -16,49 +16,35 @@ import (
 // election models check it), and their late fenced writes are refused (the
 // fence). After the heal the old leader rejoins as a follower.
 func leaderIsolated(t *testing.T, e *env) Summary {
-	const timeout = 10 * time.Second
-	return underLoad(t, e, timeout, false, func(prog *Progress, sum *Summary) {
-		for range pick(1, 4) {
-			leader, err := e.z.Leader()
-			if err != nil {
-				t.Fatal(err)
-			}
-			at := prog.Now()
-			e.z.Isolate(leader)
-			t.Cleanup(e.z.Heal)
-			sum.Faults++
-			e.outOfQuorum(t, leader)
-			// The majority side goes on without the old leader.
-			waitProgress(t, prog, at)
-			sum.Recovery = max(sum.Recovery, prog.Recovery(at))
-			waitProgress(t, prog, prog.Now())
-			e.z.Heal()
-			e.healthy(t)
-			waitProgress(t, prog, prog.Now())
-		}
-	})
+	return isolatedUnderLoad(t, e, 10*time.Second, false, func(leader int) int { return leader })
 }
 
 // Scenario 12: a follower is cut from the other two. It leaves the quorum
 // and closes its clients' connections; they move to the majority within
 // their session timeout, so no session is lost, and every recipe goes on.
 func followerIsolated(t *testing.T, e *env) Summary {
-	const timeout = 15 * time.Second
-	return underLoad(t, e, timeout, true, func(prog *Progress, sum *Summary) {
+	return isolatedUnderLoad(t, e, 15*time.Second, true, func(leader int) int { return (leader + 1) % len(e.z.Servers()) })
+}
+
+// isolatedUnderLoad cuts the member victim picks (given the leader) from
+// the others under load, until it has stopped serving and every recipe has
+// made progress without it, then heals; once quick, four times long.
+// Recovery is from the cut to that progress.
+func isolatedUnderLoad(t *testing.T, e *env, timeout time.Duration, keepSessions bool, victim func(leader int) int) Summary {
+	return underLoad(t, e, timeout, keepSessions, func(prog *Progress, sum *Summary) {
 		for range pick(1, 4) {
 			leader, err := e.z.Leader()
 			if err != nil {
 				t.Fatal(err)
 			}
-			follower := (leader + 1) % len(e.z.Servers())
-			e.z.Isolate(follower)
+			i := victim(leader)
+			cut := prog.Now()
+			e.z.Isolate(i)
 			t.Cleanup(e.z.Heal)
 			sum.Faults++
-			// Its clients are cut off once it stops serving.
-			e.outOfQuorum(t, follower)
-			at := prog.Now()
-			waitProgress(t, prog, at)
-			sum.Recovery = max(sum.Recovery, prog.Recovery(at))
+			e.outOfQuorum(t, i)
+			waitProgress(t, prog, prog.Now())
+			sum.Recovery = max(sum.Recovery, prog.Recovery(cut))
 			e.z.Heal()
 			e.healthy(t)
 			waitProgress(t, prog, prog.Now())
