@@ -17,30 +17,30 @@ func Inspect(ctx context.Context, c *client.Client, path string) (*Report, error
 	if err := client.CheckPath("inspect", path); err != nil {
 		return nil, err
 	}
-	r, err := inspect(ctx, &reader{c: c}, path)
+	r, _, err := inspect(ctx, &reader{c: c}, path)
 	return r, recipes.Wrap("inspect", path, err)
 }
 
 // inspect tells the recipe at path by its children, most particular
-// layout first.
-func inspect(ctx context.Context, rd *reader, path string) (*Report, error) {
+// layout first, and returns the children too.
+func inspect(ctx context.Context, rd *reader, path string) (*Report, []child, error) {
 	r := &Report{Path: path, Kind: Unknown, At: time.Now()}
 	data, st, err := rd.get(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r.Stat, r.Data = st, data
 	kids, err := rd.list(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(kids) == 0 {
 		// A kazoo Semaphore without leases is its path alone.
 		if ok, err := kazooSemaphore(ctx, rd, r, nil); err != nil || ok {
-			return r, err
+			return r, nil, err
 		}
 		leaf(r)
-		return r, nil
+		return r, nil, nil
 	}
 	for _, recognise := range []func(context.Context, *reader, *Report, []child) (bool, error){
 		queue, semaphore, kazooSemaphore, barrier, config, service, group, discoveryBase,
@@ -50,11 +50,11 @@ func inspect(ctx context.Context, rd *reader, path string) (*Report, error) {
 			if r.Origin == "" {
 				r.Origin = common(r.Nodes)
 			}
-			return r, err
+			return r, kids, err
 		}
 	}
 	unknown(r, kids)
-	return r, nil
+	return r, kids, nil
 }
 
 // unknown lists the children of a path no recipe's layout fits.

@@ -112,23 +112,28 @@ const (
 )
 
 // semaphore recognises InterProcessSemaphoreV2's layout: the lease nodes
-// hold, the nodes of the lock in front of them wait.
+// hold, the nodes of the lock in front of them wait. A directory holding
+// only a directory "locks" is one only if lock nodes wait there.
 func semaphore(ctx context.Context, rd *reader, r *Report, kids []child) (bool, error) {
+	hasLeases := false
 	for _, k := range kids {
-		if k.name != locksDir && k.name != leasesDir {
+		switch k.name {
+		case leasesDir:
+			hasLeases = true
+		case locksDir:
+		default:
 			return false, nil
 		}
 	}
-	r.Kind = Semaphore
 	leases, err := sequenced(ctx, rd, client.JoinPath(r.Path, leasesDir), leasesDir+"/", recipes.LeaseKind, Holder)
 	if err != nil {
-		return true, err
+		return false, err
 	}
 	waiters, err := sequenced(ctx, rd, client.JoinPath(r.Path, locksDir), locksDir+"/", recipes.MutexKind, Waiter)
-	if err != nil {
-		return true, err
+	if err != nil || !hasLeases && len(waiters) == 0 {
+		return false, err
 	}
-	r.Nodes = append(leases, waiters...)
+	r.Kind, r.Nodes = Semaphore, append(leases, waiters...)
 	if len(waiters) > 0 {
 		r.Notes = append(r.Notes, "the first waiter holds the semaphore's lock and waits for a lease")
 	}

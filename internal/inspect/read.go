@@ -41,6 +41,21 @@ func (r *reader) children(ctx context.Context, path string) ([]string, error) {
 	return names, err
 }
 
+// watchChildren sets a child watch on path unless one is set: how a scan
+// learns of children under a node it had no reason to list. Without
+// watches it does nothing.
+func (r *reader) watchChildren(ctx context.Context, path string) error {
+	if !r.w.arm(path, childWatch) {
+		return nil
+	}
+	_, _, ch, err := r.c.ChildrenW(ctx, path)
+	r.w.follow(path, childWatch, ch, err)
+	if errors.Is(err, client.ErrNoNode) {
+		return nil
+	}
+	return err
+}
+
 func (r *reader) exists(ctx context.Context, path string) (bool, error) {
 	if !r.w.arm(path, existsWatch) {
 		ok, _, err := r.c.Exists(ctx, path)
