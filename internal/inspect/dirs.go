@@ -64,7 +64,7 @@ func config(_ context.Context, _ *reader, r *Report, kids []child) (bool, error)
 
 // group recognises group membership: ephemeral members named by their
 // ids (Curator's GroupMember, zkit's membership), or kazoo's Party
-// members "<hex>__party__" whose data is their identifier.
+// members "<hex>__party__" whose data is their identifier (their ID).
 func group(_ context.Context, _ *reader, r *Report, kids []child) (bool, error) {
 	var members []Node
 	for _, k := range kids {
@@ -72,7 +72,6 @@ func group(_ context.Context, _ *reader, r *Report, kids []child) (bool, error) 
 			return false, nil
 		}
 		n := node(Member, k)
-		n.ID = k.name
 		if hex, ok := strings.CutSuffix(k.name, kazooPartyMarker); ok && isKazooID(hex) {
 			n.Origin, n.ID = Kazoo, string(k.data)
 		}

@@ -80,8 +80,8 @@ func TestGroup(t *testing.T) {
 		if r.Kind != inspect.Group || len(ms) != 2 {
 			t.Fatalf("kind %q members %+v, want a group of 2", r.Kind, ms)
 		}
-		if ms[0].ID != "worker-a" || string(ms[0].Data) != "10.0.0.1:80\n" || ms[0].Session != sessionOf(c1) ||
-			ms[1].ID != "worker-b" || ms[1].Session != sessionOf(c2) {
+		if ms[0].Name != "worker-a" || string(ms[0].Data) != "10.0.0.1:80\n" || ms[0].Session != sessionOf(c1) ||
+			ms[1].Name != "worker-b" || ms[1].Session != sessionOf(c2) {
 			t.Fatalf("members %+v, want worker-a (c1) then worker-b (c2)", ms)
 		}
 	})

@@ -62,8 +62,9 @@ type Node struct {
 	Origin Origin // empty when the layout does not tell
 	// Mode is "read" or "write" for a read/write lock's nodes.
 	Mode string
-	// ID is the participant's id: an election candidate's (its data), a
-	// group member's (its name), a discovery instance's.
+	// ID is the participant's id where the name is not: an election
+	// candidate's or a kazoo participant's (its data), a discovery
+	// instance's. A group member's id is its name.
 	ID      string
 	Service string // a discovery instance's service
 	Session int64  // the ephemeralOwner; 0 for a persistent node
