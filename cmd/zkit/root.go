@@ -127,6 +127,7 @@ Global flags may appear anywhere on the line.`,
 		newBarrierCmd(a),
 		newConfigCmd(a),
 		newInspectCmd(a),
+		newTopCmd(a),
 		newBenchCmd(a),
 		newVersionCmd(a),
 	)
