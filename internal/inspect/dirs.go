@@ -3,6 +3,7 @@ package inspect
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/zkit-dev/zkit/client"
@@ -110,7 +111,7 @@ func discoveryBase(ctx context.Context, rd *reader, r *Report, kids []child) (bo
 	for _, k := range kids {
 		found, err := rd.list(ctx, client.JoinPath(r.Path, k.name))
 		if err != nil {
-			return false, err
+			return false, unlessNoAuth(err)
 		}
 		nodes, ok := instances(found, k.name+"/")
 		if !ok && len(found) > 0 {
@@ -123,6 +124,15 @@ func discoveryBase(ctx context.Context, rd *reader, r *Report, kids []child) (bo
 	}
 	r.Kind, r.Nodes = Discovery, all
 	return true, nil
+}
+
+// unlessNoAuth is err, or nil for a node this client may not read: a
+// probe below a path that finds one has not found its recipe.
+func unlessNoAuth(err error) error {
+	if errors.Is(err, client.ErrNoAuth) {
+		return nil
+	}
+	return err
 }
 
 // instanceJSON is what an x-discovery instance's JSON must carry.

@@ -29,6 +29,12 @@
 // marked with [Curator]. A double barrier's members tell by their UUIDs:
 // zkit's are version 8, Curator's version 4.
 //
+// A node whose ACL keeps its data from the client is shown by its Stat
+// alone (exists needs no permission): its name, owner, token and age. A
+// path whose children the client may not list is an error matching
+// client.ErrNoAuth for Inspect, and is passed over by a scan, which
+// lists it in Snapshot.Unreadable.
+//
 // Nothing here is a snapshot of one instant: a path is read with one
 // request per node, and nodes may come and go between two requests. A
 // node gone between the listing and its read is left out. Ages are

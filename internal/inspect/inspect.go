@@ -25,7 +25,7 @@ func Inspect(ctx context.Context, c *client.Client, path string) (*Report, error
 // layout first, and returns the children too.
 func inspect(ctx context.Context, rd *reader, path string) (*Report, []child, error) {
 	r := &Report{Path: path, Kind: Unknown, At: time.Now()}
-	data, st, err := rd.get(ctx, path)
+	data, st, err := rd.readable(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -127,11 +127,11 @@ func semaphore(ctx context.Context, rd *reader, r *Report, kids []child) (bool, 
 	}
 	leases, err := sequenced(ctx, rd, client.JoinPath(r.Path, leasesDir), leasesDir+"/", recipes.LeaseKind, Holder)
 	if err != nil {
-		return false, err
+		return false, unlessNoAuth(err)
 	}
 	waiters, err := sequenced(ctx, rd, client.JoinPath(r.Path, locksDir), locksDir+"/", recipes.MutexKind, Waiter)
 	if err != nil || !hasLeases && len(waiters) == 0 {
-		return false, err
+		return false, unlessNoAuth(err)
 	}
 	r.Kind, r.Nodes = Semaphore, append(leases, waiters...)
 	if len(waiters) > 0 {
@@ -179,7 +179,7 @@ func kazooSemaphore(ctx context.Context, rd *reader, r *Report, kids []child) (b
 		}
 	}
 	lock := r.Path + kazooLockSuffix
-	ok, err := rd.exists(ctx, lock)
+	ok, _, err := rd.exists(ctx, lock)
 	if err != nil || !ok {
 		return false, err
 	}
@@ -190,7 +190,7 @@ func kazooSemaphore(ctx context.Context, rd *reader, r *Report, kids []child) (b
 		r.Nodes = append(r.Nodes, n)
 	}
 	waiters, err := sequenced(ctx, rd, lock, "../"+lock[strings.LastIndex(lock, "/")+1:]+"/", kazooLockKind, Waiter)
-	if err != nil {
+	if err := unlessNoAuth(err); err != nil {
 		return true, err
 	}
 	r.Nodes = append(r.Nodes, waiters...)

@@ -56,14 +56,13 @@ func (r *reader) watchChildren(ctx context.Context, path string) error {
 	return err
 }
 
-func (r *reader) exists(ctx context.Context, path string) (bool, error) {
+func (r *reader) exists(ctx context.Context, path string) (bool, *client.Stat, error) {
 	if !r.w.arm(path, existsWatch) {
-		ok, _, err := r.c.Exists(ctx, path)
-		return ok, err
+		return r.c.Exists(ctx, path)
 	}
-	ok, _, ch, err := r.c.ExistsW(ctx, path)
+	ok, st, ch, err := r.c.ExistsW(ctx, path)
 	r.w.follow(path, existsWatch, ch, err)
-	return ok, err
+	return ok, st, err
 }
 
 // list reads dir's children with their data and Stat, sorted by name.
@@ -79,7 +78,7 @@ func (r *reader) list(ctx context.Context, dir string) ([]child, error) {
 	slices.Sort(names)
 	out := make([]child, 0, len(names))
 	for _, name := range names {
-		data, st, err := r.get(ctx, client.JoinPath(dir, name))
+		data, st, err := r.readable(ctx, client.JoinPath(dir, name))
 		switch {
 		case errors.Is(err, client.ErrNoNode):
 			continue
@@ -89,4 +88,19 @@ func (r *reader) list(ctx context.Context, dir string) ([]child, error) {
 		out = append(out, child{name, data, st})
 	}
 	return out, nil
+}
+
+// readable reads a node's data and Stat, or only its Stat when its ACL
+// keeps its data from this client (exists needs no permission): a
+// recipe's nodes tell their layout and owners by their names and Stats.
+func (r *reader) readable(ctx context.Context, path string) ([]byte, *client.Stat, error) {
+	data, st, err := r.get(ctx, path)
+	if !errors.Is(err, client.ErrNoAuth) {
+		return data, st, err
+	}
+	ok, st, err := r.exists(ctx, path)
+	if err == nil && !ok {
+		err = client.ErrNoNode
+	}
+	return nil, st, err
 }

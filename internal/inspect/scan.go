@@ -55,7 +55,10 @@ type Snapshot struct {
 	// Truncated is set when the scan stopped at its maximum of nodes:
 	// recipes further down were not looked for.
 	Truncated bool
-	At        time.Time // when the scan began
+	// Unreadable are the paths whose children this client may not list
+	// (their ACL): recipes below them were not looked for.
+	Unreadable []string
+	At         time.Time // when the scan began
 }
 
 // Scan walks the roots and returns the recipes found. A root that does
@@ -95,6 +98,9 @@ func (s *Scanner) walk(ctx context.Context, path string, snap *Snapshot, seen ma
 	switch {
 	case errors.Is(err, client.ErrNoNode):
 		return nil // gone since its parent was listed
+	case errors.Is(err, client.ErrNoAuth):
+		snap.Unreadable = append(snap.Unreadable, path)
+		return nil
 	case err != nil:
 		return err
 	}

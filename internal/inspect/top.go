@@ -85,6 +85,9 @@ func Top(title string, snap *Snapshot, now time.Time, width, height int) string 
 	if snap != nil && snap.Truncated {
 		lines = append(lines, fmt.Sprintf("stopped after %d nodes: recipes further down are not shown", snap.Nodes))
 	}
+	if snap != nil && len(snap.Unreadable) > 0 {
+		lines = append(lines, fmt.Sprintf("not readable (ACL): %s", strings.Join(snap.Unreadable, " ")))
+	}
 	if height > 0 && len(lines) > height {
 		cut := len(lines) - height + 1
 		lines = append(lines[:height-1], fmt.Sprintf("... %d more lines", cut))
