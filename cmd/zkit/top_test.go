@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/zkit-dev/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/zktest"
@@ -117,5 +119,40 @@ func TestTopInTmux(t *testing.T) {
 	}
 	if mode := strings.TrimSpace(tm.run("display-message", "-p", "#{alternate_on} #{cursor_flag}")); mode != "0 1" {
 		t.Fatalf("after q: alternate screen, cursor shown = %q, want \"0 1\"", mode)
+	}
+}
+
+// top's model: q and Ctrl-C quit, suspensions are counted, a failed read
+// keeps the last scan on screen and says why, and the view fits the
+// window.
+func TestTopModel(t *testing.T) {
+	m := &topModel{servers: "zk1:2181", roots: "/app", now: time.Now()}
+	for _, key := range []tea.KeyPressMsg{{Code: 'q', Text: "q"}, {Code: 'c', Mod: tea.ModCtrl}} {
+		if _, cmd := m.Update(key); cmd == nil || cmd() != tea.Quit() {
+			t.Fatalf("key %q: does not quit", key.String())
+		}
+	}
+	for _, s := range []bool{true, true, false, true} {
+		m.Update(connMsg{suspended: s})
+	}
+	if m.suspensions != 2 || !m.suspended {
+		t.Fatalf("suspensions %d, suspended %v; want 2, true", m.suspensions, m.suspended)
+	}
+	snap := &inspect.Snapshot{Roots: []string{"/app"}, Reports: []*inspect.Report{{Path: "/app/lock", Kind: inspect.Lock,
+		Nodes: []inspect.Node{{Role: inspect.Holder, Session: 0xabc, Created: time.Now()}}}}}
+	m.Update(scanMsg{snap: snap})
+	m.Update(scanMsg{err: errors.New("zkit: connection lost")})
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 10})
+	v := m.View()
+	lines := strings.Split(v.Content, "\n")
+	if !v.AltScreen || !strings.Contains(lines[0], "SUSPENDED, suspended 2 times") || !strings.Contains(lines[0], "last read failed: connection lost") ||
+		!strings.HasPrefix(lines[3], "/app/lock") || !strings.Contains(lines[3], "0xabc") {
+		t.Fatalf("view:\n%s", v.Content)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 10})
+	for _, l := range strings.Split(m.View().Content, "\n") {
+		if len([]rune(l)) > 60 {
+			t.Fatalf("line %q is wider than the window", l)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zkit-dev/zkit/barrier"
 	"github.com/zkit-dev/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/lock"
@@ -34,10 +35,14 @@ elif kind == "semaphore":
     r = zk.Semaphore(path, ident, max_leases=int(sys.argv[4]))
 elif kind == "party":
     r = zk.Party(path, ident)
+elif kind == "barrier":
+    r = zk.DoubleBarrier(path, int(sys.argv[4]), ident)
 def run():
     try:
         if kind == "party":
             r.join()
+        elif kind == "barrier":
+            r.enter()
         else:
             r.acquire()
         print("held", flush=True)
@@ -162,6 +167,41 @@ func TestKazooParty(t *testing.T) {
 		ms := r.With(inspect.Member)
 		if r.Kind != inspect.Group || r.Origin != inspect.Kazoo || len(ms) != 1 || ms[0].ID != "guest" || ms[0].Session != k {
 			t.Fatalf("kind %q origin %q members %+v, want a kazoo party with guest", r.Kind, r.Origin, ms)
+		}
+	})
+}
+
+// A kazoo member of a double barrier is marked, beside a zkit member.
+func TestKazooBarrier(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		p := recipePath(t, c)
+		k, _ := startKazoo(t, b, "barrier", p, "kz", "3")
+		recipetest.WaitChildren(t, c, p, 1)
+		background(t, func(ctx context.Context) { barrier.NewDouble(c, p, 3).Enter(ctx) })
+		recipetest.WaitChildren(t, c, p, 2)
+		r, err := inspect.Inspect(ctx, c, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms := r.With(inspect.Member)
+		if r.Kind != inspect.Barrier || r.Origin != "" || len(ms) != 2 || r.Ready == nil || *r.Ready {
+			t.Fatalf("kind %q origin %q members %+v ready %v, want a mixed barrier of 2 without ready", r.Kind, r.Origin, ms, r.Ready)
+		}
+		for _, m := range ms {
+			switch m.Session {
+			case k:
+				if m.Origin != inspect.Kazoo || m.ID != "kz" {
+					t.Fatalf("kazoo member %+v, want marked kazoo with id kz", m)
+				}
+			case sessionOf(c):
+				if m.Origin != inspect.Zkit {
+					t.Fatalf("zkit member %+v, want marked zkit", m)
+				}
+			default:
+				t.Fatalf("member %+v of neither session", m)
+			}
 		}
 	})
 }
