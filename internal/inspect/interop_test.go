@@ -8,9 +8,11 @@ import (
 	"testing"
 
 	"github.com/zkit-dev/zkit/barrier"
+	"github.com/zkit-dev/zkit/election"
 	"github.com/zkit-dev/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/lock"
+	"github.com/zkit-dev/zkit/semaphore"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -238,5 +240,43 @@ func TestCuratorLock(t *testing.T) {
 			h := r.Held()
 			return len(h) == 1 && h[0].Session == sessionOf(c)
 		})
+	})
+}
+
+// Curator's InterProcessSemaphoreV2 and LeaderLatch share zkit's layouts:
+// a Curator lease is marked by its data, and a Curator leader shows its id.
+func TestCuratorSemaphoreAndLatch(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		sem := recipePath(t, c)
+		java := recipetest.StartSemaphorePeer(t, b.Servers)
+		java.Send("s1 acquire %s 1", sem)
+		java.Expect("s1 acquired")
+		background(t, func(ctx context.Context) { semaphore.New(c, sem, 1).Acquire(ctx) })
+		recipetest.WaitChildren(t, c, sem+"/locks", 1)
+		r, err := inspect.Inspect(ctx, c, sem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, w := r.Held(), r.Queued()
+		if r.Kind != inspect.Semaphore || len(h) != 1 || h[0].Origin != inspect.Curator || len(w) != 1 || w[0].Session != sessionOf(c) {
+			t.Fatalf("kind %q holders %+v waiters %+v, want Curator's lease and zkit waiting", r.Kind, h, w)
+		}
+
+		latch := recipePath(t, c)
+		leader := recipetest.StartLeaderLatch(t, b.Servers)
+		leader.Send("j-leader start %s", latch)
+		leader.Expect("j-leader leader")
+		background(t, func(ctx context.Context) { election.New(c, latch, "go-candidate").Campaign(ctx) })
+		recipetest.WaitChildren(t, c, latch, 2)
+		r, err = inspect.Inspect(ctx, c, latch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, cands := r.With(inspect.Leader), r.With(inspect.Candidate)
+		if r.Kind != inspect.Election || len(l) != 1 || l[0].ID != "j-leader" || len(cands) != 1 || cands[0].ID != "go-candidate" {
+			t.Fatalf("kind %q leader %+v candidates %+v, want j-leader leading, go-candidate waiting", r.Kind, l, cands)
+		}
 	})
 }
