@@ -50,8 +50,15 @@ func startTmux(t *testing.T, width, height int, command string) *tmuxServer {
 		t.Skipf("skipping: tmux is missing, and the terminal test needs it: %v", err)
 	}
 	s := &tmuxServer{t: t, bin: bin, sock: fmt.Sprintf("zkit-test-%d-%d", os.Getpid(), tmuxSeq.Add(1))}
-	t.Cleanup(func() { exec.Command(bin, "-L", s.sock, "kill-server").Run() })
+	var socket string
+	t.Cleanup(func() {
+		exec.Command(bin, "-L", s.sock, "kill-server").Run()
+		if socket != "" {
+			os.Remove(socket) // tmux leaves it behind
+		}
+	})
 	s.run("-f", "/dev/null", "new-session", "-d", "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), command)
+	socket = strings.TrimSpace(s.run("display-message", "-p", "#{socket_path}"))
 	return s
 }
 
