@@ -126,6 +126,8 @@ Global flags may appear anywhere on the line.`,
 		newRendezvousCmd(a),
 		newBarrierCmd(a),
 		newConfigCmd(a),
+		newInspectCmd(a),
+		newTopCmd(a),
 		newBenchCmd(a),
 		newVersionCmd(a),
 	)
