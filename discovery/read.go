@@ -39,7 +39,7 @@ func (d *Discovery) Services(ctx context.Context) ([]string, error) {
 // invalid base or service name is an *client.InputError, before anything
 // is sent.
 func (d *Discovery) Instances(ctx context.Context, service string) ([]Instance, error) {
-	if err := checkName("instances", d.base, "service name", service); err != nil {
+	if err := recipes.CheckName("instances", d.base, "service name", service); err != nil {
 		return nil, err
 	}
 	path := client.JoinPath(d.base, service)
@@ -53,11 +53,11 @@ func (d *Discovery) Instances(ctx context.Context, service string) ([]Instance, 
 // not an instance, and an *client.InputError for an invalid base, service
 // name or id, before anything is sent.
 func (d *Discovery) Instance(ctx context.Context, service, id string) (Instance, error) {
-	if err := checkName("instance", d.base, "service name", service); err != nil {
+	if err := recipes.CheckName("instance", d.base, "service name", service); err != nil {
 		return Instance{}, err
 	}
 	path := client.JoinPath(d.base, service)
-	if err := checkName("instance", path, "instance id", id); err != nil {
+	if err := recipes.CheckName("instance", path, "instance id", id); err != nil {
 		return Instance{}, err
 	}
 	node := client.JoinPath(path, id)

@@ -24,7 +24,7 @@ import (
 // or service name: an *client.InputError, before anything is sent).
 func (d *Discovery) Watch(ctx context.Context, service string) *recipes.Feed[[]Instance] {
 	path := client.JoinPath(d.base, service)
-	check := checkName("watch", d.base, "service name", service)
+	check := recipes.CheckName("watch", d.base, "service name", service)
 	var instances recipes.ReadFunc[[]Instance]
 	if check == nil {
 		instances = recipes.ChildrenReader(ctx, d.c, path, d.decoder(path))
