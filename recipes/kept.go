@@ -89,6 +89,10 @@ func Keep(ctx context.Context, c *client.Client, path string, data []byte, o Kee
 	if err := CheckData("keep", path, data); err != nil {
 		return nil, err
 	}
+	if c.Context().Err() != nil {
+		// Its Kepts may not have forgotten their nodes yet.
+		return nil, lostSession(client.ErrClosed)
+	}
 	k := &Kept{c: c, path: path, opts: o, log: logger(o.Logger),
 		data: bytes.Clone(data), changed: make(chan struct{}), owned: map[int64]bool{}, loopDone: make(chan struct{})}
 	if _, dup := c.Local().LoadOrStore(keptKey(path), k); dup {
