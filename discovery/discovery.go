@@ -22,10 +22,7 @@ type Discovery struct {
 // each call, before anything is sent. The options apply to every call on
 // it.
 func New(c *client.Client, base string, opts ...Option) *Discovery {
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := recipes.Apply(opts)
 	return &Discovery{c: c, base: base, cfg: cfg}
 }
 

@@ -20,10 +20,7 @@ type Group struct {
 // Join, List and Watch, before anything is sent. The options apply to
 // every Join on the group.
 func New(c *client.Client, path string, opts ...Option) *Group {
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := recipes.Apply(opts)
 	return &Group{c: c, path: path, cfg: cfg}
 }
 

@@ -45,3 +45,13 @@ func (o Options) Tolerance() time.Duration { return max(o.SuspendTolerance, 0) }
 func (o Options) Lease() LeaseOptions {
 	return LeaseOptions{SuspendTolerance: o.Tolerance(), Logger: o.Logger}
 }
+
+// Apply returns the configuration opts make of the zero one: what a
+// recipe's New does with the options it is given.
+func Apply[C any, O ~func(*C)](opts []O) C {
+	var cfg C
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg
+}

@@ -20,10 +20,7 @@ type Rendezvous struct {
 // by every call, before anything is sent. The options apply to Create and
 // PublishEphemeral.
 func New(c *client.Client, path string, opts ...Option) *Rendezvous {
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := recipes.Apply(opts)
 	return &Rendezvous{c: c, path: path, cfg: cfg}
 }
 

@@ -59,10 +59,7 @@ type RWLock struct {
 // New returns the read/write lock at path. It does no I/O; the path is
 // checked when a lock is requested.
 func New(c *client.Client, path string, opts ...Option) *RWLock {
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := recipes.Apply(opts)
 	return &RWLock{q: recipes.NewQueue(c, path, cfg.Logger, readKind, writeKind), cfg: cfg,
 		reads: map[*Lease]bool{}, writes: map[*Lease]bool{}}
 }
