@@ -59,8 +59,7 @@ func (d *Discovery) Register(ctx context.Context, inst Instance) (*Registration,
 	if err := recipes.CreateDir(ctx, d.c, service, d.cfg.CreateOptions()...); err != nil {
 		return nil, recipes.Wrap("register", node, err)
 	}
-	k, err := recipes.Keep(ctx, d.c, node, data, recipes.KeepOptions{
-		ACL: d.cfg.ACL, SuspendTolerance: d.cfg.Tolerance(), Logger: d.cfg.Logger})
+	k, err := recipes.Keep(ctx, d.c, node, data, d.cfg.Keep())
 	if err != nil {
 		return nil, recipes.Wrap("register", node, err)
 	}

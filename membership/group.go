@@ -42,8 +42,7 @@ func (g *Group) Join(ctx context.Context, id string, data []byte) (*Member, erro
 		return nil, err
 	}
 	node := client.JoinPath(g.path, id)
-	k, err := recipes.Keep(ctx, g.c, node, data, recipes.KeepOptions{
-		ACL: g.cfg.ACL, SuspendTolerance: g.cfg.Tolerance(), Logger: g.cfg.Logger})
+	k, err := recipes.Keep(ctx, g.c, node, data, g.cfg.Keep())
 	if err != nil {
 		return nil, recipes.Wrap("join", node, err)
 	}

@@ -27,11 +27,6 @@ func New(c *client.Client, path string, opts ...Option) *Rendezvous {
 // Path is zr's path.
 func (r *Rendezvous) Path() string { return r.path }
 
-// keepOptions are the options of the recipes.Kept that holds zr.
-func (r *Rendezvous) keepOptions() recipes.KeepOptions {
-	return recipes.KeepOptions{ACL: r.cfg.ACL, SuspendTolerance: r.cfg.Tolerance(), Logger: r.cfg.Logger}
-}
-
 // checkPath returns an *client.InputError for a path zr cannot be
 // created or filled at: an invalid one, or the root.
 func checkPath(op, path string) error {
