@@ -190,9 +190,7 @@ func (t *Ticket) start(ctx context.Context) error {
 		st   *client.Stat
 		wErr error
 	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		var b client.Backoff
 		for {
 			_, st, t.self, wErr = t.q.c.GetW(ctx, t.path)
@@ -200,7 +198,7 @@ func (t *Ticket) start(ctx context.Context) error {
 				return
 			}
 		}
-	}()
+	})
 	lErr := t.relist(ctx)
 	wg.Wait()
 	if wErr != nil {
