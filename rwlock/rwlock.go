@@ -169,13 +169,8 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithACL gives the nodes this RWLock creates acl instead of the client's
 // default ACL: its members' nodes and, when it creates them, its directory
-// and the directory's missing ancestors (ZooKeeper checks the permission
-// to delete a node on its parent). A creator-only ACL
-// (client.AuthACL(client.PermAll) with digest or x509 auth) then keeps
-// clients without the credentials from deleting or writing a holder's
-// node, or joining: they get client.ErrNoAuth. Every contender needs the
-// credentials. A directory that exists keeps its ACL; see
-// recipes.Queue.Join.
+// and the directory's missing ancestors. See lock.WithACL for what a
+// creator-only ACL protects; every contender needs the credentials.
 func WithACL(acl ...client.ACL) Option {
 	return func(c *config) { c.ACL = acl }
 }
