@@ -162,7 +162,7 @@ func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.
 			err = fmt.Errorf("zkit: join %s: the directory went missing %d times: %w", q.dir, creates+1, err)
 			break
 		}
-		if err = q.createDir(ctx, opts...); err != nil {
+		if err = CreateDir(ctx, q.c, q.dir, opts...); err != nil {
 			break
 		}
 	}
