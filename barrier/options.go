@@ -15,10 +15,7 @@ type config struct {
 }
 
 func newConfig(opts []Option) config {
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := recipes.Apply(opts)
 	cfg.Logger = cfg.Log()
 	return cfg
 }

@@ -2,6 +2,7 @@ package configwatch
 
 import (
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 )
 
 // Config is the configuration at one path, read as T: its keys are the
@@ -28,11 +29,7 @@ type Config[T any] struct {
 // decoder is an *client.InputError from Get and Watch (Set and Publish do
 // not decode).
 func New[T any](c *client.Client, path string, decode Decoder[T], opts ...Option) *Config[T] {
-	k := &Config[T]{c: c, path: path, decode: decode}
-	for _, o := range opts {
-		o(&k.cfg)
-	}
-	return k
+	return &Config[T]{c: c, path: path, decode: decode, cfg: recipes.Apply(opts)}
 }
 
 // Path is the configuration node.

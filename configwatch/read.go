@@ -191,10 +191,8 @@ func getAll(ctx context.Context, c *client.Client, path string, children []strin
 		if key == readyName {
 			continue
 		}
-		wg.Add(1)
 		slots <- struct{}{}
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			defer func() { <-slots }()
 			data, _, err := c.Get(ctx, client.JoinPath(path, key))
 			mu.Lock()
@@ -206,7 +204,7 @@ func getAll(ctx context.Context, c *client.Client, path string, children []strin
 				data = []byte{}
 			}
 			vals[key] = data
-		}()
+		})
 	}
 	wg.Wait()
 	return vals, first

@@ -21,10 +21,7 @@ type Counter struct {
 // New returns the counter at path. It does no I/O; the path is checked by
 // every call.
 func New(c *client.Client, path string, opts ...Option) *Counter {
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := recipes.Apply(opts)
 	return &Counter{c: c, path: path, cfg: cfg}
 }
 

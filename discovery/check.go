@@ -2,9 +2,9 @@ package discovery
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 )
 
 // CheckInstance returns an *client.InputError when Register would refuse
@@ -22,11 +22,11 @@ func CheckInstance(base string, inst Instance) error {
 // encode checks inst for op under base, as CheckInstance describes, and
 // returns its JSON.
 func encode(op, base string, inst Instance) ([]byte, error) {
-	if err := checkName(op, base, "service name", inst.Name); err != nil {
+	if err := recipes.CheckName(op, base, "service name", inst.Name); err != nil {
 		return nil, err
 	}
 	service := client.JoinPath(base, inst.Name)
-	if err := checkName(op, service, "instance id", inst.ID); err != nil {
+	if err := recipes.CheckName(op, service, "instance id", inst.ID); err != nil {
 		return nil, err
 	}
 	node := client.JoinPath(service, inst.ID)
@@ -49,27 +49,4 @@ func encode(op, base string, inst Instance) ([]byte, error) {
 		return refuse("instance of %d bytes in JSON is over the %d-byte limit", len(data), max)
 	}
 	return data, nil
-}
-
-// checkName checks that name is a single node name under parent (a base or
-// a service path, itself checked too), what as the name's role.
-func checkName(op, parent, what, name string) error {
-	if err := client.CheckPath(op, parent); err != nil {
-		return err
-	}
-	var reason string
-	switch {
-	case name == "":
-		reason = "empty " + what
-	case strings.Contains(name, "/"):
-		reason = fmt.Sprintf("%s %q contains /", what, name)
-	default:
-		if r := client.ValidatePath(client.JoinPath(parent, name), false); r != "" {
-			reason = fmt.Sprintf("%s %q: %s", what, name, r)
-		}
-	}
-	if reason != "" {
-		return &client.InputError{Op: op, Path: parent, Reason: reason}
-	}
-	return nil
 }

@@ -22,10 +22,7 @@ type Discovery struct {
 // each call, before anything is sent. The options apply to every call on
 // it.
 func New(c *client.Client, base string, opts ...Option) *Discovery {
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := recipes.Apply(opts)
 	return &Discovery{c: c, base: base, cfg: cfg}
 }
 
@@ -62,8 +59,7 @@ func (d *Discovery) Register(ctx context.Context, inst Instance) (*Registration,
 	if err := recipes.CreateDir(ctx, d.c, service, d.cfg.CreateOptions()...); err != nil {
 		return nil, recipes.Wrap("register", node, err)
 	}
-	k, err := recipes.Keep(ctx, d.c, node, data, recipes.KeepOptions{
-		ACL: d.cfg.ACL, SuspendTolerance: d.cfg.Tolerance(), Logger: d.cfg.Logger})
+	k, err := recipes.Keep(ctx, d.c, node, data, d.cfg.Keep())
 	if err != nil {
 		return nil, recipes.Wrap("register", node, err)
 	}

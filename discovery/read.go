@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/recipes"
@@ -41,39 +39,12 @@ func (d *Discovery) Services(ctx context.Context) ([]string, error) {
 // invalid base or service name is an *client.InputError, before anything
 // is sent.
 func (d *Discovery) Instances(ctx context.Context, service string) ([]Instance, error) {
-	if err := checkName("instances", d.base, "service name", service); err != nil {
+	if err := recipes.CheckName("instances", d.base, "service name", service); err != nil {
 		return nil, err
 	}
 	path := client.JoinPath(d.base, service)
-	names, _, err := d.c.Children(ctx, path)
-	if errors.Is(err, client.ErrNoNode) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, recipes.Wrap("instances", path, err)
-	}
-	found := make([]*Instance, len(names))
-	err = fetch(ctx, len(names), func(ctx context.Context, i int) error {
-		node := client.JoinPath(path, names[i])
-		data, st, err := d.c.Get(ctx, node)
-		switch {
-		case errors.Is(err, client.ErrNoNode):
-			return nil // unregistered meanwhile
-		case err != nil:
-			return err
-		}
-		inst, err := decode(node, data, st)
-		if err != nil {
-			d.cfg.Log().Warn("zkit: left out a node that is not a service instance", "node", node, "err", err)
-			return nil
-		}
-		found[i] = &inst
-		return nil
-	})
-	if err != nil {
-		return nil, recipes.Wrap("instances", path, err)
-	}
-	return collect(found), nil
+	found, err := recipes.ReadChildren(ctx, d.c, path, d.decoder(path))
+	return found, recipes.Wrap("instances", path, err)
 }
 
 // Instance returns the instance id of service (Curator's
@@ -82,11 +53,11 @@ func (d *Discovery) Instances(ctx context.Context, service string) ([]Instance, 
 // not an instance, and an *client.InputError for an invalid base, service
 // name or id, before anything is sent.
 func (d *Discovery) Instance(ctx context.Context, service, id string) (Instance, error) {
-	if err := checkName("instance", d.base, "service name", service); err != nil {
+	if err := recipes.CheckName("instance", d.base, "service name", service); err != nil {
 		return Instance{}, err
 	}
 	path := client.JoinPath(d.base, service)
-	if err := checkName("instance", path, "instance id", id); err != nil {
+	if err := recipes.CheckName("instance", path, "instance id", id); err != nil {
 		return Instance{}, err
 	}
 	node := client.JoinPath(path, id)
@@ -110,6 +81,21 @@ func decode(node string, data []byte, st *client.Stat) (Instance, error) {
 	return inst, nil
 }
 
+// decoder returns what reads the instances of the service at path,
+// leaving out (and logging) the nodes whose data is not an instance.
+func (d *Discovery) decoder(path string) recipes.Decode[Instance] {
+	log := d.cfg.Log()
+	return func(id string, data []byte, st *client.Stat) *Instance {
+		node := client.JoinPath(path, id)
+		inst, err := decode(node, data, st)
+		if err != nil {
+			log.Warn("zkit: left out a node that is not a service instance", "node", node, "err", err)
+			return nil
+		}
+		return &inst
+	}
+}
+
 // malformedError is the data of an instance node that does not decode.
 type malformedError struct {
 	err  error
@@ -123,50 +109,3 @@ func (e *malformedError) Error() string {
 func (e *malformedError) Is(target error) bool { return target == ErrMalformed }
 
 func (e *malformedError) Unwrap() error { return e.err }
-
-// collect drops nil instances and sorts the rest by node.
-func collect(found []*Instance) []Instance {
-	out := make([]Instance, 0, len(found))
-	for _, inst := range found {
-		if inst != nil {
-			out = append(out, *inst)
-		}
-	}
-	slices.SortFunc(out, func(a, b Instance) int { return strings.Compare(a.Path, b.Path) })
-	return out
-}
-
-// fetchers bounds the reads of instance nodes in flight for one listing.
-const fetchers = 32
-
-// fetch runs get(i) for i in [0, n) with at most fetchers in flight, and
-// returns the first error.
-func fetch(ctx context.Context, n int, get func(ctx context.Context, i int) error) error {
-	if n == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-		next  atomic.Int64
-	)
-	for range min(n, fetchers) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				if err := get(ctx, i); err != nil {
-					once.Do(func() { first = err; cancel() })
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return first
-}

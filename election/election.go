@@ -44,10 +44,7 @@ type Election struct {
 // Campaign, Leader and Observe, the id by Campaign. An Election used only
 // to observe may have an empty id.
 func New(c *client.Client, path, id string, opts ...Option) *Election {
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := recipes.Apply(opts)
 	return &Election{q: recipes.NewQueue(c, path, cfg.Logger, kind), c: c, id: id, cfg: cfg}
 }
 

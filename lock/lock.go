@@ -45,10 +45,7 @@ type Lock struct {
 // New returns the lock at path (a directory holding one node per attempt).
 // It does no I/O; the path is checked by Lock and TryLock.
 func New(c *client.Client, path string, opts ...Option) *Lock {
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := recipes.Apply(opts)
 	return &Lock{q: recipes.NewQueue(c, path, cfg.Logger, kind), cfg: cfg}
 }
 

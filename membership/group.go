@@ -20,10 +20,7 @@ type Group struct {
 // Join, List and Watch, before anything is sent. The options apply to
 // every Join on the group.
 func New(c *client.Client, path string, opts ...Option) *Group {
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := recipes.Apply(opts)
 	return &Group{c: c, path: path, cfg: cfg}
 }
 
@@ -45,8 +42,7 @@ func (g *Group) Join(ctx context.Context, id string, data []byte) (*Member, erro
 		return nil, err
 	}
 	node := client.JoinPath(g.path, id)
-	k, err := recipes.Keep(ctx, g.c, node, data, recipes.KeepOptions{
-		ACL: g.cfg.ACL, SuspendTolerance: g.cfg.Tolerance(), Logger: g.cfg.Logger})
+	k, err := recipes.Keep(ctx, g.c, node, data, g.cfg.Keep())
 	if err != nil {
 		return nil, recipes.Wrap("join", node, err)
 	}
@@ -57,7 +53,10 @@ func (g *Group) Join(ctx context.Context, id string, data []byte) (*Member, erro
 // and Stat. A group whose node does not exist has no members. An invalid
 // path is an *client.InputError, before anything is sent.
 func (g *Group) List(ctx context.Context) ([]Entry, error) {
-	entries, err := list(ctx, g.c, g.path)
+	if err := client.CheckPath("list", g.path); err != nil {
+		return nil, err
+	}
+	entries, err := recipes.ReadChildren(ctx, g.c, g.path, entry)
 	return entries, recipes.Wrap("list", g.path, err)
 }
 
@@ -71,10 +70,16 @@ func (g *Group) List(ctx context.Context) ([]Entry, error) {
 // cannot cure (an invalid path: an *client.InputError, before anything is
 // sent).
 func (g *Group) Watch(ctx context.Context) *recipes.Feed[[]Entry] {
-	r := &groupReader{c: g.c, path: g.path, notify: make(chan client.WatchEvent, 1), cache: map[string]*cached{}}
-	r.followConnection(ctx)
+	check := client.CheckPath("watch", g.path)
+	var children recipes.ReadFunc[[]Entry]
+	if check == nil {
+		children = recipes.ChildrenReader(ctx, g.c, g.path, entry)
+	}
 	read := func(ctx context.Context) ([]Entry, <-chan client.WatchEvent, error) {
-		group, w, err := r.read(ctx)
+		if check != nil {
+			return nil, nil, check
+		}
+		group, w, err := children(ctx)
 		return group, w, recipes.Wrap("watch", g.path, err)
 	}
 	return recipes.Follow(ctx, g.c, read, sameGroup)

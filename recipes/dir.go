@@ -56,9 +56,3 @@ func createContainer(ctx context.Context, c *client.Client, dir string, opts []c
 	}
 	return err
 }
-
-// createDir creates the queue's missing directory (see CreateDir), with
-// the ACL of the queue's nodes.
-func (q *Queue) createDir(ctx context.Context, opts ...client.CreateOption) error {
-	return CreateDir(ctx, q.c, q.dir, opts...)
-}

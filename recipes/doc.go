@@ -25,7 +25,8 @@
 //   - the level-triggered watch that every observer is built on ([Follow],
 //     delivering on a [Feed]): it reads again after every event, reconnect
 //     and new session, so that the last value it delivers is always the
-//     current one;
+//     current one; [ChildrenReader] follows with it the children of a
+//     node and their data, [ReadChildren] reads them once;
 //   - what every recipe package shares at its surface: [Options] (ACL,
 //     logger, suspend tolerance), the sentinel errors ([ErrLost] and the
 //     causes that match it, [ErrReleased], [ErrConflict]) that each package

@@ -85,9 +85,7 @@ func holdJoint(ctx context.Context, c *client.Client, parts []Part, held []*Leas
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for i, p := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var b client.Backoff
 			for {
 				var st *client.Stat
@@ -99,7 +97,7 @@ func holdJoint(ctx context.Context, c *client.Client, parts []Part, held []*Leas
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -186,11 +184,9 @@ func (j *JointLease) Unlock(ctx context.Context) error {
 		errs := make([]error, len(j.parts))
 		var wg sync.WaitGroup
 		for i, l := range j.parts {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				errs[i] = l.Unlock(ctx)
-			}()
+			})
 		}
 		wg.Wait()
 		switch {

@@ -86,8 +86,12 @@ func Keep(ctx context.Context, c *client.Client, path string, data []byte, o Kee
 	if path == "/" {
 		return nil, &client.InputError{Op: "keep", Path: path, Reason: "the root cannot be an ephemeral node"}
 	}
-	if err := checkData("keep", path, data); err != nil {
+	if err := CheckData("keep", path, data); err != nil {
 		return nil, err
+	}
+	if c.Context().Err() != nil {
+		// Its Kepts may not have forgotten their nodes yet.
+		return nil, lostSession(client.ErrClosed)
 	}
 	k := &Kept{c: c, path: path, opts: o, log: logger(o.Logger),
 		data: bytes.Clone(data), changed: make(chan struct{}), owned: map[int64]bool{}, loopDone: make(chan struct{})}
@@ -117,13 +121,6 @@ type keptKey string
 
 // forget frees the node's name for another Keep on the same client.
 func (k *Kept) forget() { k.c.Local().CompareAndDelete(keptKey(k.path), k) }
-
-func checkData(op, path string, data []byte) error {
-	if max := client.MaxData(path); len(data) > max {
-		return &client.InputError{Op: op, Path: path, Reason: fmt.Sprintf("data of %d bytes is over the %d-byte limit", len(data), max)}
-	}
-	return nil
-}
 
 // Node is the kept node's full path.
 func (k *Kept) Node() string { return k.path }

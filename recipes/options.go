@@ -41,7 +41,22 @@ func (o Options) Log() *slog.Logger { return logger(o.Logger) }
 // Tolerance returns the suspend tolerance, never negative.
 func (o Options) Tolerance() time.Duration { return max(o.SuspendTolerance, 0) }
 
+// Keep returns the options of a Kept node kept under o.
+func (o Options) Keep() KeepOptions {
+	return KeepOptions{ACL: o.ACL, SuspendTolerance: o.Tolerance(), Logger: o.Logger}
+}
+
 // Lease returns the options of a Lease held under o.
 func (o Options) Lease() LeaseOptions {
 	return LeaseOptions{SuspendTolerance: o.Tolerance(), Logger: o.Logger}
+}
+
+// Apply returns the configuration opts make of the zero one: what a
+// recipe's New does with the options it is given.
+func Apply[C any, O ~func(*C)](opts []O) C {
+	var cfg C
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg
 }

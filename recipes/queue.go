@@ -162,7 +162,7 @@ func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.
 			err = fmt.Errorf("zkit: join %s: the directory went missing %d times: %w", q.dir, creates+1, err)
 			break
 		}
-		if err = q.createDir(ctx, opts...); err != nil {
+		if err = CreateDir(ctx, q.c, q.dir, opts...); err != nil {
 			break
 		}
 	}
@@ -190,9 +190,7 @@ func (t *Ticket) start(ctx context.Context) error {
 		st   *client.Stat
 		wErr error
 	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		var b client.Backoff
 		for {
 			_, st, t.self, wErr = t.q.c.GetW(ctx, t.path)
@@ -200,7 +198,7 @@ func (t *Ticket) start(ctx context.Context) error {
 				return
 			}
 		}
-	}()
+	})
 	lErr := t.relist(ctx)
 	wg.Wait()
 	if wErr != nil {

@@ -40,7 +40,7 @@ func (r *Rendezvous) Create(ctx context.Context) (*Launch, error) {
 	if err := checkPath("create", r.path); err != nil {
 		return nil, err
 	}
-	opts := r.keepOptions()
+	opts := r.cfg.Keep()
 	opts.Once = true   // a new zr would be a new rendezvous
 	opts.Shared = true // the master fills it
 	k, err := recipes.Keep(ctx, r.c, r.path, nil, opts)

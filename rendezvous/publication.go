@@ -48,7 +48,7 @@ func (r *Rendezvous) PublishEphemeral(ctx context.Context, data []byte) (*Public
 	if err := checkPublish("publish", r.path, data); err != nil {
 		return nil, err
 	}
-	k, err := recipes.Keep(ctx, r.c, r.path, data, r.keepOptions())
+	k, err := recipes.Keep(ctx, r.c, r.path, data, r.cfg.Keep())
 	if err != nil {
 		return nil, recipes.Wrap("publish", r.path, err)
 	}

@@ -73,8 +73,5 @@ func checkPublish(op, path string, data []byte) error {
 	if len(data) == 0 {
 		return &client.InputError{Op: op, Path: path, Reason: "empty data (an empty rendezvous node means not filled yet)"}
 	}
-	if max := client.MaxData(path); len(data) > max {
-		return &client.InputError{Op: op, Path: path, Reason: fmt.Sprintf("data of %d bytes is over the %d-byte limit", len(data), max)}
-	}
-	return nil
+	return recipes.CheckData(op, path, data)
 }

@@ -20,20 +20,12 @@ type Rendezvous struct {
 // by every call, before anything is sent. The options apply to Create and
 // PublishEphemeral.
 func New(c *client.Client, path string, opts ...Option) *Rendezvous {
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := recipes.Apply(opts)
 	return &Rendezvous{c: c, path: path, cfg: cfg}
 }
 
 // Path is zr's path.
 func (r *Rendezvous) Path() string { return r.path }
-
-// keepOptions are the options of the recipes.Kept that holds zr.
-func (r *Rendezvous) keepOptions() recipes.KeepOptions {
-	return recipes.KeepOptions{ACL: r.cfg.ACL, SuspendTolerance: r.cfg.Tolerance(), Logger: r.cfg.Logger}
-}
 
 // checkPath returns an *client.InputError for a path zr cannot be
 // created or filled at: an invalid one, or the root.

@@ -59,10 +59,7 @@ type RWLock struct {
 // New returns the read/write lock at path. It does no I/O; the path is
 // checked when a lock is requested.
 func New(c *client.Client, path string, opts ...Option) *RWLock {
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := recipes.Apply(opts)
 	return &RWLock{q: recipes.NewQueue(c, path, cfg.Logger, readKind, writeKind), cfg: cfg,
 		reads: map[*Lease]bool{}, writes: map[*Lease]bool{}}
 }
@@ -172,13 +169,8 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithACL gives the nodes this RWLock creates acl instead of the client's
 // default ACL: its members' nodes and, when it creates them, its directory
-// and the directory's missing ancestors (ZooKeeper checks the permission
-// to delete a node on its parent). A creator-only ACL
-// (client.AuthACL(client.PermAll) with digest or x509 auth) then keeps
-// clients without the credentials from deleting or writing a holder's
-// node, or joining: they get client.ErrNoAuth. Every contender needs the
-// credentials. A directory that exists keeps its ACL; see
-// recipes.Queue.Join.
+// and the directory's missing ancestors. See lock.WithACL for what a
+// creator-only ACL protects; every contender needs the credentials.
 func WithACL(acl ...client.ACL) Option {
 	return func(c *config) { c.ACL = acl }
 }

@@ -269,9 +269,7 @@ func (a *attempt) hold(ctx context.Context, paths []string) ([]*Lease, error) {
 	ws := make([]watched, len(paths))
 	var wg sync.WaitGroup
 	for i, p := range paths {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var b client.Backoff
 			for {
 				_, ws[i].st, ws[i].self, ws[i].err = s.c.GetW(ctx, p)
@@ -279,7 +277,7 @@ func (a *attempt) hold(ctx context.Context, paths []string) ([]*Lease, error) {
 					return
 				}
 			}
-		}()
+		})
 	}
 	count, err := a.count(ctx, paths)
 	wg.Wait()

@@ -59,10 +59,7 @@ type Semaphore struct {
 // InterProcessSemaphoreV2 built with a number of leases, nothing checks
 // it). It does no I/O: the path and max are checked by each acquire.
 func New(c *client.Client, path string, max int, opts ...Option) *Semaphore {
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
-	}
+	cfg := recipes.Apply(opts)
 	return &Semaphore{
 		c:      c,
 		path:   path,

@@ -1,0 +1,42 @@
+package recipes
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zkit-dev/zkit/client"
+)
+
+// CheckName returns an *client.InputError naming op when parent is not a
+// valid path, or name not a single node name under it: not empty, "." or
+// "..", without "/". what is the name's role in the message ("member
+// id", "service name").
+func CheckName(op, parent, what, name string) error {
+	if err := client.CheckPath(op, parent); err != nil {
+		return err
+	}
+	var reason string
+	switch {
+	case name == "":
+		reason = "empty " + what
+	case strings.Contains(name, "/"):
+		reason = fmt.Sprintf("%s %q contains /", what, name)
+	default:
+		if r := client.ValidatePath(client.JoinPath(parent, name), false); r != "" {
+			reason = fmt.Sprintf("%s %q: %s", what, name, r)
+		}
+	}
+	if reason != "" {
+		return &client.InputError{Op: op, Path: parent, Reason: reason}
+	}
+	return nil
+}
+
+// CheckData returns an *client.InputError naming op when data is over the
+// server's limit on the data of the node path.
+func CheckData(op, path string, data []byte) error {
+	if max := client.MaxData(path); len(data) > max {
+		return &client.InputError{Op: op, Path: path, Reason: fmt.Sprintf("data of %d bytes is over the %d-byte limit", len(data), max)}
+	}
+	return nil
+}
