@@ -22,7 +22,10 @@ import (
 //   - the connection stayed suspended for longer than the lease's suspend
 //     tolerance (cause ErrSuspended); zkit then deletes the node as soon as
 //     it can, so that the next waiter may go on;
-//   - someone else deleted or wrote to the node (cause ErrNodeDeleted).
+//   - someone else deleted or wrote to the node (cause ErrNodeDeleted). A
+//     lease that was first in line at once watches its node only from
+//     10 ms after it was taken (its token came with the create's reply),
+//     so it learns of such a delete or write up to that much later.
 //
 // Between the moment a lease is lost and the moment its owner sees Done,
 // another process may already hold the same lock. Writes that must not
@@ -187,10 +190,25 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	return l.result
 }
 
+// selfWatchDelay is how long a lease taken without a watch on its own
+// node (first in line at once: see Ticket.start) is held before it sets
+// one. A lock held for less costs no request beyond create, list and
+// release; one held longer learns of a foreign delete or write of its node
+// at most this much later than a watched one would.
+const selfWatchDelay = 10 * time.Millisecond
+
 // monitor ends the lease when its session is lost, its node changes, or
-// the connection stays suspended beyond tolerance.
+// the connection stays suspended beyond tolerance. Without a watch on the
+// node (self nil), it sets one after selfWatchDelay.
 func (l *Lease) monitor(self <-chan client.WatchEvent, t *tolerance) {
 	defer t.stop()
+	var arm <-chan time.Time
+	if self == nil {
+		timer := time.NewTimer(selfWatchDelay)
+		defer timer.Stop()
+		arm = timer.C
+	}
+	var b client.Backoff
 	for {
 		changed, expired, over, _ := t.check()
 		if over {
@@ -205,6 +223,17 @@ func (l *Lease) monitor(self <-chan client.WatchEvent, t *tolerance) {
 		case <-l.sess.Done():
 			l.lose(lostSession(l.sess.Err()), false)
 			return
+		case <-arm:
+			ch, retry, cause := l.watchSelf()
+			switch {
+			case cause != nil:
+				l.lose(cause, true)
+				return
+			case retry:
+				arm = time.After(b.Next())
+			default:
+				self, arm = ch, nil
+			}
 		case ev := <-self:
 			switch ev.Type {
 			case client.EventNotWatching:
@@ -219,6 +248,22 @@ func (l *Lease) monitor(self <-chan client.WatchEvent, t *tolerance) {
 			return
 		}
 	}
+}
+
+// watchSelf sets the watch on the lease's node: the cause of the lease's
+// end if the node is gone or was written meanwhile, retry if the
+// connection is down.
+func (l *Lease) watchSelf() (ch <-chan client.WatchEvent, retry bool, cause error) {
+	_, st, ch, err := l.c.GetW(l.ctx, l.path)
+	switch {
+	case errors.Is(err, client.ErrNoNode):
+		return nil, false, ErrNodeDeleted
+	case err != nil:
+		return nil, true, nil // the session's loss, if that is it, ends the lease
+	case st.Version != 0 || st.EphemeralOwner != l.sess.ID():
+		return nil, false, ErrNodeDeleted // written: released by someone else
+	}
+	return ch, false, nil
 }
 
 // lose ends the lease with cause, unless it has already ended; with remove

@@ -152,7 +152,7 @@ func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.
 	}
 	t := &Ticket{q: q, sess: sess}
 	for creates := 0; ; creates++ {
-		t.path, err = q.c.CreateProtected(ctx, client.JoinPath(q.dir, kind.Marker), data, client.EphemeralSequential, opts...)
+		t.path, t.token, err = q.c.CreateProtectedZxid(ctx, client.JoinPath(q.dir, kind.Marker), data, client.EphemeralSequential, opts...)
 		if !errors.Is(err, client.ErrNoNode) {
 			break
 		}
@@ -182,33 +182,62 @@ func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.
 	return t, nil
 }
 
-// start watches the ticket's own node (which also gives its czxid, the
-// fencing token) while listing the queue: two requests, one round trip.
+// start lists the queue. A ticket first in line, created on the session
+// it started with, needs nothing more: its token (the node's czxid) came
+// with the create's reply, and its lease watches the node itself once it
+// has been held a moment (lease.go), so that a lone client pays create,
+// list and release, as a lock without fencing does. A ticket that must
+// wait watches its own node too, which also gives the node's owner.
 func (t *Ticket) start(ctx context.Context) error {
+	if t.token == 0 || t.q.c.Session() != t.sess {
+		// No token from the reply, or the session changed around the
+		// create: let the node's Stat tell (watchSelf checks its owner).
+		return t.startWatched(ctx)
+	}
+	if err := t.relist(ctx); err != nil {
+		return err
+	}
+	if !t.Blocked() {
+		return nil
+	}
+	return t.watchSelf(ctx)
+}
+
+// startWatched watches the ticket's own node while listing the queue: two
+// requests, one round trip.
+func (t *Ticket) startWatched(ctx context.Context) error {
 	var (
 		wg   sync.WaitGroup
-		st   *client.Stat
 		wErr error
 	)
-	wg.Go(func() {
-		var b client.Backoff
-		for {
-			_, st, t.self, wErr = t.q.c.GetW(ctx, t.path)
-			if !client.IsRetryable(wErr) || b.Wait(ctx) != nil {
-				return
-			}
-		}
-	})
+	wg.Go(func() { wErr = t.watchSelf(ctx) })
 	lErr := t.relist(ctx)
 	wg.Wait()
 	if wErr != nil {
-		if errors.Is(wErr, client.ErrNoNode) {
-			return t.gone()
-		}
 		return wErr
 	}
-	if lErr != nil {
-		return lErr
+	return lErr
+}
+
+// watchSelf sets the watch on the ticket's own node, and takes the token
+// from its Stat once it knows the node is the ticket session's.
+func (t *Ticket) watchSelf(ctx context.Context) error {
+	var (
+		st  *client.Stat
+		err error
+		b   client.Backoff
+	)
+	for {
+		_, st, t.self, err = t.q.c.GetW(ctx, t.path)
+		if !client.IsRetryable(err) || b.Wait(ctx) != nil {
+			break
+		}
+	}
+	if errors.Is(err, client.ErrNoNode) {
+		return t.gone()
+	}
+	if err != nil {
+		return err
 	}
 	if owner := st.EphemeralOwner; owner != t.sess.ID() {
 		// Created under a newer session than the one this ticket started

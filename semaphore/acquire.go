@@ -112,6 +112,8 @@ func (a *attempt) room(ctx context.Context, try bool) error {
 			watch = true // list again with a watch: a release may have come meanwhile
 			continue
 		}
+		a.s.cfg.Log().Debug("zkit: semaphore: holding its mutex, waiting for a lease",
+			"path", a.s.path, "held", countLeases(children, math.MaxInt64), "max", a.s.max)
 		select {
 		case ev := <-w:
 			if ev.Type == client.EventNotWatching {

@@ -1,9 +1,12 @@
 package semaphore_test
 
 import (
+	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,15 +67,14 @@ func TestHolderExpiry(t *testing.T) {
 			t.Fatal(err)
 		}
 		waiter := b.Connect(t)
-		front := acquireN(ctx, semaphore.New(waiter, path, 1), 1)
-		// It has joined the mutex: its node is there and watched (real
-		// ZooKeeper's wchp lists data watches only, so its watch on the
-		// leases cannot be waited for). Expired any earlier, while it
-		// creates its node, it would join again under its next session, as
-		// every acquire does.
+		waiting := make(chan struct{})
+		front := acquireN(ctx, semaphore.New(waiter, path, 1, semaphore.WithLogger(slog.New(onMessage{
+			msg: "zkit: semaphore: holding its mutex, waiting for a lease", ch: waiting, once: new(sync.Once)}))), 1)
+		// It holds the mutex and waits for a lease (it says so in its
+		// log). Expired any earlier, while it creates its node, it would
+		// join again under its next session, as every acquire does.
+		recipetest.Within(t, waiting, "the waiter to hold the mutex and wait for a lease")
 		waitNodes(t, admin, path, 1, 1)
-		mutex := path + "/locks/" + recipetest.Children(t, admin, path+"/locks")[0]
-		recipetest.WaitWatching(t, b.Addr(), mutex, waiter.Session().ID())
 		behind := acquireN(ctx, semaphore.New(b.Connect(t), path, 1), 1)
 		waitNodes(t, admin, path, 1, 2)
 		b.ExpireSession(t, waiter.Session())
@@ -189,3 +191,23 @@ func TestNodeDeleted(t *testing.T) {
 		unlock(t, next)
 	})
 }
+
+// onMessage is a slog handler that closes ch at the first record whose
+// message is msg.
+type onMessage struct {
+	msg  string
+	ch   chan struct{}
+	once *sync.Once
+}
+
+func (h onMessage) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h onMessage) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.once.Do(func() { close(h.ch) })
+	}
+	return nil
+}
+
+func (h onMessage) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h onMessage) WithGroup(string) slog.Handler      { return h }
