@@ -83,8 +83,11 @@ func Open(ctx context.Context, c *client.Client, path string, opts ...Option) (*
 		changed: make(chan struct{}), done: make(chan struct{})}
 	cc.oneShot.Store(cfg.oneShot)
 	cc.life, cc.stop = context.WithCancelCause(context.Background())
-	context.AfterFunc(c.Context(), func() { cc.stop(client.ErrClosed) })
-	go cc.run()
+	unhook := context.AfterFunc(c.Context(), func() { cc.stop(client.ErrClosed) })
+	go func() {
+		defer unhook()
+		cc.run()
+	}()
 	if _, err := cc.WaitFor(ctx, 0); err != nil {
 		cc.Close()
 		return nil, err
@@ -246,13 +249,16 @@ func (c *Cache) serve(w *wire, lost bool) error {
 // publishHook, when set (by tests), sees every snapshot a cache takes.
 var publishHook func(s *Snapshot)
 
-// publish makes s the current snapshot. first is the first snapshot of a
-// connection: the cache is no longer stale.
-func (c *Cache) publish(s *Snapshot, first bool) {
+// publish makes s the current snapshot, unless it is older than the
+// current one (a server behind the last one: it cannot be, as the cache
+// connects with the last zxid it saw, which servers behind it refuse).
+// first is the first snapshot of a connection: the cache is no longer
+// stale.
+func (c *Cache) publish(s *Snapshot, first bool) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.snap != nil && s.zxid < c.snap.zxid {
-		s.zxid = c.snap.zxid
+		return false
 	}
 	s.gen = c.gen
 	c.snap = s
@@ -264,6 +270,7 @@ func (c *Cache) publish(s *Snapshot, first bool) {
 	}
 	close(c.changed)
 	c.changed = make(chan struct{})
+	return true
 }
 
 func (c *Cache) current() *Snapshot {

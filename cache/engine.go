@@ -136,6 +136,7 @@ func (e *engine) frame(b []byte) error {
 		}
 	}
 	e.lastZxid = max(e.lastZxid, h.Zxid)
+	e.w.sess.lastZxid = max(e.w.sess.lastZxid, h.Zxid)
 	if len(e.pending) == 0 {
 		return e.publish()
 	}
@@ -336,10 +337,12 @@ func (e *engine) publish() error {
 			nodes[rel] = e.node(rel, n)
 		}
 	}
-	clear(e.dirty)
 	first := !e.published
+	if !e.c.publish(&Snapshot{zxid: zxid, root: e.c.path, nodes: nodes}, first) {
+		return nil
+	}
+	clear(e.dirty)
 	e.published = true
-	e.c.publish(&Snapshot{zxid: zxid, root: e.c.path, nodes: nodes}, first)
 	if first {
 		if want := e.c.wanted(); want > zxid && !e.syncing {
 			e.syncing = true
