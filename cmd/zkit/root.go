@@ -126,6 +126,7 @@ Global flags may appear anywhere on the line.`,
 		newRendezvousCmd(a),
 		newBarrierCmd(a),
 		newConfigCmd(a),
+		newWatchCmd(a),
 		newBenchCmd(a),
 		newVersionCmd(a),
 	)
