@@ -29,13 +29,13 @@ func TestStale(t *testing.T) {
 		}
 		defer cc.Close()
 		seen := follow(t, cc)
-		before := cc.Snapshot()
 
 		cut()
 		recipetest.Eventually(t, "the cache is stale", func() bool {
 			stale, since := cc.Stale()
 			return stale && !since.IsZero()
 		})
+		before := cc.Snapshot()
 		zxid := mustCreate(t, w, r+"/c")
 		if err := w.Delete(ctx, r+"/a", -1); err != nil {
 			t.Fatal(err)
@@ -85,6 +85,11 @@ func TestSessionExpiry(t *testing.T) {
 				mu.Unlock()
 			}
 		}()
+		recipetest.Eventually(t, "the first snapshot reported", func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Contains(types, cache.Initialized)
+		})
 		id, passwd := cache.SessionOf(cc)
 		if ref := b.Reference(); ref != nil {
 			if !ref.ExpireSession(id) {
