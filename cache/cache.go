@@ -194,6 +194,7 @@ func (c *Cache) run() {
 			continue
 		}
 		next = k
+		b.Reset()
 		err = c.serve(w, lost)
 		lost = false
 		w.close()

@@ -24,6 +24,11 @@
 // write's zxid, or the client's LastZxid) reads its write from the cache;
 // it syncs the server when the cache has not seen that zxid.
 //
+// A snapshot can only be taken once every node that changed has been read
+// again: under writes that never pause for a round trip, the next snapshot
+// (and WaitFor) waits for the first pause, and until then the cache serves
+// the last one.
+//
 // # Why a connection of its own
 //
 // The cache does not read through the client's go-zookeeper connection. It

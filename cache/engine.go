@@ -158,7 +158,9 @@ func (e *engine) event(ev jute.WatcherEvent) {
 		e.refreshParent(p)
 	case jute.EventNodeDeleted:
 		if e.oneShot {
-			e.reconcile(p) // and re-arm, if the node is back
+			if in {
+				e.reconcile(p) // and re-arm, if the node is back
+			}
 			return
 		}
 		if in {
