@@ -197,15 +197,16 @@ func (c *Cache) run() {
 		b.Reset()
 		err = c.serve(w, lost)
 		lost = false
+		var fatal *fatalError
+		if errors.As(err, &fatal) && c.life.Err() == nil {
+			w.closeSession()
+			c.fail(fatal.err)
+			return
+		}
 		w.close()
 		w.wg.Wait()
-		var fatal *fatalError
 		switch {
 		case c.life.Err() != nil:
-		case errors.As(err, &fatal):
-			c.fail(fatal.err)
-			w.closeSession()
-			return
 		case errors.Is(err, errFallback):
 			log.Info("cache falls back to one-shot watches", "path", c.path, "server", c.wire.Servers[k])
 			c.oneShot.Store(true)

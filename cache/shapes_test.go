@@ -203,6 +203,12 @@ func TestLimits(t *testing.T) {
 		if cc.Snapshot().Len() > 5 {
 			t.Fatalf("last snapshot %v", cc.Snapshot().Paths())
 		}
+		if ref := b.Reference(); ref != nil {
+			id, _ := cache.SessionOf(cc)
+			if slices.Contains(ref.Sessions(), id) {
+				t.Fatalf("the stopped cache's session 0x%x lives on", id)
+			}
+		}
 	})
 }
 
@@ -262,8 +268,12 @@ func TestClientClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	id, _ := cache.SessionOf(cc)
 	c.Close()
 	recipetest.Within(t, cc.Done(), "the cache stops")
+	if slices.Contains(b.Reference().Sessions(), id) {
+		t.Fatalf("the closed cache's session 0x%x lives on", id)
+	}
 	if !errors.Is(cc.Err(), client.ErrClosed) {
 		t.Fatalf("Err: %v", cc.Err())
 	}

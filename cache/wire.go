@@ -204,15 +204,19 @@ func (w *wire) close() {
 	})
 }
 
-// closeSession ends the session, as well as it can in a moment, then the
-// connection.
+// closeSession ends the session, as well as it can in a second: it asks
+// the server to close it, and waits until the server has closed the
+// connection (closing first could reset the connection before the server
+// read the request).
 func (w *wire) closeSession() {
-	w.nc.SetWriteDeadline(time.Now().Add(time.Second))
 	w.mu.Lock()
 	w.xid++
 	xid := w.xid
 	w.mu.Unlock()
-	w.nc.Write(jute.Frame(&jute.RequestHeader{Xid: xid, Type: jute.OpCloseSession}))
+	w.nc.SetDeadline(time.Now().Add(time.Second))
+	if _, err := w.nc.Write(jute.Frame(&jute.RequestHeader{Xid: xid, Type: jute.OpCloseSession})); err == nil {
+		io.Copy(io.Discard, w.nc)
+	}
 	w.close()
 	w.wg.Wait()
 }
