@@ -36,6 +36,8 @@ type Cache struct {
 	eng     *engine
 	sess    session // the current session's id and password, for tests
 	events  *delivery
+	evDirty map[string]struct{} // paths changed since the events were last computed
+	evAll   bool                // or everything
 
 	life context.Context
 	stop context.CancelCauseFunc
@@ -80,7 +82,7 @@ func Open(ctx context.Context, c *client.Client, path string, opts ...Option) (*
 		root = strings.TrimSuffix(w.Namespace+path, "/")
 	}
 	cc := &Cache{cl: c, path: path, root: root, ns: w.Namespace, cfg: cfg, wire: w,
-		changed: make(chan struct{}), done: make(chan struct{})}
+		changed: make(chan struct{}), done: make(chan struct{}), evDirty: map[string]struct{}{}}
 	cc.oneShot.Store(cfg.oneShot)
 	cc.life, cc.stop = context.WithCancelCause(context.Background())
 	unhook := context.AfterFunc(c.Context(), func() { cc.stop(client.ErrClosed) })
@@ -256,7 +258,10 @@ var publishHook func(s *Snapshot)
 // connects with the last zxid it saw, which servers behind it refuse).
 // first is the first snapshot of a connection: the cache is no longer
 // stale.
-func (c *Cache) publish(s *Snapshot, first bool) bool {
+//
+// changed are the paths that differ from the current snapshot, or nil for
+// a snapshot read anew.
+func (c *Cache) publish(s *Snapshot, first bool, changed []string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.snap != nil && s.zxid < c.snap.zxid {
@@ -264,6 +269,12 @@ func (c *Cache) publish(s *Snapshot, first bool) bool {
 	}
 	s.gen = c.gen
 	c.snap = s
+	if c.events != nil { // before Events is called there is nothing to track
+		c.evAll = c.evAll || changed == nil
+		for _, p := range changed {
+			c.evDirty[p] = struct{}{}
+		}
+	}
 	if publishHook != nil {
 		publishHook(s)
 	}

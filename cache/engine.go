@@ -321,26 +321,27 @@ func (e *engine) publish() error {
 	if prev != nil && e.published && len(e.dirty) == 0 && zxid <= prev.zxid {
 		return nil
 	}
-	var nodes map[string]*Node
+	changes := layer{}
+	var changed []string // nil: all
 	if prev != nil && e.published {
-		nodes = maps.Clone(prev.nodes)
+		changed = make([]string, 0, len(e.dirty))
 		for p := range e.dirty {
 			rel := e.c.rel(p)
+			changed = append(changed, rel)
+			changes[rel] = nil
 			if n := e.nodes[p]; n != nil {
-				nodes[rel] = e.node(rel, n)
-			} else {
-				delete(nodes, rel)
+				changes[rel] = e.node(rel, n)
 			}
 		}
 	} else {
-		nodes = make(map[string]*Node, len(e.nodes))
+		prev = nil // read anew: the layers start again
 		for p, n := range e.nodes {
 			rel := e.c.rel(p)
-			nodes[rel] = e.node(rel, n)
+			changes[rel] = e.node(rel, n)
 		}
 	}
 	first := !e.published
-	if !e.c.publish(&Snapshot{zxid: zxid, root: e.c.path, nodes: nodes}, first) {
+	if !e.c.publish(&Snapshot{zxid: zxid, root: e.c.path, layers: prev.next(changes), n: len(e.nodes)}, first, changed) {
 		return nil
 	}
 	clear(e.dirty)

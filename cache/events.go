@@ -79,13 +79,22 @@ func (d *delivery) run() {
 	for {
 		d.c.mu.Lock()
 		s, ch := d.c.snap, d.c.changed
+		all, dirty := d.c.evAll, d.c.evDirty
+		d.c.evAll, d.c.evDirty = false, map[string]struct{}{}
 		d.c.mu.Unlock()
 		if s != nil && s != d.base {
 			if d.base == nil {
 				d.gen = s.gen
 			}
+			if all || d.base == nil || !d.init || s.gen != d.gen {
+				dirty = nil // everything
+			} else {
+				for _, ev := range queue {
+					dirty[ev.Path] = struct{}{}
+				}
+			}
 			d.base = s
-			queue = d.diff(s)
+			queue = d.diff(s, dirty)
 		}
 		var out chan Event
 		var next Event
@@ -103,13 +112,19 @@ func (d *delivery) run() {
 	}
 }
 
-// diff lists what the receiver must be told to know s.
-func (d *delivery) diff(s *Snapshot) []Event {
+// diff lists what the receiver must be told to know s: about the paths
+// in dirty (those that may have changed since the receiver's view was
+// last compared), or all paths if dirty is nil.
+func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []Event {
 	var ev []Event
-	for p, n := range s.nodes {
-		old, ok := d.told[p]
+	compare := func(p string) {
+		old, told := d.told[p]
+		n, ok := s.Get(p)
 		switch {
+		case !ok && told:
+			ev = append(ev, Event{Type: Deleted, Path: p, Zxid: s.zxid})
 		case !ok:
+		case !told:
 			ev = append(ev, nodeEvent(Created, n))
 		case old.Stat.Czxid != n.Stat.Czxid:
 			ev = append(ev, Event{Type: Deleted, Path: p, Zxid: n.Stat.Czxid}, nodeEvent(Created, n))
@@ -117,9 +132,16 @@ func (d *delivery) diff(s *Snapshot) []Event {
 			ev = append(ev, nodeEvent(Changed, n))
 		}
 	}
-	for p := range d.told {
-		if _, ok := s.nodes[p]; !ok {
-			ev = append(ev, Event{Type: Deleted, Path: p, Zxid: s.zxid})
+	if dirty != nil {
+		for p := range dirty {
+			compare(p)
+		}
+	} else {
+		s.each(func(n *Node) { compare(n.Path) })
+		for p := range d.told {
+			if _, ok := s.Get(p); !ok {
+				compare(p)
+			}
 		}
 	}
 	slices.SortStableFunc(ev, func(a, b Event) int {
@@ -154,7 +176,7 @@ func nodeEvent(t EventType, n *Node) Event {
 func (d *delivery) apply(ev Event) {
 	switch ev.Type {
 	case Created, Changed:
-		d.told[ev.Path] = d.base.nodes[ev.Path]
+		d.told[ev.Path], _ = d.base.Get(ev.Path)
 	case Deleted:
 		delete(d.told, ev.Path)
 	case Initialized:

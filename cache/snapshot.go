@@ -23,10 +23,62 @@ type Node struct {
 // transaction Zxid was applied, and none that did not exist then. It is
 // immutable; a cache hands out a new one as the tree changes.
 type Snapshot struct {
-	zxid  int64
-	root  string
-	nodes map[string]*Node
-	gen   int // reloads after a session expiry before it
+	zxid   int64
+	root   string
+	layers []layer // oldest first; see layer
+	n      int     // nodes
+	gen    int     // reloads after a session expiry before it
+}
+
+// layer is a set of changes: a node, or nil for one deleted. A snapshot
+// is its layers applied oldest first, and a new snapshot is the last one's
+// layers plus one of its changes; a layer at least half as large as the
+// one below it is merged into it (into a new map: layers are shared, never
+// modified). So taking a snapshot costs the changes it brings, times the
+// logarithm of the tree's size, and a look-up walks a logarithmic number
+// of layers.
+type layer map[string]*Node
+
+// next returns the layers of s with changes applied (s nil: the empty
+// tree).
+func (s *Snapshot) next(changes layer) []layer {
+	var layers []layer
+	if s != nil {
+		if len(changes) == 0 {
+			return s.layers
+		}
+		layers = slices.Clip(s.layers)
+	}
+	layers = append(layers, changes)
+	for k := len(layers); k >= 2 && 2*len(layers[k-1]) >= len(layers[k-2]); k = len(layers) {
+		merged := make(layer, len(layers[k-2])+len(layers[k-1]))
+		for _, l := range layers[k-2:] {
+			for p, node := range l {
+				if node == nil && k == 2 {
+					delete(merged, p) // nothing below to hide
+				} else {
+					merged[p] = node
+				}
+			}
+		}
+		layers = append(layers[:k-2], merged)
+	}
+	return layers
+}
+
+// each calls fn for every node, in no order.
+func (s *Snapshot) each(fn func(n *Node)) {
+	seen := make(map[string]bool, s.n)
+	for i := len(s.layers) - 1; i >= 0; i-- {
+		for p, n := range s.layers[i] {
+			if !seen[p] {
+				seen[p] = true
+				if n != nil {
+					fn(n)
+				}
+			}
+		}
+	}
 }
 
 // Zxid is the zxid the snapshot is the state at: the last transaction the
@@ -39,19 +91,21 @@ func (s *Snapshot) Root() string { return s.root }
 // Get returns the node at path, if it existed at the snapshot's zxid (and
 // lies within the cache's depth).
 func (s *Snapshot) Get(path string) (*Node, bool) {
-	n, ok := s.nodes[path]
-	return n, ok
+	for i := len(s.layers) - 1; i >= 0; i-- {
+		if n, ok := s.layers[i][path]; ok {
+			return n, n != nil
+		}
+	}
+	return nil, false
 }
 
 // Len is the number of nodes.
-func (s *Snapshot) Len() int { return len(s.nodes) }
+func (s *Snapshot) Len() int { return s.n }
 
 // Paths returns every node's path, sorted (a parent before its children).
 func (s *Snapshot) Paths() []string {
-	p := make([]string, 0, len(s.nodes))
-	for k := range s.nodes {
-		p = append(p, k)
-	}
+	p := make([]string, 0, s.n)
+	s.each(func(n *Node) { p = append(p, n.Path) })
 	slices.SortFunc(p, comparePaths)
 	return p
 }
@@ -60,7 +114,8 @@ func (s *Snapshot) Paths() []string {
 // until fn returns false.
 func (s *Snapshot) Walk(fn func(n *Node) bool) {
 	for _, p := range s.Paths() {
-		if !fn(s.nodes[p]) {
+		n, _ := s.Get(p)
+		if !fn(n) {
 			return
 		}
 	}
