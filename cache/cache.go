@@ -312,8 +312,9 @@ func (c *Cache) fail(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err == nil {
-		if !errors.Is(err, ErrClosed) && !errors.Is(err, client.ErrClosed) {
-			err = fmt.Errorf("zkit: cache %s: %w", c.path, err)
+		var limit *LimitError
+		if !errors.Is(err, ErrClosed) && !errors.Is(err, client.ErrClosed) && !errors.As(err, &limit) {
+			err = fmt.Errorf("zkit: cache %s: %w", c.path, err) // a LimitError names it already
 		}
 		c.err = err
 		c.cfg.logger.Info("cache stopped", "path", c.path, "err", err)

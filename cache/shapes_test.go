@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/zkit-dev/zkit/cache"
@@ -197,7 +198,7 @@ func TestLimits(t *testing.T) {
 			t.Fatalf("WaitFor past the limit: %v", err)
 		}
 		recipetest.Within(t, cc.Done(), "the cache stops")
-		if !errors.As(cc.Err(), &le) || le.Nodes != 6 {
+		if !errors.As(cc.Err(), &le) || le.Nodes != 6 || strings.Count(cc.Err().Error(), r) != 1 {
 			t.Fatalf("Err: %v", cc.Err())
 		}
 		if cc.Snapshot().Len() > 5 {
