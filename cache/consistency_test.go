@@ -51,14 +51,8 @@ func TestConsistency(t *testing.T) {
 func checkConsistency(t *testing.T, b zktest.Backend, persistent bool, opts ...cache.Option) {
 	ctx := recipetest.Context(t)
 	c := b.Connect(t)
-	base := zktest.UniquePath(t)
-	root, clock := base+"/tree", base+"/clock"
-	if err := c.EnsurePath(ctx, clock); err != nil {
-		t.Fatal(err)
-	}
-	tw := &treeWriter{t: t, c: c, root: root, clock: clock, rnd: rand.New(rand.NewPCG(1, uint64(len(root)))),
-		live: newModel()}
-	tw.create(ctx, root)
+	tw := newTreeWriter(t, c, 1)
+	root := tw.root
 
 	var mu sync.Mutex
 	var snaps []*cache.Snapshot
@@ -167,6 +161,20 @@ type treeWriter struct {
 	live        model
 	log         []logged
 	zxid        int64
+}
+
+// newTreeWriter makes a fresh directory with the root of the tree and the
+// clock node beside it.
+func newTreeWriter(t *testing.T, c *client.Client, seed uint64) *treeWriter {
+	ctx := recipetest.Context(t)
+	base := zktest.UniquePath(t)
+	w := &treeWriter{t: t, c: c, root: base + "/tree", clock: base + "/clock", rnd: rand.New(rand.NewPCG(seed, seed)),
+		live: newModel()}
+	if err := c.EnsurePath(ctx, w.clock); err != nil {
+		t.Fatal(err)
+	}
+	w.create(ctx, w.root)
+	return w
 }
 
 var names = []string{"a", "b", "c", "d"}

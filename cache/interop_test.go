@@ -2,7 +2,6 @@ package cache_test
 
 import (
 	"bytes"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/zkit-dev/zkit/cache"
@@ -16,13 +15,8 @@ func TestCuratorCacheInterop(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
-		base := zktest.UniquePath(t)
-		root, clock := base+"/tree", base+"/clock"
-		if err := c.EnsurePath(ctx, clock); err != nil {
-			t.Fatal(err)
-		}
-		tw := &treeWriter{t: t, c: c, root: root, clock: clock, rnd: rand.New(rand.NewPCG(2, 3)), live: newModel()}
-		tw.create(ctx, root)
+		tw := newTreeWriter(t, c, 2)
+		root := tw.root
 		curator := recipetest.StartCuratorCache(t, b.Servers, root)
 		cc, err := cache.OpenTree(ctx, b.Connect(t), root)
 		if err != nil {
