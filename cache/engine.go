@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/jute"
 )
 
@@ -213,6 +214,8 @@ func (e *engine) reply(r request, h jute.ReplyHeader, body []byte) error {
 			}
 		}
 		return nil
+	case code == jute.ErrNoAuth:
+		return &fatalError{fmt.Errorf("%s %s: %w", jute.OpName(r.op), r.path, client.ErrNoAuth)}
 	case code != jute.ErrOK:
 		return &fatalError{fmt.Errorf("%s %s: %w", jute.OpName(r.op), r.path, code)}
 	}
