@@ -133,8 +133,10 @@ func (d *Double) arrive(ctx context.Context) (opened <-chan client.WatchEvent, e
 			return opened, err
 		}
 		// A round is past its threshold here. Its last member deletes ready
-		// as it leaves; if no member is left, ready outlived its round.
-		l, err := d.list(ctx, false)
+		// as it leaves; if no member is left, ready outlived its round. The
+		// members are watched too: if they all vanish inside, nobody will
+		// delete ready, and this member clears it when it looks again.
+		l, err := d.list(ctx, true)
 		if err != nil {
 			return nil, err
 		}
@@ -144,7 +146,7 @@ func (d *Double) arrive(ctx context.Context) (opened <-chan client.WatchEvent, e
 			}
 			continue
 		}
-		if err := d.wait(ctx, opened); err != nil {
+		if err := d.waitEither(ctx, opened, l.changed); err != nil {
 			return nil, err
 		}
 	}
@@ -325,17 +327,24 @@ func (d *Double) list(ctx context.Context, watch bool) (listing, error) {
 // wait blocks until w fires, with any event: which one does not matter to
 // the callers. A watch dropped because the session ended is that loss.
 func (d *Double) wait(ctx context.Context, w <-chan client.WatchEvent) error {
+	return d.waitEither(ctx, w, nil)
+}
+
+// waitEither is wait for whichever of a and b fires first.
+func (d *Double) waitEither(ctx context.Context, a, b <-chan client.WatchEvent) error {
+	var ev client.WatchEvent
 	select {
-	case ev := <-w:
-		if ev.Type == client.EventNotWatching {
-			return lost(d.dir, d.sess)
-		}
-		return nil
+	case ev = <-a:
+	case ev = <-b:
 	case <-d.sess.Done():
 		return lost(d.dir, d.sess)
 	case <-ctx.Done():
 		return d.wrap(ctx.Err())
 	}
+	if ev.Type == client.EventNotWatching {
+		return lost(d.dir, d.sess)
+	}
+	return nil
 }
 
 // retry runs op until it fails with anything but a retryable error (the

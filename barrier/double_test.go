@@ -431,6 +431,36 @@ func TestStaleReady(t *testing.T) {
 	})
 }
 
+// A member waiting for a past round to end goes on when that round's
+// members all vanish inside (nobody left to delete ready): it sees the
+// round empty, removes the stale ready node and joins the next round.
+func TestRoundVanishesWhileNextWaits(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		path := barrierPath(t, admin)
+		ms := newMembers(t, b, path, 2, 4)
+		enterAll(t, ctx, ms[:2])
+		next := make(chan error, 1)
+		go func() { next <- ms[2].d.Enter(ctx) }()
+		quiet(t, next, "a member passed with a round that opened without it")
+		for _, m := range ms[:2] {
+			m.c.Close() // the round vanishes inside
+		}
+		waitMembers(t, admin, path, 1) // the waiter, in the next round
+		if ready, _, err := admin.Exists(ctx, path+"/ready"); err != nil || ready {
+			t.Fatalf("the stale ready node is still there (%v)", err)
+		}
+		if err := ms[3].d.Enter(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := recv(t, next, "the waiting member's Enter"); err != nil {
+			t.Fatal(err)
+		}
+		leaveAll(t, ctx, ms[2:])
+	})
+}
+
 // A member whose connection is cut while it waits for the threshold, for
 // less than its session timeout, still goes through once it is back: the
 // watch is set again on reconnect.

@@ -92,6 +92,9 @@ var scenarios = []struct {
 	{"08-thousand-waiters", manyWaiters},
 	{"09-watch-storm", watchStorm},
 	{"10-bad-input", badInput},
+	{"11-leader-isolated", leaderIsolated},
+	{"12-follower-isolated", followerIsolated},
+	{"13-flapping-partition", flappingPartition},
 }
 
 // healthy makes sure every node runs and serves, and a leader is elected.

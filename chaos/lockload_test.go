@@ -18,6 +18,7 @@ import (
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/rwlock"
+	"github.com/zkit-dev/zkit/semaphore"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -148,8 +149,11 @@ func newLockLoad(t *testing.T, admin *client.Client, name string, workers []*wor
 	}
 	l := &lockLoad{name: name, dir: base + "/lock", data: data, workers: workers, readers: readers,
 		hold: 2 * time.Millisecond, model: LockModel, h: h, fence: NewFence(), prog: prog}
-	if strings.HasPrefix(name, "election") {
+	switch {
+	case strings.HasPrefix(name, "election"):
 		l.model = ElectionModel
+	case strings.HasPrefix(name, "semaphore"):
+		l.model = SemaphoreModel(semaphoreMax)
 	}
 	l.acquire = l.recipe
 	return l
@@ -175,6 +179,8 @@ func (l *lockLoad) recipe(ctx context.Context, w *worker, shared bool) (lease, e
 			return nil, err
 		}
 		return termLease{term}, nil
+	case strings.HasPrefix(l.name, "semaphore"):
+		return asLease(semaphore.New(w.c, l.dir, semaphoreMax, semaphore.WithLogger(recipeLog.logger)).Acquire(ctx))
 	case strings.HasPrefix(l.name, "rwlock"):
 		rw := rwlock.New(w.c, l.dir, rwlock.WithLogger(recipeLog.logger))
 		if shared {
@@ -184,6 +190,10 @@ func (l *lockLoad) recipe(ctx context.Context, w *worker, shared bool) (lease, e
 	}
 	return asLease(lock.New(w.c, l.dir, lock.WithLogger(recipeLog.logger)).Lock(ctx))
 }
+
+// semaphoreMax is the number of leases of the semaphore workload: two of
+// its four workers at a time.
+const semaphoreMax = 2
 
 // recipeLog keeps the last warnings the lock workloads' recipes logged
 // (a lease lost, a node that could not be deleted), for dumpLoads.
@@ -349,12 +359,15 @@ func (l *lockLoad) Check(t *testing.T) (ops, violations int, held string) {
 	return l.h.Len(), violations, held
 }
 
-// lockLoads returns the lock, rwlock and election workloads, each on its
+// lockLoads returns the lock, rwlock, election and semaphore workloads, each on its
 // own workers (sessions), sharing prog. Each has its own history.
 func lockLoads(t *testing.T, e *env, admin *client.Client, prog *Progress, workers int, timeout time.Duration) []workload {
 	return []workload{
 		newLockLoad(t, admin, "lock", e.workers(t, workers, timeout), 0, NewHistory(), prog),
 		newLockLoad(t, admin, "rwlock", e.workers(t, workers, timeout), workers/2, NewHistory(), prog),
 		newLockLoad(t, admin, "election", e.workers(t, workers, timeout), 0, NewHistory(), prog),
+		// Every semaphore worker writes as a shared holder does (guarded
+		// by its lease, not through the fence: holders overlap).
+		newLockLoad(t, admin, "semaphore", e.workers(t, workers, timeout), workers, NewHistory(), prog),
 	}
 }

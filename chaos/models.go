@@ -123,6 +123,51 @@ var LockModel = porcupine.Model{
 	},
 }
 
+// SemaphoreModel returns the model of a counting semaphore of max leases:
+// an acquire succeeds only while fewer than max leases are held, a release
+// or loss ends the hold of its token, and an accepted write happens while
+// its token holds a lease. Acquires use LockInput with Shared unset.
+func SemaphoreModel(max int) porcupine.Model {
+	m := LockModel
+	m.Init = func() any { return lockState{} }
+	m.Step = func(state, input, output any) (bool, any) {
+		s, in, out := state.(lockState), input.(LockInput), output.(LockOutput)
+		switch in.Op {
+		case Acquire:
+			t := out.Token
+			if len(s.readers) >= max || t == 0 || slices.Contains(s.readers, t) {
+				return false, s
+			}
+			r := append(slices.Clone(s.readers), t)
+			slices.Sort(r)
+			return true, lockState{readers: r}
+		case Release:
+			if !slices.Contains(s.readers, in.Token) {
+				return false, s
+			}
+			r := slices.DeleteFunc(slices.Clone(s.readers), func(x int64) bool { return x == in.Token })
+			return true, lockState{readers: r}
+		case Write:
+			return !out.OK || s.holds(in.Token), s
+		}
+		return false, s
+	}
+	m.DescribeOperation = func(input, output any) string {
+		in, out := input.(LockInput), output.(LockOutput)
+		switch in.Op {
+		case Acquire:
+			return "acquire() -> " + strconv.FormatInt(out.Token, 10)
+		case Release:
+			return "release(" + strconv.FormatInt(in.Token, 10) + ")"
+		}
+		return fmt.Sprintf("write(%d) -> %v", in.Token, out.OK)
+	}
+	m.DescribeState = func(state any) string {
+		return fmt.Sprintf("holders=%v", state.(lockState).readers)
+	}
+	return m
+}
+
 // ElectionModel is one leader at a time: leadership is an exclusive lock
 // whose token is the leader's fencing token. Record becoming leader as an
 // exclusive Acquire, stepping down (or losing leadership) as Release, and

@@ -27,6 +27,24 @@ func TestModelsRejectBrokenHistories(t *testing.T) {
 		history []porcupine.Operation
 		legal   bool
 	}{
+		{"three holders of a semaphore of two", SemaphoreModel(2), []porcupine.Operation{
+			op(0, acq(false), tok(10), 0, 1),
+			op(1, acq(false), tok(20), 2, 3),
+			op(2, acq(false), tok(30), 4, 5), // neither has released
+			op(0, rel(10), none, 6, 7),
+		}, false},
+		{"two holders of a semaphore of two, then a third", SemaphoreModel(2), []porcupine.Operation{
+			op(0, acq(false), tok(10), 0, 1),
+			op(1, acq(false), tok(20), 2, 3),
+			op(2, acq(false), tok(30), 4, 8), // acquired once 0 released
+			op(0, rel(10), none, 5, 6),
+			op(1, wr(20), ok, 9, 10),
+		}, true},
+		{"a semaphore lease's write after its release", SemaphoreModel(2), []porcupine.Operation{
+			op(0, acq(false), tok(10), 0, 1),
+			op(0, rel(10), none, 2, 3),
+			op(0, wr(10), ok, 4, 5),
+		}, false},
 		{"two holders at once", LockModel, []porcupine.Operation{
 			op(0, acq(false), tok(10), 0, 1),
 			op(1, acq(false), tok(20), 2, 3), // 0 has not released

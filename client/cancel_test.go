@@ -48,7 +48,7 @@ func TestCancelWhileBlackholed(t *testing.T) {
 			case err := <-errc:
 				elapsed := time.Since(start)
 				assert.ErrorIs(t, err, context.Canceled, name)
-				assert.Less(t, elapsed, zktest.Scale(100*time.Millisecond), name)
+				assert.Less(t, elapsed, zktest.Scale(time.Second), name) // the reply is held back for good: this is "at once", with room for a loaded machine
 				if name == "create" {
 					assert.True(t, client.IsOutcomeUnknown(err), "a cut-off write's outcome is unknown: %v", err)
 				}

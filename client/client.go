@@ -31,6 +31,7 @@ type Client struct {
 	dropped   atomic.Pointer[link]      // a lost connection's, until the wire client has settled its calls
 	wireZxid  atomic.Int64              // the highest zxid of a reply on the wire (watch.go)
 	endZxid   atomic.Int64              // wireZxid when the last connection ended
+	watches   watchTable                // the wire client's watches, as seen on the wire (rewatch.go)
 	creates   createZxids               // creates whose czxid their reply gives (createzxid.go)
 	pending   atomic.Int64              // wire calls not yet answered
 	abandoned atomic.Int64              // the id of the last session declared lost: never resumed

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"time"
+
+	"github.com/zkit-dev/zkit/internal/jute"
 )
 
 // handshake is what the server said in its connect response. The wire client
@@ -26,7 +28,9 @@ func (c *Client) dial(network, address string, timeout time.Duration) (net.Conn,
 		c.attemptFailed(err)
 		return nil, err
 	}
-	return &sniffConn{Conn: conn, c: c, addr: address, in: bufio.NewReaderSize(conn, 16<<10)}, nil
+	s := &sniffConn{Conn: conn, c: c, addr: address, in: bufio.NewReaderSize(conn, 16<<10)}
+	s.rw = rewatch{table: &c.watches, write: func(p []byte) error { _, err := conn.Write(p); return err }}
+	return s, nil
 }
 
 // sniffConn passes everything through, frame by frame. It parses the
@@ -44,12 +48,15 @@ type sniffConn struct {
 	buf         []byte        // the frame being read
 	err         error         // the error that ended the connection, once out is drained
 	wrote       bool
+	rw          rewatch // SetWatches first, as ZooKeeper's client sends it (rewatch.go)
 }
 
 // Write passes p through, with three rewrites. The connect request (the
 // first frame) carries the last zxid zkit saw (see watch.go), and asks for a
 // new session instead of resuming one the client has declared lost; a
-// SetWatches request carries the zxid the last connection ended at.
+// SetWatches request carries the zxid the last connection ended at, and
+// only the watches the connection started with, written before any other
+// request (rewatch.go).
 //
 // After the client gave a session up (its holders were told it is gone),
 // the servers may still have it: a server that restarts, or a quorum that
@@ -76,16 +83,23 @@ func (s *sniffConn) Write(p []byte) (int, error) {
 	// A request after the length: xid int32, opcode int32, then the
 	// record; SetWatches starts with relativeZxid int64.
 	s.c.creates.sent(p)
-	if len(p) >= 20 && int32(binary.BigEndian.Uint32(p[8:12])) == opSetWatches {
-		q := append([]byte(nil), p...)
-		binary.BigEndian.PutUint64(q[12:], uint64(s.c.endZxid.Load()))
-		return s.write(p, q)
+	if len(p) >= 20 && int32(binary.BigEndian.Uint32(p[8:12])) == jute.OpSetWatches {
+		q, carried := s.rw.setWatches(p, s.c.endZxid.Load())
+		s.rw.wmu.Lock()
+		n, err := s.write(p, q)
+		s.rw.wmu.Unlock()
+		if err != nil {
+			return n, err
+		}
+		return n, s.rw.carriedSome(carried)
+	}
+	s.rw.wmu.Lock()
+	defer s.rw.wmu.Unlock()
+	if s.rw.request(p) {
+		return len(p), nil
 	}
 	return s.Conn.Write(p)
 }
-
-// opSetWatches is the SetWatches opcode.
-const opSetWatches = 101
 
 // write writes q in place of p.
 func (s *sniffConn) write(p, q []byte) (int, error) {
@@ -144,6 +158,7 @@ func (s *sniffConn) fill() error {
 		s.done = true
 		s.parse(s.buf[4:])
 	} else {
+		s.rw.reply(s.buf[4:])
 		s.takeZxid(s.buf[4:])
 	}
 	s.out = s.buf
@@ -178,10 +193,14 @@ func (s *sniffConn) parse(b []byte) {
 	timeoutMs := int32(binary.BigEndian.Uint32(b[4:8]))
 	id := int64(binary.BigEndian.Uint64(b[8:16]))
 	plen := int(int32(binary.BigEndian.Uint32(b[16:20])))
+	if id == 0 {
+		s.rw.started(false) // expired
+	}
 	if id == 0 || plen < 0 || 20+plen > len(b) {
 		return
 	}
 	s.established = true
+	s.rw.started(true)
 	s.c.handshake.Store(&handshake{
 		sessionID: id,
 		passwd:    append([]byte(nil), b[20:20+plen]...),

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -106,9 +107,23 @@ func outcome(raw, err error) string {
 
 // request records one call.
 func (t *Telemetry) request(op string, start time.Time, outcome string) {
-	t.requests.Record(context.Background(), time.Since(start).Seconds(),
-		metric.WithAttributes(attribute.String("zkit.op", op), attribute.String("zkit.outcome", outcome)))
+	t.requests.Record(context.Background(), time.Since(start).Seconds(), requestAttributes(op, outcome))
 }
+
+// requestAttributes returns the attribute set of a call, made once per op
+// and outcome (a bounded number): building a set sorts and allocates,
+// which every call would otherwise pay even with a no-op provider.
+func requestAttributes(op, outcome string) metric.MeasurementOption {
+	k := [2]string{op, outcome}
+	if o, ok := requestSets.Load(k); ok {
+		return o.(metric.MeasurementOption)
+	}
+	o, _ := requestSets.LoadOrStore(k, metric.WithAttributeSet(attribute.NewSet(
+		attribute.String("zkit.op", op), attribute.String("zkit.outcome", outcome))))
+	return o.(metric.MeasurementOption)
+}
+
+var requestSets sync.Map // [op, outcome] -> metric.MeasurementOption
 
 // state records a change of state.
 func (t *Telemetry) state(s State) {

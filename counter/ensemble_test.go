@@ -113,6 +113,12 @@ func TestEnsembleLeaderKilled(t *testing.T) {
 	}
 }
 
+// waitCount waits until at least n increments were acknowledged.
+func (ty *tally) waitCount(t *testing.T, n int64) {
+	t.Helper()
+	recipetest.Eventually(t, fmt.Sprintf("%d increments acknowledged", n), func() bool { return ty.count() >= n })
+}
+
 func (ty *tally) count() int64 {
 	ty.mu.Lock()
 	defer ty.mu.Unlock()

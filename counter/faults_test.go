@@ -266,11 +266,12 @@ func TestExpiryAndRestart(t *testing.T) {
 				}
 			}()
 		}
-		time.Sleep(zktest.Scale(200 * time.Millisecond))
+		// Restart while increments flow, and stop once they flow again.
+		ty.waitCount(t, 20)
 		if err := srv.Restart(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(zktest.Scale(300 * time.Millisecond))
+		ty.waitCount(t, ty.count()+20)
 		close(stop)
 		wg.Wait()
 		final, err := counter.New(b.Connect(t), path).Get(ctx)

@@ -3,6 +3,7 @@ package recipes
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
@@ -82,7 +83,7 @@ func (in *Instruments) Start(ctx context.Context, recipe, op, path string) (cont
 // Acquired records a hold taken after waiting since joined; woke is when
 // the event that ended the wait came (zero: the turn came at once).
 func (in *Instruments) Acquired(recipe string, joined, woke time.Time) {
-	set := metric.WithAttributes(attribute.String("zkit.recipe", recipe))
+	set := cachedSet(recipe, "")
 	in.wait.Record(context.Background(), time.Since(joined).Seconds(), set)
 	in.acquired.Add(context.Background(), 1, set)
 	if !woke.IsZero() {
@@ -92,19 +93,38 @@ func (in *Instruments) Acquired(recipe string, joined, woke time.Time) {
 
 // Abandoned records an attempt given up.
 func (in *Instruments) Abandoned(recipe string) {
-	in.abandoned.Add(context.Background(), 1, metric.WithAttributes(attribute.String("zkit.recipe", recipe)))
+	in.abandoned.Add(context.Background(), 1, cachedSet(recipe, ""))
 }
 
 // Ended records the end of a hold taken at since, with cause (ErrReleased,
 // or a cause matching ErrLost).
 func (in *Instruments) Ended(recipe string, since time.Time, cause error) {
 	end := EndOf(cause)
-	set := metric.WithAttributes(attribute.String("zkit.recipe", recipe), attribute.String("zkit.end", end))
+	set := cachedSet(recipe, end)
 	in.held.Record(context.Background(), time.Since(since).Seconds(), set)
 	if end != "released" {
 		in.lost.Add(context.Background(), 1, set)
 	}
 }
+
+// cachedSet returns the attributes zkit.recipe=recipe (and zkit.end=end
+// unless end is ""), made once per distinct pair: building a set sorts and
+// allocates, which every hold would otherwise pay even with a no-op
+// provider. Recipes and ends are few, so the cache stays small.
+func cachedSet(recipe, end string) metric.MeasurementOption {
+	k := [2]string{recipe, end}
+	if o, ok := attributeSets.Load(k); ok {
+		return o.(metric.MeasurementOption)
+	}
+	attrs := []attribute.KeyValue{attribute.String("zkit.recipe", recipe)}
+	if end != "" {
+		attrs = append(attrs, attribute.String("zkit.end", end))
+	}
+	o, _ := attributeSets.LoadOrStore(k, metric.WithAttributeSet(attribute.NewSet(attrs...)))
+	return o.(metric.MeasurementOption)
+}
+
+var attributeSets sync.Map // [recipe, end] -> metric.MeasurementOption
 
 // EndOf names why a hold ended, for zkit.end.
 func EndOf(cause error) string {

@@ -127,6 +127,8 @@ Global flags may appear anywhere on the line.`,
 		newBarrierCmd(a),
 		newConfigCmd(a),
 		newWatchCmd(a),
+		newInspectCmd(a),
+		newTopCmd(a),
 		newBenchCmd(a),
 		newVersionCmd(a),
 	)

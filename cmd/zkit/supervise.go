@@ -166,21 +166,3 @@ func groupDead(pgid int) bool {
 	live, known := liveInGroup(pgid)
 	return known && !live
 }
-
-// waitGroupGone waits until group pgid is gone or deadline passes,
-// calling reap (if not nil) before each look. It reports whether the
-// group is gone.
-func waitGroupGone(pgid int, deadline time.Time, reap func()) bool {
-	for {
-		if reap != nil {
-			reap()
-		}
-		if groupGone(pgid) {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}

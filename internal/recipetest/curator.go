@@ -157,7 +157,9 @@ func buildJava(t *testing.T, class, source, extra string) (classDir, classpath s
 // line at a time: "ID KIND PATH OP [MS]" with KIND mutex, read or write
 // and OP acquire (in the background), try MS, or release. It answers
 // "ID acquired", "ID timeout", "ID released" or "ID error ...". Each ID is
-// one Curator lock object with a thread of its own.
+// one Curator lock object with a thread of its own. StartJava and
+// StartKazoo start peers of other recipes, with line protocols of their
+// own, as CuratorPeers too.
 type CuratorPeer struct {
 	t     *testing.T
 	in    io.WriteCloser
@@ -189,7 +191,16 @@ func StartJava(t *testing.T, class, source string, servers []string) *CuratorPee
 func startJava(t *testing.T, class, source, extra string, servers []string) *CuratorPeer {
 	t.Helper()
 	dir, cp := buildJava(t, class, source, extra)
-	cmd := exec.Command("java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", dir+":"+cp, class, strings.Join(servers, ","))
+	p := startPeer(t, exec.Command("java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", dir+":"+cp, class, strings.Join(servers, ",")))
+	p.Expect("ready")
+	return p
+}
+
+// startPeer starts cmd, a peer that answers lines on its stdin with lines
+// on its stdout, and stops it when the test ends: its stdin is closed,
+// and it is killed if it has not exited a while later.
+func startPeer(t *testing.T, cmd *exec.Cmd) *CuratorPeer {
+	t.Helper()
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +232,6 @@ func startJava(t *testing.T, class, source, extra string, servers []string) *Cur
 			<-done
 		}
 	})
-	p.Expect("ready")
 	return p
 }
 

@@ -57,9 +57,13 @@ func Eventually(t *testing.T, what string, cond func() bool) {
 // WaitChildren waits until dir has n children.
 func WaitChildren(t *testing.T, c *client.Client, dir string, n int) {
 	t.Helper()
-	Eventually(t, "the lock has the expected number of nodes", func() bool {
-		return len(Children(t, c, dir)) == n
-	})
+	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
+	for seen := Children(t, c, dir); len(seen) != n; seen = Children(t, c, dir) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s has %d nodes; it has %q", dir, n, seen)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // Within waits for ch or fails the test after a scaled timeout.

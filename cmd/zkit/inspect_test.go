@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/inspect"
+	"github.com/zkit-dev/zkit/lock"
+)
+
+func TestInspectLock(t *testing.T) {
+	servers, c, ctx := env(t)
+	held, err := lock.New(c, "/app/lock").Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := inspect.Session(c.Session().ID())
+
+	r := zkit(t, "inspect", "/app/lock", "--servers", servers)
+	if r.status != 0 || !strings.Contains(r.stdout, "kind:      lock\n") || r.stderr != "" {
+		t.Fatalf("inspect: %+v", r)
+	}
+	var holder string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, "holder ") {
+			holder = l
+		}
+	}
+	if !strings.Contains(holder, session) || !strings.Contains(holder, " "+strconv.FormatInt(held.Token(), 10)+" ") {
+		t.Fatalf("holder line %q does not show session %s and token %d:\n%s", holder, session, held.Token(), r.stdout)
+	}
+
+	r = zkit(t, "inspect", "/app/lock", "-o", "json", "--servers", servers)
+	var got struct {
+		Kind  string `json:"kind"`
+		Nodes []struct {
+			Role    string `json:"role"`
+			Session string `json:"session"`
+			Token   int64  `json:"token"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.status != 0 || strings.Count(r.stdout, "\n") != 1 {
+		t.Fatalf("inspect -o json: %v: %+v", err, r)
+	}
+	if got.Kind != "lock" || len(got.Nodes) != 1 || got.Nodes[0].Role != "holder" || got.Nodes[0].Session != session || got.Nodes[0].Token != held.Token() {
+		t.Fatalf("json %s", r.stdout)
+	}
+}
+
+// A path of no recipe is listed and said so, with status 0; a missing
+// path fails; a bad one is a usage error.
+func TestInspectUnknownMissingUsage(t *testing.T) {
+	servers, c, ctx := env(t)
+	for _, p := range []string{"/plain", "/plain/a", "/plain/b"} {
+		if _, err := c.Create(ctx, p, []byte("x\ty"), client.Persistent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := zkit(t, "inspect", "/plain", "--servers", servers)
+	if r.status != 0 || !strings.Contains(r.stdout, "kind:  unknown") || !strings.Contains(r.stdout, `"x\ty"`) ||
+		!strings.Contains(r.stdout, "note: no recipe's layout recognised") {
+		t.Fatalf("inspect /plain: %+v", r)
+	}
+	r = zkit(t, "inspect", "/missing", "--servers", servers)
+	if r.status != exitFailed || r.stdout != "" {
+		t.Fatalf("inspect /missing: %+v", r)
+	}
+	oneErrorLine(t, r, "zkit inspect: ", "/missing", "no such node")
+	for _, args := range [][]string{{"inspect"}, {"inspect", "relative"}, {"inspect", "/a", "/b"}} {
+		if r := zkit(t, append(args, "--servers", servers)...); r.status != exitUsage {
+			t.Fatalf("%q: %+v, want a usage error", args, r)
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package inspect
+
+import (
+	"net"
+
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// kazoo's lock nodes: "<32 hex>__lock__<seq>" for Lock, Election,
+// Semaphore's lock and WriteLock, "__rlock__" for ReadLock.
+var (
+	kazooLockKind = recipes.Kind{Marker: "__lock__", Exclusive: true, Recipe: "lock"}
+	kazooReadKind = recipes.Kind{Marker: "__rlock__", Recipe: "rwlock"}
+)
+
+// kazooPartyMarker ends the name of a kazoo Party member: "<32 hex>__party__".
+const kazooPartyMarker = "__party__"
+
+// kazooLockSuffix names the lock kazoo's Semaphore takes at "<path>-__lock__".
+const kazooLockSuffix = "-__lock__"
+
+func isKazoo(k recipes.Kind) bool { return k == kazooLockKind || k == kazooReadKind }
+
+// queueOrigin tells who made a queue node: kazoo by its kind; Curator by
+// its default data, the address of the host it runs on, in the node types
+// where zkit writes nothing unless told to.
+func queueOrigin(n recipes.Node, data []byte) Origin {
+	switch {
+	case isKazoo(n.Kind):
+		return Kazoo
+	case n.Kind != recipes.LatchKind && net.ParseIP(string(data)) != nil:
+		return Curator
+	}
+	return ""
+}
+
+// isUUID reports a UUID in canonical form, as Curator and zkit name
+// double-barrier members.
+func isUUID(name string) bool {
+	if len(name) != 36 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch i {
+		case 8, 13, 18, 23:
+			if name[i] != '-' {
+				return false
+			}
+		default:
+			if !isHex(name[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isKazooID reports a UUID as kazoo names nodes: 32 hex digits.
+func isKazooID(name string) bool {
+	if len(name) != 32 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !isHex(name[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+
+// memberOrigin tells who made a double-barrier member by its name: zkit's
+// UUIDs are version 8, Curator's version 4, kazoo's have no dashes.
+func memberOrigin(name string) Origin {
+	switch {
+	case isKazooID(name):
+		return Kazoo
+	case name[14] == '8':
+		return Zkit
+	case name[14] == '4':
+		return Curator
+	}
+	return ""
+}

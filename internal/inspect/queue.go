@@ -1,0 +1,201 @@
+package inspect
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// queueKinds are the node shapes of every lock-like queue, zkit's and
+// Curator's first.
+var queueKinds = []recipes.Kind{recipes.MutexKind, recipes.ReadKind, recipes.WriteKind, recipes.LatchKind,
+	kazooLockKind, kazooReadKind}
+
+// queue recognises a lock, a read/write lock or an election: a directory
+// of sequence nodes.
+func queue(_ context.Context, _ *reader, r *Report, kids []child) (bool, error) {
+	byName := map[string]child{}
+	names := make([]string, len(kids))
+	for i, k := range kids {
+		byName[k.name], names[i] = k, k.name
+	}
+	nodes := recipes.SortNodes(names, queueKinds...)
+	has := map[recipes.Kind]bool{}
+	for _, n := range nodes {
+		has[n.Kind] = true
+	}
+	var kinds []recipes.Kind
+	switch {
+	case has[recipes.LatchKind]:
+		r.Kind, kinds = Election, []recipes.Kind{recipes.LatchKind}
+	case has[recipes.ReadKind] || has[recipes.WriteKind] || has[kazooReadKind]:
+		r.Kind, kinds = RWLock, []recipes.Kind{recipes.ReadKind, recipes.WriteKind, kazooReadKind, kazooLockKind}
+	case has[recipes.MutexKind] || has[kazooLockKind]:
+		r.Kind, kinds = Lock, []recipes.Kind{recipes.MutexKind, kazooLockKind}
+	default:
+		return false, nil
+	}
+	nodes = recipes.SortNodes(names, kinds...)
+	r.Nodes = turns(nodes, r.Kind, byName)
+	if r.Kind == Lock && has[kazooLockKind] {
+		r.Notes = append(r.Notes, "a kazoo Election has a kazoo Lock's layout: its holder leads")
+	}
+	if hasBoth(nodes) {
+		r.Notes = append(r.Notes, "kazoo's nodes and zkit's or Curator's on one path do not see each other: each side has its holder")
+	}
+	return true, nil
+}
+
+// turns orders a queue into holders and waiters (leader and candidates
+// for an election). zkit and Curator do not see kazoo's nodes, nor kazoo
+// theirs: each side's lowest nodes hold, whatever the other side holds.
+func turns(nodes []recipes.Node, kind Kind, byName map[string]child) []Node {
+	var held, queued []Node
+	for i, n := range nodes {
+		k := byName[n.Name]
+		out := node(Waiter, k)
+		if !blocked(nodes[:i], n) {
+			out.Role = Holder
+		}
+		out.Origin = queueOrigin(n, k.data)
+		switch {
+		case kind == RWLock && n.Kind.Exclusive:
+			out.Mode = "write"
+		case kind == RWLock:
+			out.Mode = "read"
+		}
+		if kind == Election || isKazoo(n.Kind) {
+			out.ID = string(k.data)
+		}
+		if kind == Election {
+			out.Role = map[Role]Role{Holder: Leader, Waiter: Candidate}[out.Role]
+		}
+		if out.Role == Holder || out.Role == Leader {
+			held = append(held, out)
+		} else {
+			queued = append(queued, out)
+		}
+	}
+	return append(held, queued...)
+}
+
+// blocked reports whether a node lower than n, on n's side, makes it wait.
+func blocked(lower []recipes.Node, n recipes.Node) bool {
+	for _, l := range lower {
+		if isKazoo(l.Kind) == isKazoo(n.Kind) && l.Blocks(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasBoth reports kazoo's nodes and others in one queue.
+func hasBoth(nodes []recipes.Node) bool {
+	k, o := false, false
+	for _, n := range nodes {
+		if isKazoo(n.Kind) {
+			k = true
+		} else {
+			o = true
+		}
+	}
+	return k && o
+}
+
+// Names of a zkit or Curator semaphore's directories.
+const (
+	locksDir  = "locks"
+	leasesDir = "leases"
+)
+
+// semaphore recognises InterProcessSemaphoreV2's layout: the lease nodes
+// hold, the nodes of the lock in front of them wait. A directory holding
+// only a directory "locks" is one only if lock nodes wait there.
+func semaphore(ctx context.Context, rd *reader, r *Report, kids []child) (bool, error) {
+	hasLeases := false
+	for _, k := range kids {
+		switch k.name {
+		case leasesDir:
+			hasLeases = true
+		case locksDir:
+		default:
+			return false, nil
+		}
+	}
+	leases, err := sequenced(ctx, rd, client.JoinPath(r.Path, leasesDir), leasesDir+"/", recipes.LeaseKind, Holder)
+	if err != nil {
+		return false, unlessNoAuth(err)
+	}
+	waiters, err := sequenced(ctx, rd, client.JoinPath(r.Path, locksDir), locksDir+"/", recipes.MutexKind, Waiter)
+	if err != nil || !hasLeases && len(waiters) == 0 {
+		return false, unlessNoAuth(err)
+	}
+	r.Kind, r.Nodes = Semaphore, append(leases, waiters...)
+	if len(waiters) > 0 {
+		r.Notes = append(r.Notes, "the first waiter holds the semaphore's lock and waits for a lease")
+	}
+	return true, nil
+}
+
+// sequenced reads the nodes of kind in dir, in sequence order, named
+// prefix+<name>, in role.
+func sequenced(ctx context.Context, rd *reader, dir, prefix string, kind recipes.Kind, role Role) ([]Node, error) {
+	kids, err := rd.list(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]child{}
+	names := make([]string, len(kids))
+	for i, k := range kids {
+		byName[k.name], names[i] = k, k.name
+	}
+	var out []Node
+	for _, n := range recipes.SortNodes(names, kind) {
+		k := byName[n.Name]
+		o := node(role, k)
+		o.Name = prefix + k.name
+		o.Origin = queueOrigin(n, k.data)
+		if isKazoo(kind) {
+			o.ID = string(k.data)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// kazooSemaphore recognises kazoo's Semaphore: lease nodes named by a
+// UUID in 32 hex digits (data: the holder's identifier), the maximum in
+// the path's data, and a kazoo Lock at "<path>-__lock__" for the waiters.
+func kazooSemaphore(ctx context.Context, rd *reader, r *Report, kids []child) (bool, error) {
+	if r.Path == "/" || r.Stat.EphemeralOwner != 0 {
+		return false, nil
+	}
+	for _, k := range kids {
+		if !isKazooID(k.name) || k.stat.EphemeralOwner == 0 {
+			return false, nil
+		}
+	}
+	lock := r.Path + kazooLockSuffix
+	ok, _, err := rd.exists(ctx, lock)
+	if err != nil || !ok {
+		return false, err
+	}
+	r.Kind, r.Origin = Semaphore, Kazoo
+	for _, k := range kids {
+		n := node(Holder, k)
+		n.Origin, n.ID = Kazoo, string(k.data)
+		r.Nodes = append(r.Nodes, n)
+	}
+	waiters, err := sequenced(ctx, rd, lock, "../"+lock[strings.LastIndex(lock, "/")+1:]+"/", kazooLockKind, Waiter)
+	if err := unlessNoAuth(err); err != nil {
+		return true, err
+	}
+	r.Nodes = append(r.Nodes, waiters...)
+	if max, err := strconv.Atoi(string(r.Data)); err == nil {
+		r.Notes = append(r.Notes, "kazoo Semaphore: at most "+strconv.Itoa(max)+" leases (the path's data); waiters queue at "+lock)
+	}
+	return true, nil
+}
