@@ -17,12 +17,13 @@ import (
 // It is safe for concurrent use. Close it when done: that ends the session
 // and deletes its ephemeral nodes.
 type Client struct {
-	conn   *zk.Conn
-	cfg    config
-	log    *slog.Logger
-	tel    *Telemetry
-	hub    *hub
-	reconn *reconnector
+	conn    *zk.Conn
+	cfg     config
+	servers []string
+	log     *slog.Logger
+	tel     *Telemetry
+	hub     *hub
+	reconn  *reconnector
 
 	lastZxid  atomic.Int64
 	handshake atomic.Pointer[handshake] // from the latest connect response
@@ -66,7 +67,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		}
 	}
 	c := &Client{cfg: defaultConfig(), hub: newHub(), ready: make(chan struct{}), fatal: make(chan error, 1),
-		changed: make(chan struct{})}
+		changed: make(chan struct{}), servers: slices.Clone(servers)}
 	for _, o := range opts {
 		o(&c.cfg)
 	}

@@ -98,7 +98,8 @@ func TestPartitionLongerThanTimeoutLosesSession(t *testing.T) {
 }
 
 // Expiry reported by the server (another connection closed the session)
-// ends the Session with ErrSessionExpired as the cause.
+// ends the Session with ErrSessionExpired as the cause, and the watches
+// set under it with an error that says the session was lost.
 func TestServerExpiryLosesSession(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
@@ -106,7 +107,17 @@ func TestServerExpiryLosesSession(t *testing.T) {
 		sess := c.Session()
 		sub := c.Subscribe()
 		defer sub.Close()
+		_, _, watch, err := c.ExistsW(ctx, zktest.UniquePath(t))
+		require.NoError(t, err)
 		require.NoError(t, zktest.ExpireSession(ctx, b.Addr(), sess.ID(), sess.Password()))
+		select {
+		case we := <-watch:
+			assert.Equal(t, client.EventNotWatching, we.Type)
+			assert.ErrorIs(t, we.Err, client.ErrSessionLost)
+			assert.ErrorIs(t, we.Err, client.ErrSessionExpired)
+		case <-time.After(30 * time.Second):
+			t.Fatal("the watch did not end with the session")
+		}
 		for {
 			ev := nextState(t, sub, 30*time.Second)
 			if ev.State == client.StateLost {

@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -60,8 +62,14 @@ func (c *Client) forward(in <-chan zk.Event) <-chan WatchEvent {
 			ev = zk.Event{Type: zk.EventNotWatching, Err: ErrClosed}
 		}
 		we := WatchEvent{Type: EventType(ev.Type), Path: c.rel(ev.Path), Err: ev.Err}
-		if we.Type == EventNotWatching && we.Err == nil {
+		switch {
+		case we.Type != EventNotWatching:
+		case we.Err == nil:
 			we.Err = ErrSessionLost
+		case errors.Is(we.Err, zk.ErrSessionExpired):
+			// What the wire client tells every watch when the session
+			// expires: it is the session's loss, as Session.Err says.
+			we.Err = fmt.Errorf("%w: %w", ErrSessionLost, we.Err)
 		}
 		out <- we
 		close(out)

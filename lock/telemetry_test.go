@@ -49,25 +49,12 @@ func TestTelemetry(t *testing.T) {
 	}
 	<-l.Done()
 
-	var rm metricdata.ResourceMetrics
-	if err := reader.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]int64{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			switch data := m.Data.(type) {
-			case metricdata.Histogram[float64]:
-				for _, dp := range data.DataPoints {
-					got[m.Name+" "+value(dp.Attributes, "zkit.recipe")+" "+value(dp.Attributes, "zkit.end")] += int64(dp.Count)
-				}
-			case metricdata.Sum[int64]:
-				for _, dp := range data.DataPoints {
-					got[m.Name+" "+value(dp.Attributes, "zkit.recipe")+" "+value(dp.Attributes, "zkit.end")] += dp.Value
-				}
-			}
-		}
-	}
+	// The lease records its end just after Done is closed.
+	var got map[string]int64
+	recipetest.Eventually(t, "the lost lease recorded", func() bool {
+		got = collect(t, reader)
+		return got["zkit.recipe.lost lock deleted"] > 0
+	})
 	for key, want := range map[string]int64{
 		"zkit.recipe.acquired lock ":              101,
 		"zkit.recipe.wait.duration lock ":         101,
@@ -93,4 +80,28 @@ func TestTelemetry(t *testing.T) {
 func value(set attribute.Set, key string) string {
 	v, _ := set.Value(attribute.Key(key))
 	return v.AsString()
+}
+
+// collect reads the metrics, by name and the recipe and end attributes.
+func collect(t *testing.T, reader *sdkmetric.ManualReader) map[string]int64 {
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch data := m.Data.(type) {
+			case metricdata.Histogram[float64]:
+				for _, dp := range data.DataPoints {
+					got[m.Name+" "+value(dp.Attributes, "zkit.recipe")+" "+value(dp.Attributes, "zkit.end")] += int64(dp.Count)
+				}
+			case metricdata.Sum[int64]:
+				for _, dp := range data.DataPoints {
+					got[m.Name+" "+value(dp.Attributes, "zkit.recipe")+" "+value(dp.Attributes, "zkit.end")] += dp.Value
+				}
+			}
+		}
+	}
+	return got
 }

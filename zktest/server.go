@@ -79,6 +79,14 @@ func ServerWithoutContainers() ServerOption {
 	return func(c *refserver.Config) { c.DisableContainers = true }
 }
 
+// ServerWithoutPersistentWatches makes the server answer addWatch and
+// setWatches2 as a ZooKeeper older than 3.6 does: Unimplemented, then it
+// closes the connection (the session lives on). By default persistent
+// watches work.
+func ServerWithoutPersistentWatches() ServerOption {
+	return func(c *refserver.Config) { c.DisablePersistentWatches = true }
+}
+
 // ServerContainerCheckInterval sets how often, on the server's clock, empty
 // containers and expired TTL nodes are deleted (default 60s, as
 // znode.container.checkIntervalMs). FastForward always runs a pass.

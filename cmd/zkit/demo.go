@@ -46,6 +46,7 @@ var demoSteps = []demoStep{
 	{"barrier", "double barrier rounds", "nobody through early, nobody out early", false, barrierRounds},
 	{"barrier", "member's session expires inside", "the others leave, told a member was lost", false, barrierExpiry},
 	{"config", "ready-flag config updates", "only complete snapshots; watchers end on the last", false, configUpdates},
+	{"cache", "config tree under a tree cache", "each writer reads its write at its zxid; cache = tree", false, cacheReadYourWrites},
 }
 
 func newDemoCmd(a *app) *cobra.Command {

@@ -31,6 +31,11 @@ type Config struct {
 	// connection is closed (the session lives on). Containers are enabled
 	// by default.
 	DisableContainers bool
+	// DisablePersistentWatches makes addWatch and setWatches2 unknown
+	// requests, as they are to ZooKeeper before 3.6: the reply is
+	// Unimplemented, and the connection is closed (the session lives on).
+	// Persistent watches are enabled by default.
+	DisablePersistentWatches bool
 	// ContainerCheckInterval is how often empty containers and expired TTL
 	// nodes are reaped, measured on the server's clock (default 60s, as
 	// znode.container.checkIntervalMs). FastForward also runs a pass.

@@ -158,8 +158,10 @@ func init() {
 			ttl := func(p string, ms int64) {
 				a.call(jute.OpCreateTTL, &jute.CreateTTLRequest{Path: p, ACL: openACL, Flags: jute.FlagPersistentWithTTL, TTL: ms})
 			}
-			ttl(e.p("/short"), 1)
-			ttl(e.p("/parent"), 1)
+			// Long enough that the reaper (every 100 ms) cannot take the
+			// nodes before the next requests, however loaded the machine.
+			ttl(e.p("/short"), 1000)
+			ttl(e.p("/parent"), 1000)
 			a.create(e.p("/parent/c"), nil, 0)
 			a.exists(e.p("/short"), true)
 			a.events(1)

@@ -48,7 +48,8 @@ func isWrite(op int32) bool {
 func (s *Server) handle(c *conn, hdr jute.RequestHeader, body []byte) reply {
 	r := reply{xid: hdr.Xid}
 	op := hdr.Type
-	if !validOp(op) || (op == jute.OpCreateContainer && s.cfg.DisableContainers) {
+	if !validOp(op) || (op == jute.OpCreateContainer && s.cfg.DisableContainers) ||
+		((op == jute.OpAddWatch || op == jute.OpSetWatches2) && s.cfg.DisablePersistentWatches) {
 		// UnimplementedRequestProcessor: error header with zxid -1, then close.
 		r.zxid, r.err, r.close = -1, jute.ErrUnimplemented, true
 		return r

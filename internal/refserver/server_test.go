@@ -42,7 +42,13 @@ func TestFourLetterWords(t *testing.T) {
 	if got := fourLetter(t, s.Addr(), "ruok"); got != "imok" {
 		t.Fatalf("ruok: %q", got)
 	}
-	mntr := fourLetter(t, s.Addr(), "mntr")
+	// The server may still be closing ruok's connection: it counts until
+	// then.
+	var mntr string
+	waitFor(t, 10*time.Second, "ruok's connection to close", func() bool {
+		mntr = fourLetter(t, s.Addr(), "mntr")
+		return strings.Contains(mntr, "zk_num_alive_connections\t2")
+	})
 	for _, want := range []string{"zk_server_state\tstandalone", "zk_znode_count\t6", "zk_ephemerals_count\t1",
 		"zk_watch_count\t1", "zk_num_alive_connections\t2", "zk_packets_received\t", "zk_packets_sent\t"} {
 		if !strings.Contains(mntr, want) {
@@ -411,4 +417,66 @@ func fourLetterNoT(addr, cmd string) string {
 	c.Write([]byte(cmd))
 	b, _ := io.ReadAll(c)
 	return string(b)
+}
+
+// Without persistent watches, addWatch gets Unimplemented and the
+// connection is closed, as from ZooKeeper before 3.6; the session lives on.
+func TestDisablePersistentWatches(t *testing.T) {
+	s := startTest(t, Config{DisablePersistentWatches: true})
+	c, err := wireclient.Connect(s.Addr(), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, h, err := c.Call(jute.OpAddWatch, &jute.AddWatchRequest{Path: "/", Mode: jute.AddWatchPersistentRecursive}, nil)
+	if err != nil || jute.Error(h.Err) != jute.ErrUnimplemented {
+		t.Fatalf("addWatch: %v, header %+v", err, h)
+	}
+	if _, err := c.WaitClosed(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if sessions := s.Sessions(); len(sessions) != 1 || sessions[0] != c.SessionID {
+		t.Fatalf("sessions %x, want the client's", sessions)
+	}
+}
+
+// A client that stops reading its connection holds nobody else up: what
+// the server sends it (replies and watch events) queues for it while other
+// sessions write on.
+func TestSlowReaderDoesNotStallWriters(t *testing.T) {
+	s := startTest(t, Config{})
+	w, err := wireclient.Connect(s.Addr(), 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	open := []jute.ACL{{Perms: jute.PermAll, ID: jute.Id{Scheme: "world", ID: "anyone"}}}
+	for _, p := range []string{"/n", "/big"} {
+		if _, h, err := w.Call(jute.OpCreate, &jute.CreateRequest{Path: p, Data: make([]byte, 256<<10), ACL: open}, nil); err != nil || h.Err != 0 {
+			t.Fatalf("create %s: %v, header %+v", p, err, h)
+		}
+	}
+	slow, err := wireclient.Connect(s.Addr(), 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	if _, h, err := slow.Call(jute.OpAddWatch, &jute.AddWatchRequest{Path: "/", Mode: jute.AddWatchPersistentRecursive}, nil); err != nil || h.Err != 0 {
+		t.Fatalf("addWatch: %v, header %+v", err, h)
+	}
+	// slow asks for far more than socket buffers hold, and reads nothing.
+	for range 64 {
+		if _, err := slow.Send(jute.OpGetData, &jute.GetDataRequest{Path: "/big"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	for i := range 300 {
+		if _, h, err := w.Call(jute.OpSetData, &jute.SetDataRequest{Path: "/n", Data: []byte{byte(i)}, Version: -1}, nil); err != nil || h.Err != 0 {
+			t.Fatalf("set %d: %v, header %+v", i, err, h)
+		}
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("300 writes took %v beside a client that does not read", d)
+	}
 }

@@ -1,0 +1,40 @@
+package cache
+
+import "sync"
+
+var hooks struct {
+	sync.Mutex
+	fns map[string]func(*Snapshot)
+}
+
+func init() {
+	hooks.fns = map[string]func(*Snapshot){}
+	publishHook = func(s *Snapshot) {
+		hooks.Lock()
+		f := hooks.fns[s.root]
+		hooks.Unlock()
+		if f != nil {
+			f(s)
+		}
+	}
+}
+
+// OnPublish calls fn with every snapshot a cache rooted at root takes, from
+// now on, until the returned function is called.
+func OnPublish(root string, fn func(*Snapshot)) (stop func()) {
+	hooks.Lock()
+	defer hooks.Unlock()
+	hooks.fns[root] = fn
+	return func() {
+		hooks.Lock()
+		delete(hooks.fns, root)
+		hooks.Unlock()
+	}
+}
+
+// SessionOf returns the cache's current session.
+func SessionOf(c *Cache) (int64, []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sess.id, c.sess.passwd
+}

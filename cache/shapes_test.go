@@ -1,0 +1,284 @@
+package cache_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zkit-dev/zkit/cache"
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipetest"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// eachMode runs fn on both servers with a persistent watch and with
+// one-shot watches.
+func eachMode(t *testing.T, fn func(t *testing.T, b zktest.Backend, opts ...cache.Option)) {
+	t.Run("persistent", func(t *testing.T) {
+		zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) { fn(t, b) })
+	})
+	t.Run("oneshot", func(t *testing.T) {
+		zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) { fn(t, b, cache.WithOneShotWatches()) })
+	})
+}
+
+// dir makes a fresh directory for the test.
+func dir(t *testing.T, c *client.Client) string {
+	t.Helper()
+	p := zktest.UniquePath(t)
+	if err := c.EnsurePath(recipetest.Context(t), p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func mustCreate(t *testing.T, c *client.Client, paths ...string) int64 {
+	t.Helper()
+	var zxid int64
+	for _, p := range paths {
+		if _, err := c.Create(recipetest.Context(t), p, []byte(p), client.Persistent); err != nil {
+			t.Fatal(err)
+		}
+		_, st, err := c.Exists(recipetest.Context(t), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zxid = st.Czxid
+	}
+	return zxid
+}
+
+func waitFor(t *testing.T, c *cache.Cache, zxid int64) *cache.Snapshot {
+	t.Helper()
+	s, err := c.WaitFor(recipetest.Context(t), zxid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func rel(root string, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		out = append(out, p[len(root):])
+	}
+	return out
+}
+
+// The three shapes hold the root and as many levels as they say, and a
+// Stat that follows changes below them.
+func TestShapes(t *testing.T) {
+	eachMode(t, func(t *testing.T, b zktest.Backend, opts ...cache.Option) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		r := dir(t, c)
+		mustCreate(t, c, r+"/a", r+"/a/x", r+"/a/x/deep", r+"/b")
+		node, err := cache.OpenNode(ctx, c, r, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer node.Close()
+		kids, err := cache.OpenChildren(ctx, c, r, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer kids.Close()
+		two, err := cache.OpenTree(ctx, c, r, append(opts, cache.WithDepth(2))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer two.Close()
+		all, err := cache.OpenTree(ctx, c, r, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer all.Close()
+
+		want := map[*cache.Cache][]string{
+			node: {""},
+			kids: {"", "/a", "/b"},
+			two:  {"", "/a", "/a/x", "/b"},
+			all:  {"", "/a", "/a/x", "/a/x/deep", "/b"},
+		}
+		for cc, paths := range want {
+			if got := rel(r, cc.Snapshot().Paths()); !slices.Equal(got, paths) {
+				t.Errorf("paths %v, want %v", got, paths)
+			}
+		}
+		if n, _ := node.Snapshot().Get(r); n.Children != nil || n.Stat.NumChildren != 2 {
+			t.Errorf("node cache: children %v, numChildren %d", n.Children, n.Stat.NumChildren)
+		}
+		if n, _ := kids.Snapshot().Get(r); !slices.Equal(n.Children, []string{"a", "b"}) {
+			t.Errorf("children cache: root's children %v", n.Children)
+		}
+
+		// A change below each depth limit shows in the Stat of the node
+		// at the limit.
+		zxid := mustCreate(t, c, r+"/c", r+"/a/y", r+"/a/x/deep2")
+		for cc := range want {
+			s := waitFor(t, cc, zxid)
+			n, _ := s.Get(r)
+			if n.Stat.NumChildren != 3 {
+				t.Errorf("root numChildren %d, want 3", n.Stat.NumChildren)
+			}
+			if x, ok := s.Get(r + "/a/x"); ok && x.Stat.NumChildren != 2 {
+				t.Errorf("%s numChildren %d, want 2", x.Path, x.Stat.NumChildren)
+			}
+		}
+		if got := all.Snapshot().Len(); got != 8 {
+			t.Errorf("tree cache: %d nodes, want 8", got)
+		}
+	})
+}
+
+// A cache of a node that does not exist holds nothing, then follows the
+// node as it is created, deleted and created again.
+func TestMissingRoot(t *testing.T) {
+	eachMode(t, func(t *testing.T, b zktest.Backend, opts ...cache.Option) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		base := dir(t, c)
+		r := base + "/root"
+		cc, err := cache.OpenTree(ctx, c, r, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		if n := cc.Snapshot().Len(); n != 0 {
+			t.Fatalf("%d nodes before the root exists", n)
+		}
+		seen := follow(t, cc)
+		for round := range 2 {
+			zxid := mustCreate(t, c, r, r+"/k")
+			if s := waitFor(t, cc, zxid); s.Len() != 2 {
+				t.Fatalf("round %d: %v after creating the root", round, s.Paths())
+			}
+			if err := c.Delete(ctx, r+"/k", -1); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Delete(ctx, r, -1); err != nil {
+				t.Fatal(err)
+			}
+			_, st, err := c.Exists(ctx, base) // its pzxid is the delete's zxid
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := waitFor(t, cc, st.Pzxid); s.Len() != 0 {
+				t.Fatalf("round %d: %v after deleting the root", round, s.Paths())
+			}
+		}
+		seen.converges(t, cc.Snapshot())
+	})
+}
+
+// A tree larger than the limits stops the cache with a *LimitError: at
+// Open, or when it grows.
+func TestLimits(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		r := dir(t, c)
+		mustCreate(t, c, r+"/a", r+"/b", r+"/c")
+		var le *cache.LimitError
+		if _, err := cache.OpenTree(ctx, c, r, cache.WithMaxNodes(3)); !errors.As(err, &le) || le.MaxNodes != 3 {
+			t.Fatalf("open over the node limit: %v", err)
+		}
+		if _, err := cache.OpenTree(ctx, c, r, cache.WithMaxBytes(20)); !errors.As(err, &le) || le.MaxBytes != 20 {
+			t.Fatalf("open over the byte limit: %v", err)
+		}
+		cc, err := cache.OpenTree(ctx, c, r, cache.WithMaxNodes(5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		zxid := mustCreate(t, c, r+"/d", r+"/e")
+		if _, err := cc.WaitFor(ctx, zxid); !errors.As(err, &le) {
+			t.Fatalf("WaitFor past the limit: %v", err)
+		}
+		recipetest.Within(t, cc.Done(), "the cache stops")
+		if !errors.As(cc.Err(), &le) || le.Nodes != 6 || strings.Count(cc.Err().Error(), r) != 1 {
+			t.Fatalf("Err: %v", cc.Err())
+		}
+		if cc.Snapshot().Len() > 5 {
+			t.Fatalf("last snapshot %v", cc.Snapshot().Paths())
+		}
+		if ref := b.Reference(); ref != nil {
+			id, _ := cache.SessionOf(cc)
+			if slices.Contains(ref.Sessions(), id) {
+				t.Fatalf("the stopped cache's session 0x%x lives on", id)
+			}
+		}
+	})
+}
+
+// Bad input is refused before anything is sent.
+func TestInput(t *testing.T) {
+	b := zktest.ReferenceBackend(t)
+	c := b.Connect(t)
+	ctx := recipetest.Context(t)
+	for _, tc := range []struct {
+		path string
+		opts []cache.Option
+	}{
+		{"relative", nil},
+		{"/trailing/", nil},
+		{"/ok", []cache.Option{cache.WithDepth(-1)}},
+		{"/ok", []cache.Option{cache.WithMaxNodes(0)}},
+		{"/ok", []cache.Option{cache.WithMaxBytes(-1)}},
+	} {
+		if _, err := cache.OpenTree(ctx, c, tc.path, tc.opts...); !errors.Is(err, client.ErrInvalidInput) {
+			t.Errorf("%s: %v, want an input error", tc.path, err)
+		}
+	}
+}
+
+// Inside a namespace, paths are the client's.
+func TestNamespace(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		ns := zktest.UniquePath(t)
+		c := b.Connect(t, client.WithNamespace(ns))
+		zxid := mustCreate(t, c, "/app", "/app/x")
+		cc, err := cache.OpenTree(ctx, c, "/app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		s := waitFor(t, cc, zxid)
+		if got := s.Paths(); !slices.Equal(got, []string{"/app", "/app/x"}) {
+			t.Fatalf("paths %v", got)
+		}
+		whole, err := cache.OpenTree(ctx, c, "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer whole.Close()
+		if got := whole.Snapshot().Paths(); !slices.Equal(got, []string{"/", "/app", "/app/x"}) {
+			t.Fatalf("paths of the namespace %v", got)
+		}
+	})
+}
+
+// Closing the client closes its caches.
+func TestClientClosed(t *testing.T) {
+	b := zktest.ReferenceBackend(t)
+	c := b.Connect(t)
+	cc, err := cache.OpenTree(recipetest.Context(t), c, "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := cache.SessionOf(cc)
+	c.Close()
+	recipetest.Within(t, cc.Done(), "the cache stops")
+	if slices.Contains(b.Reference().Sessions(), id) {
+		t.Fatalf("the closed cache's session 0x%x lives on", id)
+	}
+	if !errors.Is(cc.Err(), client.ErrClosed) {
+		t.Fatalf("Err: %v", cc.Err())
+	}
+	if _, err := cc.WaitFor(context.Background(), 1<<62); !errors.Is(err, client.ErrClosed) {
+		t.Fatalf("WaitFor: %v", err)
+	}
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/zkit-dev/zkit/cache"
+	"github.com/zkit-dev/zkit/client"
+)
+
+func newWatchCmd(a *app) *cobra.Command {
+	var recursive bool
+	var depth int
+	cmd := &cobra.Command{
+		Use:   "watch PATH [--recursive] [--depth N]",
+		Short: "Print a node and its children (or subtree) and every change to them",
+		Long: `Mirrors PATH and its children (--recursive: its whole subtree; --depth N: N levels
+below PATH, 0 for PATH alone) and prints one line per node, then "initialized", then
+one line per change until SIGINT/SIGTERM:
+
+  created PATH version=N zxid=0x.. data="..."
+  changed PATH version=N zxid=0x.. data="..."
+  deleted PATH zxid=0x..
+  initialized zxid=0x..
+  reset zxid=0x..      the session expired: the tree was read again, its differences follow
+
+With -o json each line is an object: {"type":"created|changed|deleted|initialized|reset",
+"path":..,"data":"<base64>","zxid":N,"version":N} (no data and version on deleted).
+Changes come in zxid order. A consumer that falls behind (a slow pipe) skips
+intermediate states, never the last one: a node changed twice meanwhile is one
+"changed" line with the latest data. While the connection is lost zkit says so on
+stderr and prints nothing; back, it prints what changed meanwhile.`,
+		Example: `  zkit watch /app/config --recursive
+  zkit watch /services -o json | jq -c 'select(.type != "initialized")'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			before, _, err := positional(cmd, args, 1, "PATH")
+			if err != nil {
+				return err
+			}
+			path := before[0]
+			if reason := client.ValidatePath(path, false); reason != "" {
+				return usagef("invalid PATH %q: %s", path, reason)
+			}
+			levels := 1
+			switch {
+			case depth < -1:
+				return usagef("--depth %d: must not be negative", depth)
+			case depth >= 0:
+				levels = depth
+			case recursive:
+				levels = math.MaxInt
+			}
+			return a.watch(cmd.Context(), path, levels)
+		},
+	}
+	cmd.Flags().BoolVar(&recursive, "recursive", false, "the whole subtree below PATH")
+	cmd.Flags().IntVar(&depth, "depth", -1, "how many levels below PATH (0: PATH alone; default 1, unlimited with --recursive)")
+	return cmd
+}
+
+func (a *app) watch(ctx context.Context, path string, depth int) error {
+	c, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	cc, err := cache.Open(ctx, c, path, cache.WithDepth(depth))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return failf("%v", err) // it names the path
+	}
+	defer cc.Close()
+	go a.reportStale(ctx, cc)
+	events := cc.Events()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-events:
+			if !ok {
+				return failf("%v", cc.Err())
+			}
+			if err := a.printEvent(ev); err != nil {
+				return failf("%s: %v", path, err)
+			}
+		}
+	}
+}
+
+// eventJSON is one line of watch -o json.
+type eventJSON struct {
+	Type    string  `json:"type"`
+	Path    string  `json:"path,omitempty"`
+	Data    *[]byte `json:"data,omitempty"`
+	Zxid    int64   `json:"zxid"`
+	Version *int32  `json:"version,omitempty"`
+}
+
+func (a *app) printEvent(ev cache.Event) error {
+	if a.json() {
+		out := eventJSON{Type: ev.Type.String(), Path: ev.Path, Zxid: ev.Zxid}
+		if ev.Type == cache.Created || ev.Type == cache.Changed {
+			data := ev.Data
+			if data == nil {
+				data = []byte{}
+			}
+			out.Data, out.Version = &data, &ev.Stat.Version
+		}
+		return json.NewEncoder(a.stdout).Encode(out)
+	}
+	var err error
+	switch ev.Type {
+	case cache.Created, cache.Changed:
+		_, err = fmt.Fprintf(a.stdout, "%s %s version=%d zxid=%#x data=%q\n", ev.Type, ev.Path, ev.Stat.Version, ev.Zxid, ev.Data)
+	case cache.Deleted:
+		_, err = fmt.Fprintf(a.stdout, "%s %s zxid=%#x\n", ev.Type, ev.Path, ev.Zxid)
+	default:
+		_, err = fmt.Fprintf(a.stdout, "%s zxid=%#x\n", ev.Type, ev.Zxid)
+	}
+	return err
+}
+
+// reportStale says on stderr when the cache loses its connection and when
+// it is back.
+func (a *app) reportStale(ctx context.Context, cc *cache.Cache) {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	was := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-cc.Done():
+			return
+		case <-t.C:
+		}
+		stale, since := cc.Stale()
+		switch {
+		case stale && !was:
+			fmt.Fprintf(a.stderr, "zkit watch: connection lost at %s; the last state printed may be out of date\n", since.Format(time.TimeOnly))
+		case !stale && was:
+			fmt.Fprintf(a.stderr, "zkit watch: connected again\n")
+		}
+		was = stale
+	}
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/zkit-dev/zkit/client"
+)
+
+// zkit watch prints the tree, "initialized", then each change, and exits 0
+// when stopped.
+func TestWatchPrintsStateThenChanges(t *testing.T) {
+	bin := buildZkit(t)
+	servers, c, ctx := env(t)
+	for _, p := range []string{"/w", "/w/a", "/w/a/deep"} {
+		if _, err := c.Create(ctx, p, []byte("x"), client.Persistent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, stop := background(t, bin, "watch", "/w", "--recursive", "--servers", servers)
+	waitOutput(t, out, "initialized zxid=")
+	lines := strings.Split(out.String(), "\n")
+	for i, want := range []string{`created /w version=0 `, `created /w/a version=0 `, `created /w/a/deep version=0 `, "initialized "} {
+		if !strings.HasPrefix(lines[i], want) {
+			t.Fatalf("line %d %q, want %q first in %q", i, lines[i], want, out.String())
+		}
+	}
+	if _, err := c.Set(ctx, "/w/a/deep", []byte("y"), -1); err != nil {
+		t.Fatal(err)
+	}
+	waitOutput(t, out, `changed /w/a/deep version=1 `)
+	waitOutput(t, out, `data="y"`)
+	if err := c.Delete(ctx, "/w/a/deep", -1); err != nil {
+		t.Fatal(err)
+	}
+	waitOutput(t, out, "deleted /w/a/deep zxid=")
+	if status := stop(); status != 0 {
+		t.Fatalf("watch stopped with status %d", status)
+	}
+}
+
+// With -o json each line is one object; data and version are absent on
+// deleted; without --recursive the children alone are followed.
+func TestWatchJSON(t *testing.T) {
+	bin := buildZkit(t)
+	servers, c, ctx := env(t)
+	for _, p := range []string{"/j", "/j/a", "/j/a/below"} {
+		if _, err := c.Create(ctx, p, []byte("d"), client.Persistent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, stop := background(t, bin, "watch", "/j", "-o", "json", "--servers", servers)
+	waitOutput(t, out, `"type":"initialized"`)
+	if err := c.Delete(ctx, "/j/a/below", -1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, "/j/a", -1); err != nil {
+		t.Fatal(err)
+	}
+	waitOutput(t, out, `"type":"deleted"`)
+	if status := stop(); status != 0 {
+		t.Fatalf("watch stopped with status %d", status)
+	}
+	var got []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		got = append(got, m)
+	}
+	if len(got) != 4 {
+		t.Fatalf("%d lines, want 4: %s", len(got), out.String())
+	}
+	for i, want := range []string{"created", "created", "initialized", "deleted"} {
+		if got[i]["type"] != want {
+			t.Fatalf("line %d: %v, want type %s", i, got[i], want)
+		}
+	}
+	if got[1]["path"] != "/j/a" || got[1]["data"] != "ZA==" || got[1]["version"] != 0.0 || got[1]["zxid"] == nil {
+		t.Fatalf("created line %v", got[1])
+	}
+	if _, ok := got[3]["data"]; ok || got[3]["version"] != nil || got[3]["path"] != "/j/a" {
+		t.Fatalf("deleted line %v", got[3])
+	}
+}
+
+func TestWatchUsage(t *testing.T) {
+	expectUsage(t, "zkit watch: ", [][]string{
+		{"watch"},
+		{"watch", "relative"},
+		{"watch", "/a", "/b"},
+		{"watch", "/a", "--depth", "-2"},
+	})
+}
