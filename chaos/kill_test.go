@@ -50,7 +50,8 @@ func underLoad(t *testing.T, e *env, timeout time.Duration, keepSessions bool, f
 	ws = append(ws,
 		newCounterLoad(t, admin, e.workers(t, 3, timeout), prog),
 		newMembersLoad(t, admin, e.workers(t, 3, timeout), prog),
-		newBarrierLoad(t, admin, e.workers(t, 4, timeout), prog))
+		newBarrierLoad(t, admin, e.workers(t, 4, timeout), prog),
+		newCacheLoad(t, e, admin, prog, timeout))
 	prog.stalled = func() string { return divergence(t, e, ws) }
 	stop := runWorkloads(testContext(t, 10*time.Minute), ws)
 	defer func() {

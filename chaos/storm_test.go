@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkit-dev/zkit/cache"
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/zktest"
 )
@@ -68,6 +69,13 @@ func watchStorm(t *testing.T, e *env) Summary {
 		return true
 	})
 
+	// A tree cache of the whole storm beside them, on a session of its own.
+	tree, err := cache.OpenTree(ctx, e.admin(t), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+
 	// Writers and churners, on the same clients as the watchers.
 	var done atomic.Int64
 	var wg sync.WaitGroup
@@ -100,7 +108,7 @@ func watchStorm(t *testing.T, e *env) Summary {
 			}
 		})
 	}
-	sum := Summary{Recipes: []string{"follow (observers)", "ephemeral members"}}
+	sum := Summary{Recipes: []string{"follow (observers)", "cache", "ephemeral members"}}
 	waitFor(t, 60*time.Second, "a third of the updates", func() bool { return done.Load() >= int64(updates/3) })
 	leader, err := e.z.Leader()
 	if err != nil {
@@ -136,9 +144,24 @@ func watchStorm(t *testing.T, e *env) Summary {
 	if sum.Violations > 0 {
 		t.Errorf("%d of %d watchers did not end on the final state", sum.Violations, watchers)
 	}
+	// The cache, read at the final state's zxid: the value and the members.
+	snap, err := tree.WaitFor(ctx, admin.LastZxid())
+	if err != nil {
+		t.Fatalf("cache: %v", err)
+	}
+	var cached []string
+	for _, p := range snap.Paths() {
+		if parent, name := client.SplitPath(p); parent == dir {
+			cached = append(cached, name)
+		}
+	}
+	if v, ok := snap.Get(value); !ok || string(v.Data) != want[0] || strings.Join(cached, ",") != want[1] {
+		sum.Violations++
+		t.Errorf("the tree cache did not end on the final state: value %q, %d members, want %q and %d", v.Data, len(cached), want[0], len(names))
+	}
 	sum.Recovery = time.Since(finished)
 	sum.Ops = updates + members + members/3
-	sum.Held = fmt.Sprintf("%d watchers over %d sessions, %d updates, %d members joined and %d left: every watcher ended on the final state",
+	sum.Held = fmt.Sprintf("%d watchers over %d sessions, %d updates, %d members joined and %d left: every watcher and a tree cache ended on the final state",
 		watchers, clients, updates, members, (members+2)/3)
 	return sum
 }
