@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/zkit-dev/zkit/internal/workload"
+	"github.com/zkit-dev/zkit/internal/testing/workload"
 )
 
 var contenders = []int{1, 8, 32, 1000}

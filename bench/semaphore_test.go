@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/zkit-dev/zkit/internal/workload"
+	"github.com/zkit-dev/zkit/internal/testing/workload"
 )
 
 // BenchmarkSemaphore is W6_semaphore: contenders loop acquire then release

@@ -3,7 +3,7 @@ package lock_test
 import (
 	"testing"
 
-	"github.com/zkit-dev/zkit/internal/recipetest"
+	"github.com/zkit-dev/zkit/internal/testing/recipetest"
 	"github.com/zkit-dev/zkit/lock"
 )
 

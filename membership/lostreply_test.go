@@ -3,7 +3,7 @@ package membership_test
 import (
 	"testing"
 
-	"github.com/zkit-dev/zkit/internal/recipetest"
+	"github.com/zkit-dev/zkit/internal/testing/recipetest"
 	"github.com/zkit-dev/zkit/membership"
 	"github.com/zkit-dev/zkit/zktest"
 )

@@ -3,7 +3,7 @@ package rendezvous_test
 import (
 	"testing"
 
-	"github.com/zkit-dev/zkit/internal/recipetest"
+	"github.com/zkit-dev/zkit/internal/testing/recipetest"
 	"github.com/zkit-dev/zkit/rendezvous"
 	"github.com/zkit-dev/zkit/zktest"
 )

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/zkit-dev/zkit/internal/workload"
+	"github.com/zkit-dev/zkit/internal/testing/workload"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
