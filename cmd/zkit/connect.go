@@ -128,3 +128,14 @@ func (a *app) tlsConfig() (*tls.Config, error) {
 	}
 	return cfg, nil
 }
+
+// withClient runs fn with a client of the global flags (a.connect), and
+// closes it.
+func (a *app) withClient(ctx context.Context, fn func(c *client.Client) error) error {
+	c, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return fn(c)
+}

@@ -211,8 +211,10 @@ func printTable(out io.Writer, rows []demoRow) {
 	tw.Flush()
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal reports whether stream (stdin, stdout or stderr) is a
+// terminal.
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
 	if !ok {
 		return false
 	}
@@ -281,14 +283,6 @@ func cleanupDemo(d *demoEnv) {
 	}
 	defer c.Close()
 	deleteTree(ctx, c, d.root)
-}
-
-func deleteTree(ctx context.Context, c *client.Client, path string) {
-	kids, _, _ := c.Children(ctx, path)
-	for _, k := range kids {
-		deleteTree(ctx, c, client.JoinPath(path, k))
-	}
-	c.Delete(ctx, path, -1)
 }
 
 // waitFor polls cond until it holds or ctx ends.

@@ -74,8 +74,9 @@ func newRootCmd(a *app) *cobra.Command {
 		Short: "ZooKeeper recipes from the shell, a bundled ZooKeeper server, and a demo",
 		Long: `zkit runs ZooKeeper's coordination recipes from the shell (hold a lock or a
 leadership while a command runs, count, wait at a barrier, watch configuration and
-group membership), serves the bundled reference ZooKeeper server, and demonstrates
-every recipe with its invariants checked.
+group membership), inspects and cleans up nodes as zkCli does (ls, get, stat, create,
+set, delete, getacl, setacl), serves the bundled reference ZooKeeper server, and
+demonstrates every recipe with its invariants checked.
 
 Servers: --servers host:port,..., else $ZKIT_SERVERS, else ` + defaultServers + `.
 TLS: --tls-ca (the CA that signed the servers' certificates) turns it on, for servers'
@@ -127,6 +128,14 @@ Global flags may appear anywhere on the line.`,
 		newBarrierCmd(a),
 		newConfigCmd(a),
 		newBenchCmd(a),
+		newLsCmd(a),
+		newGetCmd(a),
+		newStatCmd(a),
+		newCreateCmd(a),
+		newSetCmd(a),
+		newDeleteCmd(a),
+		newGetACLCmd(a),
+		newSetACLCmd(a),
 		newVersionCmd(a),
 	)
 	for _, c := range root.Commands() {
