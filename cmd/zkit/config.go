@@ -39,7 +39,8 @@ protocol: readers never see half of a publish.
           connection it prints the configuration of the moment if it changed.
 
 Java and Python services can publish and read the same configuration: see the
-configwatch package documentation for the layout.`,
+configwatch package documentation for the layout. get and watch print JSON whatever
+-o says.`,
 		Example: `  zkit config /app/config set workers=8 db=primary
   zkit config /app/config get
   zkit config /app/config watch | while read -r cfg; do echo "$cfg" | jq .workers; done`,

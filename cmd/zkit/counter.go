@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -17,7 +16,8 @@ func newCounterCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "counter PATH get | add N | set N | cas OLD NEW [--encoding long|int|text]",
 		Short: "Read or change a counter; print the resulting value",
-		Long: `Reads or changes the counter stored at PATH and prints the resulting value on stdout:
+		Long: `Reads or changes the counter stored at PATH and prints the resulting value on stdout
+(with -o json: {"path":PATH,"value":N}):
 
   get          the value (0 while PATH does not exist)
   add N        adds N and prints the value right after it (creates PATH holding N if missing)
@@ -117,7 +117,7 @@ func (a *app) runCounter(ctx context.Context, op counterOp, enc counter.Encoding
 			if gerr != nil {
 				return counterError(op, gerr)
 			}
-			fmt.Fprintln(a.stdout, found)
+			a.emit(strconv.FormatInt(found, 10), counterJSON{op.path, found})
 			return failf("%s holds %d, not %d: nothing written", op.path, found, op.nums[0])
 		}
 		v = op.nums[1]
@@ -125,8 +125,13 @@ func (a *app) runCounter(ctx context.Context, op counterOp, enc counter.Encoding
 	if err != nil {
 		return counterError(op, err)
 	}
-	fmt.Fprintln(a.stdout, v)
-	return nil
+	return a.emit(strconv.FormatInt(v, 10), counterJSON{op.path, v})
+}
+
+// counterJSON is counter's JSON output.
+type counterJSON struct {
+	Path  string `json:"path"`
+	Value int64  `json:"value"`
 }
 
 // counterError turns a counter error into zkit's one-line error with its

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"path"
 
 	"github.com/spf13/cobra"
@@ -51,13 +50,9 @@ func (a *app) create(ctx context.Context, p string, data []byte, parents bool) e
 			}
 		}
 		created, err := c.Create(ctx, p, data, client.Persistent)
-		switch {
-		case err != nil:
+		if err != nil {
 			return nodeError("create", p, err)
-		case a.json():
-			return a.writeJSON(createJSON{created})
 		}
-		_, err = fmt.Fprintln(a.stdout, printable(created))
-		return err
+		return a.emit(printable(created), createJSON{created})
 	})
 }

@@ -26,7 +26,7 @@ type electFlags struct {
 func newElectCmd(a *app) *cobra.Command {
 	var f electFlags
 	cmd := &cobra.Command{
-		Use:   "elect PATH [--id ID] [--wait D] [--tolerance D] -- CMD [ARGS] | elect PATH --observe [--json]",
+		Use:   "elect PATH [--id ID] [--wait D] [--tolerance D] -- CMD [ARGS] | elect PATH --observe",
 		Short: "Run CMD while leader of an election; or print the leader as it changes",
 		Long: `Campaigns in the leader election at PATH, runs CMD once this process leads, and
 exits with CMD's status (resigning, so that the next candidate takes over).
@@ -43,21 +43,22 @@ connection is lost. Meanwhile the session may expire at the servers and another
 candidate lead: CMD may run beside it for up to D, so fence what it writes.
 
 --observe prints the leader whenever it changes, one line each, until interrupted:
-"ID NODE TOKEN", or "none" while no candidate is in the election. With --json each line
-is an object: {"leader":true,"id":...,"node":...,"token":...} or {"leader":false}.
+"ID NODE TOKEN" (an ID that is not printable text quoted as a Go string), or "none"
+while no candidate is in the election. With -o json each line is an object:
+{"leader":true,"id":...,"node":...,"token":...} or {"leader":false}.
 
 The election is Curator's LeaderLatch layout: Java and Go processes compete on the same
 PATH.`,
 		Example: `  zkit elect /services/scheduler --id "$(hostname)" -- ./scheduler
   zkit elect /services/scheduler --wait 30s -- ./scheduler --once
-  zkit elect /services/scheduler --observe --json`,
+  zkit elect /services/scheduler --observe -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, argv, err := electArgs(cmd, args, f)
 			if err != nil {
 				return err
 			}
 			if f.observe {
-				return a.observeLeader(cmd.Context(), path, f.json)
+				return a.observeLeader(cmd.Context(), path, a.json() || f.json)
 			}
 			return a.runElected(cmd.Context(), path, argv, f)
 		},
@@ -67,6 +68,7 @@ PATH.`,
 	fl.DurationVar(&f.wait, "wait", 0, "give up (status 4) if not leading within D")
 	fl.BoolVar(&f.observe, "observe", false, "print the leader whenever it changes, until interrupted")
 	fl.BoolVar(&f.json, "json", false, "with --observe: one JSON object per line")
+	fl.MarkDeprecated("json", "use -o json")
 	fl.DurationVar(&f.tolerance, "tolerance", 0, "keep the leadership across a connection lost for up to D")
 	return cmd
 }
@@ -84,7 +86,7 @@ func electArgs(cmd *cobra.Command, args []string, f electFlags) (path string, ar
 	case f.observe && (idSet || f.wait != 0 || f.tolerance != 0):
 		return "", nil, usagef("--id, --wait and --tolerance are for campaigning, not with --observe")
 	case !f.observe && f.json:
-		return "", nil, usagef("--json goes with --observe")
+		return "", nil, usagef("--json (deprecated: -o json) goes with --observe")
 	case !f.observe && len(argv) == 0:
 		return "", nil, usagef("missing CMD (zkit elect PATH -- CMD [ARGS]), or --observe")
 	case f.wait < 0:
@@ -185,7 +187,7 @@ func leaderLine(l election.Leader, asJSON bool) string {
 		if l == election.NoLeader {
 			return "none"
 		}
-		return fmt.Sprintf("%s %s %d", l.ID, l.Node, l.Token)
+		return fmt.Sprintf("%s %s %d", printable(l.ID), l.Node, l.Token)
 	}
 	var v any = struct {
 		Leader bool `json:"leader"`

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/zkit-dev/zkit/client"
@@ -40,13 +39,9 @@ type getJSON struct {
 func (a *app) get(ctx context.Context, path string) error {
 	return a.withClient(ctx, func(c *client.Client) error {
 		data, st, err := c.Get(ctx, path)
-		switch {
-		case err != nil:
+		if err != nil {
 			return nodeError("get", path, err)
-		case a.json():
-			return a.writeJSON(getJSON{path, newDataJSON(data), newStatJSON(st)})
 		}
-		_, err = fmt.Fprintln(a.stdout, printable(string(data)))
-		return err
+		return a.emit(printable(string(data)), getJSON{path, newDataJSON(data), newStatJSON(st)})
 	})
 }

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/zkit-dev/zkit/client"
 )
@@ -55,32 +51,6 @@ func writableVersion(path string, v int32) error {
 	return nil
 }
 
-// printable renders s for a line of text output: as it is when every rune
-// is printable (spaces included, tabs and newlines not) and it does not
-// start with a double quote, else quoted as a Go string ("a\tb\n",
-// "\xff"), so that one value is always one line.
-func printable(s string) string {
-	if strings.HasPrefix(s, `"`) || strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 || !utf8.ValidString(s) {
-		return strconv.Quote(s)
-	}
-	return s
-}
-
-// dataJSON is a node's data in JSON output: "data" when it is UTF-8 text,
-// else "data_base64".
-type dataJSON struct {
-	Data       *string `json:"data,omitempty"`
-	DataBase64 string  `json:"data_base64,omitempty"`
-}
-
-func newDataJSON(b []byte) dataJSON {
-	if !utf8.Valid(b) {
-		return dataJSON{DataBase64: base64.StdEncoding.EncodeToString(b)}
-	}
-	s := string(b)
-	return dataJSON{Data: &s}
-}
-
 // statJSON is a Stat in JSON output, with zkCli's names; times are
 // milliseconds since the epoch.
 type statJSON struct {
@@ -108,16 +78,6 @@ func writeStat(w io.Writer, s *client.Stat) {
 	fmt.Fprintf(w, "cZxid = 0x%x\nctime = %s\nmZxid = 0x%x\nmtime = %s\npZxid = 0x%x\n", s.Czxid, ms(s.Ctime), s.Mzxid, ms(s.Mtime), s.Pzxid)
 	fmt.Fprintf(w, "cversion = %d\ndataVersion = %d\naclVersion = %d\nephemeralOwner = 0x%x\ndataLength = %d\nnumChildren = %d\n",
 		s.Cversion, s.Version, s.Aversion, s.EphemeralOwner, s.DataLength, s.NumChildren)
-}
-
-// writeJSON prints v as one line of JSON.
-func (a *app) writeJSON(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return failf("%v", err)
-	}
-	_, err = fmt.Fprintf(a.stdout, "%s\n", b)
-	return err
 }
 
 // nodeError turns the error of a node operation on path into zkit's

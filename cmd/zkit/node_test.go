@@ -16,14 +16,7 @@ func TestNodeCommands(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		servers, c := b.Addr(), b.Connect(t)
 		root := zktest.UniquePath(t)
-		run := func(want int, args ...string) result {
-			t.Helper()
-			r := zkit(t, append(args, "--servers", servers)...)
-			if r.status != want {
-				t.Fatalf("zkit %q: status %d, want %d (stdout %q, stderr %q)", args, r.status, want, r.stdout, r.stderr)
-			}
-			return r
-		}
+		run := func(want int, args ...string) result { t.Helper(); return zkitOn(t, servers, want, args...) }
 
 		leaf := root + "/a/b"
 		if r := run(exitOK, "create", leaf, "x\ty\n\xff", "--parents"); r.stdout != leaf+"\n" {

@@ -24,7 +24,8 @@ func newRendezvousCmd(a *app) *cobra.Command {
 		Long: `The rendezvous of the ZooKeeper paper at PATH (zr): a launcher creates zr, ephemeral and
 empty; the master publishes its address in it; workers wait until it is filled.
 
-  create       the launcher: creates zr and holds it until SIGINT/SIGTERM, or, with
+  create       the launcher: creates zr, prints it (-o json: {"node":NODE}) and holds
+               it until SIGINT/SIGTERM, or, with
                -- CMD, while CMD runs (CMD gets ZKIT_RENDEZVOUS), then deletes it: master
                and workers see it vanish. If zr is lost, CMD gets SIGTERM (status 5).
   publish VAL  the master: fills zr with VAL. With -- CMD it then runs CMD for as long
@@ -33,7 +34,9 @@ empty; the master publishes its address in it; workers wait until it is filled.
                and keeps it published (again after a lost session) until
                SIGINT/SIGTERM or while CMD runs.
   wait         a worker: prints zr's data once it is filled, waiting for zr to be
-               created and filled. Fails if zr vanishes meanwhile (the launcher ended).`,
+               created and filled. Fails if zr vanishes meanwhile (the launcher ended).
+               Data that is not printable text is quoted as a Go string; with -o json
+               it prints {"path":PATH,"data":DATA}.`,
 		Example: `  zkit rendezvous /jobs/42/zr create -- ./start-job.sh
   zkit rendezvous /jobs/42/zr publish "$(hostname):7000" -- ./master
   zkit rendezvous /jobs/42/zr wait --wait 60s
@@ -89,7 +92,7 @@ func (a *app) rendezvousCreate(ctx context.Context, path string, argv []string) 
 	}
 	defer removeZr(launch.Remove)
 	if len(argv) == 0 {
-		fmt.Fprintln(a.stdout, launch.Node())
+		a.emit(launch.Node(), nodeJSON{launch.Node()})
 		select {
 		case <-ctx.Done():
 			return nil
@@ -196,8 +199,10 @@ func (a *app) rendezvousWait(ctx context.Context, path string, wait time.Duratio
 	data, err := rendezvous.New(c, path).Wait(wctx)
 	switch {
 	case err == nil:
-		fmt.Fprintln(a.stdout, string(data))
-		return nil
+		return a.emit(printable(string(data)), struct {
+			Path string `json:"path"`
+			dataJSON
+		}{path, newDataJSON(data)})
 	case errors.Is(err, rendezvous.ErrGone):
 		return failf("%s vanished before it was filled: the launcher ended", path)
 	case wctx.Err() != nil && ctx.Err() == nil:

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -37,7 +36,9 @@ It is for development and tests; production runs Apache ZooKeeper.`,
 				return failf("cannot listen on %s: %v", listen, err)
 			}
 			defer srv.Close()
-			fmt.Fprintf(a.stdout, "zkit reference server listening on %s\n", srv.Addr())
+			a.emit("zkit reference server listening on "+srv.Addr(), struct {
+				Listen string `json:"listen"`
+			}{srv.Addr()})
 			<-cmd.Context().Done()
 			return nil
 		},
