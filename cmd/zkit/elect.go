@@ -19,6 +19,7 @@ type electFlags struct {
 	id        string
 	wait      time.Duration
 	observe   bool
+	leader    bool
 	json      bool
 	tolerance time.Duration
 }
@@ -26,10 +27,14 @@ type electFlags struct {
 func newElectCmd(a *app) *cobra.Command {
 	var f electFlags
 	cmd := &cobra.Command{
-		Use:   "elect PATH [--id ID] [--wait D] [--tolerance D] -- CMD [ARGS] | elect PATH --observe",
-		Short: "Run CMD while leader of an election; or print the leader as it changes",
+		Use:   "elect PATH [--id ID] [--wait D] [--tolerance D] [-- CMD [ARGS]] | elect PATH --leader | --observe",
+		Short: "Run CMD while leader of an election, or lead until interrupted; print the leader",
 		Long: `Campaigns in the leader election at PATH, runs CMD once this process leads, and
 exits with CMD's status (resigning, so that the next candidate takes over).
+
+Without CMD it leads until SIGINT or SIGTERM (then resigns and exits 0), printing
+"ID NODE TOKEN" once it leads (-o json: {"leader":true,"id":...,"node":...,"token":...});
+if the leadership is lost meanwhile it exits with status 5.
 
 CMD gets ZKIT_LEADER_NODE (the leader's node), ZKIT_LEADER_ID (its id) and
 ZKIT_FENCING_TOKEN (the node's czxid, which only grows from one term to the next: pass
@@ -42,6 +47,9 @@ ZooKeeper restart, a network blip); the default, 0, ends CMD as soon as the
 connection is lost. Meanwhile the session may expire at the servers and another
 candidate lead: CMD may run beside it for up to D, so fence what it writes.
 
+--leader prints the current leader, "ID NODE TOKEN", and exits 0; with no candidate
+in the election it prints "none" ({"leader":false}) and exits 1.
+
 --observe prints the leader whenever it changes, one line each, until interrupted:
 "ID NODE TOKEN" (an ID that is not printable text quoted as a Go string), or "none"
 while no candidate is in the election. With -o json each line is an object:
@@ -51,13 +59,17 @@ The election is Curator's LeaderLatch layout: Java and Go processes compete on t
 PATH.`,
 		Example: `  zkit elect /services/scheduler --id "$(hostname)" -- ./scheduler
   zkit elect /services/scheduler --wait 30s -- ./scheduler --once
+  zkit elect /services/scheduler --leader
   zkit elect /services/scheduler --observe -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, argv, err := electArgs(cmd, args, f)
 			if err != nil {
 				return err
 			}
-			if f.observe {
+			switch {
+			case f.leader:
+				return a.printLeader(cmd.Context(), path)
+			case f.observe:
 				return a.observeLeader(cmd.Context(), path, a.json() || f.json)
 			}
 			return a.runElected(cmd.Context(), path, argv, f)
@@ -66,6 +78,7 @@ PATH.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.id, "id", "", "this participant's id, written in its node (default HOSTNAME-PID)")
 	fl.DurationVar(&f.wait, "wait", 0, "give up (status 4) if not leading within D")
+	fl.BoolVar(&f.leader, "leader", false, "print the current leader and exit (status 1 if none)")
 	fl.BoolVar(&f.observe, "observe", false, "print the leader whenever it changes, until interrupted")
 	fl.BoolVar(&f.json, "json", false, "with --observe: one JSON object per line")
 	fl.MarkDeprecated("json", "use -o json")
@@ -74,21 +87,24 @@ PATH.`,
 }
 
 func electArgs(cmd *cobra.Command, args []string, f electFlags) (path string, argv []string, err error) {
-	before, argv, err := positional(cmd, args, 1, "PATH (zkit elect PATH -- CMD [ARGS], or zkit elect PATH --observe)")
+	before, argv, err := positional(cmd, args, 1, "PATH (zkit elect PATH [-- CMD [ARGS]], or zkit elect PATH --leader|--observe)")
 	if err != nil {
 		return "", nil, err
 	}
 	path = before[0]
 	idSet := cmd.Flags().Changed("id")
+	reader := map[bool]string{true: "--leader", false: "--observe"}[f.leader]
 	switch {
-	case f.observe && len(argv) > 0:
-		return "", nil, usagef("--observe runs no CMD (drop what follows --)")
-	case f.observe && (idSet || f.wait != 0 || f.tolerance != 0):
-		return "", nil, usagef("--id, --wait and --tolerance are for campaigning, not with --observe")
+	case f.leader && f.observe:
+		return "", nil, usagef("--leader and --observe exclude each other")
+	case (f.leader || f.observe) && argv != nil:
+		return "", nil, usagef("%s runs no CMD (drop what follows --)", reader)
+	case (f.leader || f.observe) && (idSet || f.wait != 0 || f.tolerance != 0):
+		return "", nil, usagef("--id, --wait and --tolerance are for campaigning, not with %s", reader)
 	case !f.observe && f.json:
 		return "", nil, usagef("--json (deprecated: -o json) goes with --observe")
-	case !f.observe && len(argv) == 0:
-		return "", nil, usagef("missing CMD (zkit elect PATH -- CMD [ARGS]), or --observe")
+	case argv != nil && len(argv) == 0:
+		return "", nil, usagef("missing CMD after -- (zkit elect PATH -- CMD [ARGS])")
 	case f.wait < 0:
 		return "", nil, usagef("--wait %v: must be positive", f.wait)
 	case f.tolerance < 0:
@@ -139,6 +155,17 @@ func (a *app) runElected(ctx context.Context, path string, argv []string, f elec
 	case err != nil:
 		return failf("%s: %v", path, err)
 	}
+	if len(argv) == 0 {
+		l := election.Leader{ID: term.ID(), Node: term.Node(), Token: term.Token()}
+		lost := a.hold(ctx, term, leaderLine(l, false), leaderJSON(l))
+		if rerr := resign(term); rerr != nil && lost == nil && errors.Is(rerr, recipes.ErrLost) {
+			lost = rerr // lost just as zkit was stopped
+		}
+		if lost != nil {
+			return lostf("leadership of %s lost: %v", path, lost)
+		}
+		return nil
+	}
 	status, lost, err := a.runWhileHeld(ctx, term, argv,
 		"ZKIT_LEADER_NODE="+term.Node(),
 		"ZKIT_LEADER_ID="+term.ID(),
@@ -180,26 +207,40 @@ func (a *app) observeLeader(ctx context.Context, path string, asJSON bool) error
 	return nil
 }
 
+// printLeader prints the leader of path once: status 1 if there is none.
+func (a *app) printLeader(ctx context.Context, path string) error {
+	return a.withClient(ctx, func(c *client.Client) error {
+		l, err := election.New(c, path, "").Leader(ctx)
+		if err != nil {
+			return failf("%s: %v", path, err)
+		}
+		a.emit(leaderLine(l, false), leaderJSON(l))
+		if l == election.NoLeader {
+			return failf("no leader at %s: no candidate is in the election", path)
+		}
+		return nil
+	})
+}
+
 // leaderLine renders one observation: "ID NODE TOKEN" or "none", or
 // its JSON object.
 func leaderLine(l election.Leader, asJSON bool) string {
-	if !asJSON {
-		if l == election.NoLeader {
-			return "none"
-		}
-		return fmt.Sprintf("%s %s %d", printable(l.ID), l.Node, l.Token)
+	if asJSON {
+		b, _ := json.Marshal(leaderJSON(l))
+		return string(b)
 	}
-	var v any = struct {
-		Leader bool `json:"leader"`
-	}{false}
-	if l != election.NoLeader {
-		v = struct {
-			Leader bool   `json:"leader"`
-			ID     string `json:"id"`
-			Node   string `json:"node"`
-			Token  int64  `json:"token"`
-		}{true, l.ID, l.Node, l.Token}
+	if l == election.NoLeader {
+		return "none"
 	}
-	b, _ := json.Marshal(v)
-	return string(b)
+	return fmt.Sprintf("%s %s %d", printable(l.ID), l.Node, l.Token)
+}
+
+// leaderJSON is a leader in JSON output: {"leader":false} for none.
+func leaderJSON(l election.Leader) any {
+	if l == election.NoLeader {
+		return struct {
+			Leader bool `json:"leader"`
+		}{false}
+	}
+	return heldJSON{Leader: true, ID: l.ID, Node: l.Node, Token: l.Token}
 }

@@ -141,7 +141,9 @@ func TestElectObserve(t *testing.T) {
 func TestElectUsage(t *testing.T) {
 	expectUsage(t, "zkit elect: ", [][]string{
 		{"elect"},
-		{"elect", "/x"},
+		{"elect", "/x", "--leader", "--observe"},
+		{"elect", "/x", "--leader", "--", "true"},
+		{"elect", "/x", "--leader", "--id", "a"},
 		{"elect", "/x", "true"},
 		{"elect", "relative", "--", "true"},
 		{"elect", "/x", "--id", "", "--", "true"},

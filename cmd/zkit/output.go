@@ -29,6 +29,15 @@ type nodeJSON struct {
 	Node string `json:"node"`
 }
 
+// heldJSON is the JSON output of lock and elect holding without a CMD, and
+// of elect --leader and --observe.
+type heldJSON struct {
+	Leader bool   `json:"leader,omitempty"`
+	ID     string `json:"id,omitempty"`
+	Node   string `json:"node"`
+	Token  int64  `json:"token"`
+}
+
 // writeJSON prints v as one line of JSON.
 func (a *app) writeJSON(v any) error {
 	b, err := json.Marshal(v)
