@@ -17,18 +17,50 @@ import (
 // $ZKIT_SERVERS says.
 const defaultServers = "127.0.0.1:2181"
 
-// serverList is the ensemble to talk to: --servers, else $ZKIT_SERVERS,
-// else 127.0.0.1:2181.
-func (a *app) serverList() ([]string, error) {
-	s, from := a.servers, "--servers"
+// connectString is --servers, else $ZKIT_SERVERS, else 127.0.0.1:2181,
+// and which of them it is: host:port,...[/chroot], as ZooKeeper's own
+// clients take it.
+func (a *app) connectString() (s, from string) {
+	s, from = a.servers, "--servers"
 	if s == "" {
 		s, from = os.Getenv("ZKIT_SERVERS"), "ZKIT_SERVERS"
 	}
 	if s == "" {
 		s = defaultServers
 	}
+	return s, from
+}
+
+// splitChroot cuts a connect string into its servers and its chroot, the
+// path that follows the last server ("/app" of "h1:2181,h2:2181/app").
+func splitChroot(s string) (servers, chroot string) {
+	if i := strings.Index(s, "/"); i >= 0 {
+		return s[:i], s[i:]
+	}
+	return s, ""
+}
+
+// chroot is the connect string's chroot, "" for none; zkit connects with
+// it as the client's namespace.
+func (a *app) chroot() (string, error) {
+	s, from := a.connectString()
+	_, root := splitChroot(s)
+	if root == "" || root == "/" {
+		return "", nil
+	}
+	if reason := client.ValidatePath(root, false); reason != "" {
+		return "", usagef("%s %q: chroot %q: %s", from, s, root, reason)
+	}
+	return root, nil
+}
+
+// serverList is the ensemble to talk to: the servers of the connect
+// string, without its chroot.
+func (a *app) serverList() ([]string, error) {
+	s, from := a.connectString()
+	hosts, _ := splitChroot(s)
 	var list []string
-	for _, srv := range strings.Split(s, ",") {
+	for _, srv := range strings.Split(hosts, ",") {
 		srv = strings.TrimSpace(srv)
 		if srv == "" {
 			continue
@@ -87,6 +119,13 @@ func (a *app) clientOptions() ([]client.Option, error) {
 		return nil, usagef("--session-timeout %v: must be positive", a.sessionTimeout)
 	}
 	opts := []client.Option{client.WithSessionTimeout(a.sessionTimeout)}
+	root, err := a.chroot()
+	if err != nil {
+		return nil, err
+	}
+	if root != "" {
+		opts = append(opts, client.WithNamespace(root))
+	}
 	cfg, err := a.tlsConfig()
 	if err != nil {
 		return nil, err

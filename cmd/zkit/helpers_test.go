@@ -32,7 +32,7 @@ func zkit(t *testing.T, args ...string) result {
 // zkitOn runs the command against servers and checks its exit status.
 func zkitOn(t *testing.T, servers string, want int, args ...string) result {
 	t.Helper()
-	r := zkit(t, append(args, "--servers", servers)...)
+	r := zkit(t, append([]string{"--servers", servers}, args...)...)
 	if r.status != want {
 		t.Fatalf("zkit %q: status %d, want %d (stdout %q, stderr %q)", args, r.status, want, r.stdout, r.stderr)
 	}

@@ -78,7 +78,9 @@ group membership), inspects and cleans up nodes as zkCli does (ls, get, stat, cr
 set, delete, getacl, setacl), serves the bundled reference ZooKeeper server, and
 demonstrates every recipe with its invariants checked.
 
-Servers: --servers host:port,..., else $ZKIT_SERVERS, else ` + defaultServers + `.
+Servers: --servers host:port,..., else $ZKIT_SERVERS, else ` + defaultServers + `. A
+chroot after the last server (host:port,host:port/app) roots every path at /app, as
+with ZooKeeper's own clients; zkit creates it if it is missing.
 TLS: --tls-ca (the CA that signed the servers' certificates) turns it on, for servers'
 secureClientPort; --tls-cert and --tls-key present a client certificate, which
 ZooKeeper's x509 provider takes as the client's identity.
@@ -105,7 +107,7 @@ Global flags may appear anywhere on the line.`,
 	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitHelp)
 
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.servers, "servers", "", "ZooKeeper servers, host:port,... (default $ZKIT_SERVERS, else "+defaultServers+")")
+	pf.StringVar(&a.servers, "servers", "", "ZooKeeper servers, host:port,...[/chroot] (default $ZKIT_SERVERS, else "+defaultServers+")")
 	pf.DurationVar(&a.sessionTimeout, "session-timeout", client.DefaultSessionTimeout, "session timeout to ask the servers for")
 	pf.DurationVar(&a.connectTimeout, "connect-timeout", 10*time.Second, "how long to wait for a first session")
 	pf.StringVar(&a.tlsCA, "tls-ca", "", "connect over TLS, trusting the CA certificates in this PEM file")
