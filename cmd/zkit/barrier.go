@@ -50,8 +50,6 @@ its threshold waits for the next.`,
 				return usagef("missing --count N: how many members the barrier waits for")
 			case f.count < 1:
 				return usagef("--count %d: must be at least 1", f.count)
-			case f.wait < 0:
-				return usagef("--wait %v: must be positive", f.wait)
 			}
 			if reason := client.ValidatePath(path, false); reason != "" || path == "/" {
 				if reason == "" {
@@ -64,7 +62,7 @@ its threshold waits for the next.`,
 	}
 	fl := cmd.Flags()
 	fl.IntVar(&f.count, "count", 0, "how many members enter and leave together (required)")
-	fl.DurationVar(&f.wait, "wait", 0, "give up (status 4) if the barrier does not open, or the others do not all leave, within D")
+	waitFlag(fl, &f.wait, "give up (status 4) if the barrier does not open, or the others do not all leave, within D")
 	return cmd
 }
 

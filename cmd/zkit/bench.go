@@ -33,6 +33,9 @@ var (
 	}
 )
 
+// maxBenchClients is the most clients a point may have.
+const maxBenchClients = 64
+
 type benchFlags struct {
 	workloads string
 	clients   string
@@ -79,7 +82,7 @@ srv_pkts_rx, srv_pkts_tx, notes), and the "#" lines go to stderr.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.workloads, "workloads", "W1,W2,W3,W4,W5", "workloads to run")
-	fl.StringVar(&f.clients, "clients", "1,8,32", "client counts (each client its own session, up to 64)")
+	fl.StringVar(&f.clients, "clients", "1,8,32", fmt.Sprintf("client counts (each client its own session, up to %d)", maxBenchClients))
 	fl.DurationVar(&f.dur, "dur", 10*time.Second, "duration of each point")
 	fl.IntVar(&f.rounds, "rounds", 300, "rounds of the round-based workloads (W3)")
 	fl.BoolVar(&f.baseline, "baseline", false, "also run go-zookeeper's baselines and print zkit's ratio to them")
@@ -101,6 +104,14 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 	}
 	if f.dur <= 0 || f.rounds <= 0 {
 		return usagef("--dur and --rounds must be positive")
+	}
+	if n := slices.Max(append(clients, 0)); n > maxBenchClients {
+		return usagef("--clients %d: at most %d (each client is a session of its own)", n, maxBenchClients)
+	}
+	if f.plot != "" {
+		if err := checkWritable(f.plot); err != nil {
+			return usagef("--plot: %v", err)
+		}
 	}
 	var others []*workload.Result
 	for _, file := range f.compare {

@@ -55,6 +55,9 @@ configwatch package documentation for the layout. get and watch print JSON whate
 				}
 				return usagef("invalid PATH %q: %s", path, reason)
 			}
+			if err := writablePath(path); err != nil && verb == "set" {
+				return err
+			}
 			if verb != "set" && (len(f.deletes) > 0 || f.atomic) {
 				return usagef("--delete and --atomic go with set")
 			}
@@ -81,7 +84,8 @@ configwatch package documentation for the layout. get and watch print JSON whate
 		},
 	}
 	fl := cmd.Flags()
-	fl.DurationVar(&f.wait, "wait", 10*time.Second, "get: how long to wait for a publish in progress")
+	f.wait = 10 * time.Second
+	waitFlag(fl, &f.wait, "get: how long to wait for a publish in progress")
 	fl.BoolVar(&f.atomic, "atomic", false, "set: publish in one transaction instead of with the ready flag")
 	fl.StringArrayVar(&f.deletes, "delete", nil, "set: delete this key (repeatable)")
 	return cmd

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -65,8 +66,12 @@ func (a *app) serverList() ([]string, error) {
 		if srv == "" {
 			continue
 		}
-		if _, _, err := net.SplitHostPort(srv); err != nil {
+		host, port, err := net.SplitHostPort(srv)
+		if err != nil || host == "" {
 			return nil, usagef("%s %q: %q is not host:port", from, s, srv)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return nil, usagef("%s %q: port %q of %s is not 1 to 65535", from, s, port, srv)
 		}
 		list = append(list, srv)
 	}
@@ -74,6 +79,18 @@ func (a *app) serverList() ([]string, error) {
 		return nil, usagef("%s %q names no server", from, s)
 	}
 	return list, nil
+}
+
+// checkServers checks an explicit --servers before anything starts.
+func (a *app) checkServers() error {
+	if strings.TrimSpace(a.servers) == "" {
+		return usagef("--servers is empty: name the servers, host:port,...")
+	}
+	if _, err := a.serverList(); err != nil {
+		return err
+	}
+	_, err := a.chroot()
+	return err
 }
 
 // connect opens a client with the global flags. When no server answers

@@ -81,8 +81,12 @@ func counterArgs(args []string) (counterOp, error) {
 	case len(args)-2 != n:
 		return op, usagef("%s takes %d number(s), got %d (%s)", op.verb, n, len(args)-2, counterUsage)
 	}
-	if reason := client.ValidatePath(op.path, false); reason != "" {
-		return op, usagef("invalid PATH %q: %s", op.path, reason)
+	check := writablePath
+	if op.verb == "get" {
+		check = nodePath
+	}
+	if err := check(op.path); err != nil {
+		return op, err
 	}
 	for _, s := range args[2:] {
 		v, err := strconv.ParseInt(s, 10, 64)

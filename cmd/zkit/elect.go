@@ -77,7 +77,7 @@ PATH.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.id, "id", "", "this participant's id, written in its node (default HOSTNAME-PID)")
-	fl.DurationVar(&f.wait, "wait", 0, "give up (status 4) if not leading within D")
+	waitFlag(fl, &f.wait, "give up (status 4) if not leading within D")
 	fl.BoolVar(&f.leader, "leader", false, "print the current leader and exit (status 1 if none)")
 	fl.BoolVar(&f.observe, "observe", false, "print the leader whenever it changes, until interrupted")
 	fl.BoolVar(&f.json, "json", false, "with --observe: one JSON object per line")
@@ -99,14 +99,12 @@ func electArgs(cmd *cobra.Command, args []string, f electFlags) (path string, ar
 		return "", nil, usagef("--leader and --observe exclude each other")
 	case (f.leader || f.observe) && argv != nil:
 		return "", nil, usagef("%s runs no CMD (drop what follows --)", reader)
-	case (f.leader || f.observe) && (idSet || f.wait != 0 || f.tolerance != 0):
+	case (f.leader || f.observe) && (idSet || cmd.Flags().Changed("wait") || f.tolerance != 0):
 		return "", nil, usagef("--id, --wait and --tolerance are for campaigning, not with %s", reader)
 	case !f.observe && f.json:
 		return "", nil, usagef("--json (deprecated: -o json) goes with --observe")
 	case argv != nil && len(argv) == 0:
 		return "", nil, usagef("missing CMD after -- (zkit elect PATH -- CMD [ARGS])")
-	case f.wait < 0:
-		return "", nil, usagef("--wait %v: must be positive", f.wait)
 	case f.tolerance < 0:
 		return "", nil, usagef("--tolerance %v: must not be negative", f.tolerance)
 	case idSet && f.id == "":

@@ -61,7 +61,7 @@ The lock is Curator's InterProcessMutex layout (or InterProcessReadWriteLock wit
 	fl.BoolVar(&f.read, "read", false, "take the read side of a read/write lock")
 	fl.BoolVar(&f.write, "write", false, "take the write side of a read/write lock")
 	fl.BoolVar(&f.try, "try", false, "fail at once (status 4) if the lock is taken")
-	fl.DurationVar(&f.wait, "wait", 0, "give up (status 4) if the lock is not held within D")
+	waitFlag(fl, &f.wait, "give up (status 4) if the lock is not held within D")
 	fl.DurationVar(&f.tolerance, "tolerance", 0, "keep the lock across a connection lost for up to D")
 	return cmd
 }
@@ -79,8 +79,6 @@ func lockArgs(cmd *cobra.Command, args []string, f lockFlags) (path string, argv
 		return "", nil, usagef("--read and --write exclude each other")
 	case f.try && f.wait != 0:
 		return "", nil, usagef("--try and --wait exclude each other")
-	case f.wait < 0:
-		return "", nil, usagef("--wait %v: must be positive", f.wait)
 	case f.tolerance < 0:
 		return "", nil, usagef("--tolerance %v: must not be negative", f.tolerance)
 	}

@@ -65,9 +65,6 @@ empty; the master publishes its address in it; workers wait until it is filled.
 			case action == "publish" && len(before) == 3 && before[2] == "":
 				return usagef("empty VALUE: an empty rendezvous node means not filled yet")
 			case action == "wait" && len(before) == 2 && argv == nil && !fl.Changed("own"):
-				if f.wait < 0 {
-					return usagef("--wait %v: must be positive", f.wait)
-				}
 				return a.rendezvousWait(cmd.Context(), path, f.wait)
 			case action == "create" || action == "publish" || action == "wait":
 				return usagef("usage: zkit rendezvous PATH create [-- CMD] | publish VALUE [--own] [-- CMD] | wait [--wait D]")
@@ -76,7 +73,7 @@ empty; the master publishes its address in it; workers wait until it is filled.
 		},
 	}
 	cmd.Flags().BoolVar(&f.own, "own", false, "publish: create zr yourself and keep it (no launcher)")
-	cmd.Flags().DurationVar(&f.wait, "wait", 0, "wait: give up (status 4) if zr is not filled within D")
+	waitFlag(cmd.Flags(), &f.wait, "wait: give up (status 4) if zr is not filled within D")
 	return cmd
 }
 

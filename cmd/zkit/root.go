@@ -87,8 +87,13 @@ ZooKeeper's x509 provider takes as the client's identity.
 Global flags may appear anywhere on the line.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		PersistentPreRunE: func(*cobra.Command, []string) error {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			a.started = true
+			if cmd.Flags().Changed("servers") {
+				if err := a.checkServers(); err != nil {
+					return err
+				}
+			}
 			switch {
 			case a.killAfter < 0:
 				return usagef("--kill-after %v: must not be negative", a.killAfter)

@@ -48,7 +48,7 @@ the N leases of the same PATH.`,
 	fl := cmd.Flags()
 	fl.IntVar(&f.max, "max", 0, "the number of leases: at most N holders at once (required)")
 	fl.BoolVar(&f.try, "try", false, "fail at once (status 4) if no lease is free")
-	fl.DurationVar(&f.wait, "wait", 0, "give up (status 4) if no lease is held within D")
+	waitFlag(fl, &f.wait, "give up (status 4) if no lease is held within D")
 	return cmd
 }
 
@@ -67,8 +67,6 @@ func semaphoreArgs(cmd *cobra.Command, args []string, f semaphoreFlags) (path st
 		return "", nil, usagef("--max %d: must be at least 1", f.max)
 	case f.try && f.wait != 0:
 		return "", nil, usagef("--try and --wait exclude each other")
-	case f.wait < 0:
-		return "", nil, usagef("--wait %v: must be positive", f.wait)
 	}
 	if reason := client.ValidatePath(path, false); reason != "" {
 		return "", nil, usagef("invalid PATH %q: %s", path, reason)

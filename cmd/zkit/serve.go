@@ -27,6 +27,9 @@ It is for development and tests; production runs Apache ZooKeeper.`,
   zkit lock /demo -- echo locked`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tick <= 0 {
+				return usagef("--tick-time %v: must be positive", tick)
+			}
 			opts := []zktest.ServerOption{zktest.ServerTickTime(tick)}
 			if verbose {
 				opts = append(opts, zktest.ServerLogger(slog.New(slog.NewTextHandler(a.stderr, nil))))
