@@ -132,9 +132,6 @@ func (a *app) connect(ctx context.Context) (*client.Client, error) {
 
 // clientOptions are the client options of the global flags.
 func (a *app) clientOptions() ([]client.Option, error) {
-	if a.sessionTimeout <= 0 {
-		return nil, usagef("--session-timeout %v: must be positive", a.sessionTimeout)
-	}
 	opts := []client.Option{client.WithSessionTimeout(a.sessionTimeout)}
 	root, err := a.chroot()
 	if err != nil {
@@ -165,18 +162,18 @@ func (a *app) tlsConfig() (*tls.Config, error) {
 	if a.tlsCA != "" {
 		pem, err := os.ReadFile(a.tlsCA)
 		if err != nil {
-			return nil, usagef("--tls-ca: %v", err)
+			return nil, usagef("%s: %v", a.flagSource("tls-ca"), err)
 		}
 		cfg.RootCAs = x509.NewCertPool()
 		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, usagef("--tls-ca %s holds no PEM certificate", a.tlsCA)
+			return nil, usagef("%s %s holds no PEM certificate", a.flagSource("tls-ca"), a.tlsCA)
 		}
 	}
 	switch {
 	case a.tlsCert != "" && a.tlsKey != "":
 		cert, err := tls.LoadX509KeyPair(a.tlsCert, a.tlsKey)
 		if err != nil {
-			return nil, usagef("--tls-cert %s, --tls-key %s: %v", a.tlsCert, a.tlsKey, err)
+			return nil, usagef("%s %s, %s %s: %v", a.flagSource("tls-cert"), a.tlsCert, a.flagSource("tls-key"), a.tlsKey, err)
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	case a.tlsCert != "" || a.tlsKey != "":

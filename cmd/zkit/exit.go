@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -35,12 +36,16 @@ not moved), so that they can be told from a CMD's own 1-5.
 // maxExitBase is the largest --exit-base: zkit's statuses stay below 256.
 const maxExitBase = 250
 
-// exitBaseArg is --exit-base's value in args (before "--"), or 0 if it is
-// not there or not valid (cobra then says so). It is read from args
+// exitBaseArg is --exit-base's value in args (before "--"), else
+// $ZKIT_EXIT_BASE's, or 0 if neither is there or valid (cobra then says
+// so). It is read from args
 // rather than the parsed flag so that it applies to every usage error,
 // including those cobra finds before it parses the flag.
 func exitBaseArg(args []string) int {
 	base := 0
+	if n, err := strconv.Atoi(os.Getenv(envName("exit-base"))); err == nil && n >= 0 && n <= maxExitBase {
+		base = n
+	}
 	for i := 0; i < len(args) && args[i] != "--"; i++ {
 		v, ok := strings.CutPrefix(args[i], "--exit-base=")
 		if !ok && args[i] == "--exit-base" && i+1 < len(args) {

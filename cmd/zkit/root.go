@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/zkit-dev/zkit/client"
 )
 
@@ -24,6 +25,7 @@ type app struct {
 	exitBase       int           // added to zkit's own exit statuses (exit.go)
 	output         string        // "text" or "json": how commands that print data print it
 
+	global  *pflag.FlagSet   // the global flags, for flagSource
 	signals <-chan os.Signal // every stop signal zkit gets (signals.go)
 
 	stdin          io.Reader
@@ -84,25 +86,14 @@ with ZooKeeper's own clients; zkit creates it if it is missing.
 TLS: --tls-ca (the CA that signed the servers' certificates) turns it on, for servers'
 secureClientPort; --tls-cert and --tls-key present a client certificate, which
 ZooKeeper's x509 provider takes as the client's identity.
-Global flags may appear anywhere on the line.`,
+Global flags may appear anywhere on the line. Each has an environment variable, which
+the flag overrides: ZKIT_SERVERS, ZKIT_SESSION_TIMEOUT, ZKIT_CONNECT_TIMEOUT,
+ZKIT_TLS_CA, ZKIT_TLS_CERT, ZKIT_TLS_KEY, ZKIT_KILL_AFTER, ZKIT_EXIT_BASE, ZKIT_OUTPUT.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			a.started = true
-			if cmd.Flags().Changed("servers") {
-				if err := a.checkServers(); err != nil {
-					return err
-				}
-			}
-			switch {
-			case a.killAfter < 0:
-				return usagef("--kill-after %v: must not be negative", a.killAfter)
-			case a.exitBase < 0 || a.exitBase > maxExitBase:
-				return usagef("--exit-base %d: must be 0 to %d", a.exitBase, maxExitBase)
-			case a.output != "text" && a.output != "json":
-				return usagef("--output %q: must be text or json", a.output)
-			}
-			return nil
+			return a.checkGlobals()
 		},
 	}
 	root.SetIn(a.stdin)
@@ -112,6 +103,7 @@ Global flags may appear anywhere on the line.`,
 	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitHelp)
 
 	pf := root.PersistentFlags()
+	a.global = pf
 	pf.StringVar(&a.servers, "servers", "", "ZooKeeper servers, host:port,...[/chroot] (default $ZKIT_SERVERS, else "+defaultServers+")")
 	pf.DurationVar(&a.sessionTimeout, "session-timeout", client.DefaultSessionTimeout, "session timeout to ask the servers for")
 	pf.DurationVar(&a.connectTimeout, "connect-timeout", 10*time.Second, "how long to wait for a first session")
@@ -152,6 +144,33 @@ Global flags may appear anywhere on the line.`,
 		}
 	}
 	return root
+}
+
+// checkGlobals sets the global flags not on the command line from their
+// environment variables, and checks them all before anything starts.
+func (a *app) checkGlobals() error {
+	if err := flagsFromEnv(a.global); err != nil {
+		return err
+	}
+	if a.global.Changed("servers") {
+		if err := a.checkServers(); err != nil {
+			return err
+		}
+	}
+	from := a.flagSource
+	switch {
+	case a.sessionTimeout <= 0:
+		return usagef("%s %v: must be positive", from("session-timeout"), a.sessionTimeout)
+	case a.connectTimeout <= 0:
+		return usagef("%s %v: must be positive", from("connect-timeout"), a.connectTimeout)
+	case a.killAfter < 0:
+		return usagef("%s %v: must not be negative", from("kill-after"), a.killAfter)
+	case a.exitBase < 0 || a.exitBase > maxExitBase:
+		return usagef("%s %d: must be 0 to %d", from("exit-base"), a.exitBase, maxExitBase)
+	case a.output != "text" && a.output != "json":
+		return usagef("%s %q: must be text or json", from("output"), a.output)
+	}
+	return nil
 }
 
 // json reports whether the command's data is to be printed as JSON
