@@ -79,7 +79,7 @@ func (a *app) runBarrier(ctx context.Context, path string, argv []string, f barr
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return timeoutf("barrier %s did not open within %v: fewer than %d members arrived", path, f.wait, f.count)
 		}
-		return failf("barrier %s: %v", path, err)
+		return failf("%s", about("barrier "+path, path, err))
 	}
 	sess := c.Session()
 	status, lost, err := a.runWhileHeld(ctx, sess, argv,
@@ -93,7 +93,7 @@ func (a *app) runBarrier(ctx context.Context, path string, argv []string, f barr
 		// closing the client removes its node, and the others see it lost.
 		return cmdStatus(status)
 	case lost != nil:
-		return lostf("barrier %s: this member's session was lost while %s ran: %v", path, argv[0], lost)
+		return lostf("barrier %s: this member's session was lost while %s ran: %s", path, argv[0], cause(path, lost))
 	}
 	err = bounded(ctx, f.wait, d.Leave)
 	switch {
@@ -102,11 +102,11 @@ func (a *app) runBarrier(ctx context.Context, path string, argv []string, f barr
 	case status != 0:
 		return cmdStatus(status)
 	case errors.Is(err, barrier.ErrMemberLost):
-		return lostf("barrier %s: %v; the others' work may be incomplete", path, err)
+		return lostf("%s; the others' work may be incomplete", about("barrier "+path, path, err))
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 		return timeoutf("barrier %s: the other members did not all leave within %v", path, f.wait)
 	}
-	return failf("barrier %s: leave: %v", path, err)
+	return failf("%s", about("barrier "+path+": leave", path, err))
 }
 
 // bounded runs f with a deadline of d from now (none if d is 0).

@@ -193,7 +193,7 @@ func (a *app) configWatch(ctx context.Context, path string) error {
 func (a *app) printConfig(path string, vals configwatch.Values) error {
 	doc, err := configwatch.Document(vals)
 	if err != nil {
-		return failf("%s: %v", path, err)
+		return failf("%s", about(path, path, err))
 	}
 	_, err = fmt.Fprintf(a.stdout, "%s\n", doc)
 	return err

@@ -146,11 +146,11 @@ func counterError(op counterOp, err error) error {
 	case errors.As(err, &de):
 		return failf("%s holds %d bytes of data that do not decode with --encoding %s; nothing written: pass the right --encoding, or delete the node", op.path, de.Len, de.Encoding)
 	case errors.Is(err, counter.ErrOverflow):
-		return failf("%s %s: %v", op.verb, op.path, err)
+		return failf("%s", about(op.verb+" "+op.path, op.path, err))
 	case errors.Is(err, client.ErrInvalidInput):
 		return usagef("%v", err)
 	case client.IsOutcomeUnknown(err):
 		return failf("%s %s: the reply was lost and zkit cannot tell whether the change was applied (%v): read it with 'zkit counter %s get' before trying again", op.verb, op.path, err, op.path)
 	}
-	return failf("%s %s: %v", op.verb, op.path, err)
+	return failf("%s", about(op.verb+" "+op.path, op.path, err))
 }

@@ -151,7 +151,7 @@ func (a *app) runElected(ctx context.Context, path string, argv []string, f elec
 	case err != nil && campaignCtx.Err() != nil && ctx.Err() == nil:
 		return timeoutf("not leading %s within %v", path, f.wait)
 	case err != nil:
-		return failf("%s: %v", path, err)
+		return failf("%s", about(path, path, err))
 	}
 	if len(argv) == 0 {
 		l := election.Leader{ID: term.ID(), Node: term.Node(), Token: term.Token()}
@@ -160,7 +160,7 @@ func (a *app) runElected(ctx context.Context, path string, argv []string, f elec
 			lost = rerr // lost just as zkit was stopped
 		}
 		if lost != nil {
-			return lostf("leadership of %s lost: %v", path, lost)
+			return lostf("leadership of %s lost: %s", path, cause(path, lost))
 		}
 		return nil
 	}
@@ -175,7 +175,7 @@ func (a *app) runElected(ctx context.Context, path string, argv []string, f elec
 	case err != nil:
 		return err
 	case lost != nil && !errors.Is(lost, errStopped):
-		return lostf("leadership of %s lost while %s ran: %v", path, argv[0], lost)
+		return lostf("leadership of %s lost while %s ran: %s", path, argv[0], cause(path, lost))
 	}
 	return cmdStatus(status)
 }
@@ -200,7 +200,7 @@ func (a *app) observeLeader(ctx context.Context, path string, asJSON bool) error
 		fmt.Fprintln(a.stdout, leaderLine(l, asJSON))
 	}
 	if err := feed.Err(); err != nil && ctx.Err() == nil {
-		return failf("%s: %v", path, err)
+		return failf("%s", about(path, path, err))
 	}
 	return nil
 }
@@ -210,7 +210,7 @@ func (a *app) printLeader(ctx context.Context, path string) error {
 	return a.withClient(ctx, func(c *client.Client) error {
 		l, err := election.New(c, path, "").Leader(ctx)
 		if err != nil {
-			return failf("%s: %v", path, err)
+			return failf("%s", about(path, path, err))
 		}
 		a.emit(leaderLine(l, false), leaderJSON(l))
 		if l == election.NoLeader {

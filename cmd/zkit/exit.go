@@ -98,6 +98,30 @@ func statusOf(err error) int {
 	return exitFailed
 }
 
+// about renders err for a message about path: "what: err", unless err
+// names path already (the client's errors do, create "/a": ..., and the
+// recipes', barrier /a: ...), then err alone: a message names its path
+// once.
+func about(what, path string, err error) string {
+	msg := strings.TrimPrefix(err.Error(), "zkit: ")
+	for i := 0; ; {
+		j := strings.Index(msg[i:], path)
+		if j < 0 {
+			return what + ": " + msg
+		}
+		i += j + len(path)
+		if i == len(msg) || strings.ContainsRune(" \":,;)/", rune(msg[i])) {
+			return msg
+		}
+	}
+}
+
+// cause renders err as the cause in a message that names path already:
+// without a leading "path: " (a recipe's ConflictError has one).
+func cause(path string, err error) string {
+	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), "zkit: "), path+": ")
+}
+
 // oneLine renders err for stderr: one line, without the "zkit: " that the
 // library puts before its messages (the command's name is there already).
 func oneLine(err error) string {

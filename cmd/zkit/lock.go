@@ -109,7 +109,7 @@ func (a *app) runLock(ctx context.Context, path string, argv []string, f lockFla
 	case err != nil && acquireCtx.Err() != nil && ctx.Err() == nil:
 		return timeoutf("%s not acquired within %v", path, f.wait)
 	case err != nil:
-		return failf("%s: %v", path, err)
+		return failf("%s", about(path, path, err))
 	}
 	if len(argv) == 0 {
 		lost := a.hold(ctx, lease, fmt.Sprintf("%s %d", lease.Node(), lease.Token()), heldJSON{Node: lease.Node(), Token: lease.Token()})
@@ -117,7 +117,7 @@ func (a *app) runLock(ctx context.Context, path string, argv []string, f lockFla
 			lost = uerr // lost just as zkit was stopped
 		}
 		if lost != nil {
-			return lostf("lock %s lost: %v", path, lost)
+			return lostf("lock %s lost: %s", path, cause(path, lost))
 		}
 		return nil
 	}
@@ -131,7 +131,7 @@ func (a *app) runLock(ctx context.Context, path string, argv []string, f lockFla
 	case err != nil:
 		return err
 	case lost != nil && !errors.Is(lost, errStopped):
-		return lostf("lock %s lost while %s ran: %v", path, argv[0], lost)
+		return lostf("lock %s lost while %s ran: %s", path, argv[0], cause(path, lost))
 	}
 	return cmdStatus(status)
 }

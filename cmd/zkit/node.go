@@ -102,5 +102,5 @@ func nodeError(op, path string, err error) error {
 	case client.IsOutcomeUnknown(err):
 		return failf("%s %s: the reply was lost and zkit cannot tell whether it was applied (%v); look before trying again", op, path, err)
 	}
-	return failf("%s %s: %v", op, path, err)
+	return failf("%s", about(op+" "+path, path, err))
 }

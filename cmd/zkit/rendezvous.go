@@ -94,7 +94,7 @@ func (a *app) rendezvousCreate(ctx context.Context, path string, argv []string) 
 		case <-ctx.Done():
 			return nil
 		case <-launch.Done():
-			return lostf("%s lost: %v", path, launch.Err())
+			return lostf("%s lost: %s", path, cause(path, launch.Err()))
 		}
 	}
 	status, lost, err := a.runWhileHeld(ctx, launch, argv, "ZKIT_RENDEZVOUS="+path)
@@ -102,7 +102,7 @@ func (a *app) rendezvousCreate(ctx context.Context, path string, argv []string) 
 	case err != nil:
 		return err
 	case lost != nil && !errors.Is(lost, errStopped):
-		return lostf("%s lost while %s ran: %v", path, argv[0], lost)
+		return lostf("%s lost while %s ran: %s", path, argv[0], cause(path, lost))
 	}
 	return cmdStatus(status)
 }
@@ -143,7 +143,7 @@ func (a *app) rendezvousPublish(ctx context.Context, path, value string, argv []
 	case err != nil:
 		return err
 	case lost != nil && !errors.Is(lost, errStopped):
-		return lostf("%s while %s ran: %v", path, argv[0], lost)
+		return lostf("%s while %s ran: %s", path, argv[0], cause(path, lost))
 	}
 	return cmdStatus(status)
 }

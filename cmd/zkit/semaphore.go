@@ -101,7 +101,7 @@ func (a *app) runSemaphore(ctx context.Context, path string, argv []string, f se
 	case err != nil && acquireCtx.Err() != nil && ctx.Err() == nil:
 		return timeoutf("%s: no lease within %v", path, f.wait)
 	case err != nil:
-		return failf("%s: %v", path, err)
+		return failf("%s", about(path, path, err))
 	}
 	status, lost, err := a.runWhileHeld(ctx, lease, argv,
 		"ZKIT_SEMAPHORE_NODE="+lease.Node(),
@@ -114,7 +114,7 @@ func (a *app) runSemaphore(ctx context.Context, path string, argv []string, f se
 	case err != nil:
 		return err
 	case lost != nil && !errors.Is(lost, errStopped):
-		return lostf("semaphore lease on %s lost while %s ran: %v", path, argv[0], lost)
+		return lostf("semaphore lease on %s lost while %s ran: %s", path, argv[0], cause(path, lost))
 	}
 	return cmdStatus(status)
 }
