@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -75,7 +76,13 @@ func (a *app) runBarrier(ctx context.Context, path string, argv []string, f barr
 	defer c.Close()
 	d := barrier.NewDouble(c, path, f.count)
 
-	if err := bounded(ctx, f.wait, d.Enter); err != nil {
+	// The barrier's ready flag is a child of PATH too, not a member.
+	stop := a.sayWaiting(ctx, "barrier", countIn(c, path, []string{"ready"}, func(n int) string {
+		return fmt.Sprintf("waiting at barrier %s: %d of %d members in", path, n, f.count)
+	}))
+	err = bounded(ctx, f.wait, d.Enter)
+	stop()
+	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return timeoutf("barrier %s did not open within %v: fewer than %d members arrived", path, f.wait, f.count)
 		}

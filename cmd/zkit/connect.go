@@ -140,6 +140,9 @@ func (a *app) clientOptions() ([]client.Option, error) {
 	if root != "" {
 		opts = append(opts, client.WithNamespace(root))
 	}
+	if l := a.logger(); l != nil {
+		opts = append(opts, client.WithLogger(l))
+	}
 	cfg, err := a.tlsConfig()
 	if err != nil {
 		return nil, err

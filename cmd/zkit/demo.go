@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
@@ -243,17 +242,6 @@ func printTable(out io.Writer, rows []demoRow) {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.step.recipe, r.step.name, r.ops, rate, r.step.invariant, r.result)
 	}
 	tw.Flush()
-}
-
-// isTerminal reports whether stream (stdin, stdout or stderr) is a
-// terminal.
-func isTerminal(stream any) bool {
-	f, ok := stream.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // violation is an invariant that did not hold (as opposed to a step that

@@ -143,7 +143,9 @@ func (a *app) runElected(ctx context.Context, path string, argv []string, f elec
 	}
 	defer c.Close()
 
+	stop := a.sayWaiting(campaignCtx, "elect", queuePlace(c, path, "leadership of "+path))
 	term, err := election.New(c, path, id, election.WithSuspendTolerance(f.tolerance)).Campaign(campaignCtx)
+	stop()
 	var ie *client.InputError
 	switch {
 	case errors.As(err, &ie):

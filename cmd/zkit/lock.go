@@ -102,7 +102,9 @@ func (a *app) runLock(ctx context.Context, path string, argv []string, f lockFla
 	}
 	defer c.Close()
 
+	stop := a.sayWaiting(acquireCtx, "lock", queuePlace(c, path, path))
 	lease, err := acquireLock(acquireCtx, c, path, f)
+	stop()
 	switch {
 	case errors.Is(err, recipes.ErrWouldBlock):
 		return timeoutf("%s is held by another (--try)", path)

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -21,6 +22,13 @@ func (a *app) emit(text string, v any) error {
 	}
 	_, err := fmt.Fprintln(a.stdout, text)
 	return err
+}
+
+// isTerminal reports whether stream (stdin, stdout or stderr) is a
+// terminal.
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
+	return ok && isTerminalFile(f)
 }
 
 // nodeJSON is the JSON output of a command that prints the node it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"time"
 
@@ -24,6 +25,7 @@ type app struct {
 	killAfter      time.Duration // how long CMD's group has after its stop signal before SIGKILL
 	exitBase       int           // added to zkit's own exit statuses (exit.go)
 	output         string        // "text" or "json": how commands that print data print it
+	verbose        bool          // log session and connection events to stderr
 
 	global  *pflag.FlagSet   // the global flags, for flagSource
 	signals <-chan os.Signal // every stop signal zkit gets (signals.go)
@@ -88,7 +90,11 @@ secureClientPort; --tls-cert and --tls-key present a client certificate, which
 ZooKeeper's x509 provider takes as the client's identity.
 Global flags may appear anywhere on the line. Each has an environment variable, which
 the flag overrides: ZKIT_SERVERS, ZKIT_SESSION_TIMEOUT, ZKIT_CONNECT_TIMEOUT,
-ZKIT_TLS_CA, ZKIT_TLS_CERT, ZKIT_TLS_KEY, ZKIT_KILL_AFTER, ZKIT_EXIT_BASE, ZKIT_OUTPUT.`,
+ZKIT_TLS_CA, ZKIT_TLS_CERT, ZKIT_TLS_KEY, ZKIT_KILL_AFTER, ZKIT_EXIT_BASE, ZKIT_OUTPUT,
+ZKIT_VERBOSE.
+
+A command that waits its turn (lock, elect, semaphore, barrier) says once on stderr
+what it waits for when stderr is a terminal: its place in line and the node ahead.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -112,6 +118,7 @@ ZKIT_TLS_CA, ZKIT_TLS_CERT, ZKIT_TLS_KEY, ZKIT_KILL_AFTER, ZKIT_EXIT_BASE, ZKIT_
 	pf.StringVar(&a.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 	pf.DurationVar(&a.killAfter, "kill-after", defaultKillAfter, "commands that run CMD: how long CMD's processes have after their stop signal before SIGKILL")
 	pf.StringVarP(&a.output, "output", "o", "text", "how commands that print data print it: text, or json (one object per line)")
+	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log the session's and the connection's events to stderr (serve: the server's connections and sessions)")
 	pf.IntVar(&a.exitBase, "exit-base", 0, fmt.Sprintf("add `B` (0 to %d) to zkit's own exit statuses 1-5, to tell them from CMD's", maxExitBase))
 
 	root.AddCommand(
@@ -171,6 +178,14 @@ func (a *app) checkGlobals() error {
 		return usagef("%s %q: must be text or json", from("output"), a.output)
 	}
 	return nil
+}
+
+// logger is where -v logs: stderr, from level Info on; nil without -v.
+func (a *app) logger() *slog.Logger {
+	if !a.verbose {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(a.stderr, nil))
 }
 
 // json reports whether the command's data is to be printed as JSON

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -93,7 +94,11 @@ func (a *app) runSemaphore(ctx context.Context, path string, argv []string, f se
 	if f.try {
 		lease, err = sem.TryAcquire(acquireCtx)
 	} else {
+		stop := a.sayWaiting(acquireCtx, "semaphore", countIn(c, path+"/leases", nil, func(n int) string {
+			return fmt.Sprintf("waiting for one of the %d leases of %s: %d held", f.max, path, n)
+		}))
 		lease, err = sem.Acquire(acquireCtx)
+		stop()
 	}
 	switch {
 	case errors.Is(err, recipes.ErrWouldBlock):
