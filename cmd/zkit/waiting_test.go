@@ -26,38 +26,36 @@ func TestWaitingSaysWhatItWaitsFor(t *testing.T) {
 		for _, tc := range []struct {
 			name string
 			args func(path string) []string
-			hold func(path string) (say string, release func())
+			hold func(path string) (say string, release func() error)
 		}{
-			{"lock", func(p string) []string { return []string{"lock", p} }, func(p string) (string, func()) {
+			{"lock", func(p string) []string { return []string{"lock", p} }, func(p string) (string, func() error) {
 				l, err := lock.New(c, p).Lock(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
-				return "zkit lock: waiting for " + p + ": 2nd in line, behind " + l.Node(), func() { l.Unlock(ctx) }
+				return "zkit lock: waiting for " + p + ": 2nd in line, behind " + l.Node(), func() error { return l.Unlock(ctx) }
 			}},
-			{"elect", func(p string) []string { return []string{"elect", p} }, func(p string) (string, func()) {
+			{"elect", func(p string) []string { return []string{"elect", p} }, func(p string) (string, func() error) {
 				term, err := election.New(c, p, "a").Campaign(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
-				return "zkit elect: waiting for leadership of " + p + ": 2nd in line, behind " + term.Node(), func() { term.Resign(ctx) }
+				return "zkit elect: waiting for leadership of " + p + ": 2nd in line, behind " + term.Node(), func() error { return term.Resign(ctx) }
 			}},
-			{"semaphore", func(p string) []string { return []string{"semaphore", p, "--max", "1"} }, func(p string) (string, func()) {
+			{"semaphore", func(p string) []string { return []string{"semaphore", p, "--max", "1"} }, func(p string) (string, func() error) {
 				l, err := semaphore.New(c, p, 1).Acquire(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
-				return "zkit semaphore: waiting for one of the 1 leases of " + p + ": 1 held", func() { l.Unlock(ctx) }
+				return "zkit semaphore: waiting for one of the 1 leases of " + p + ": 1 held", func() error { return l.Unlock(ctx) }
 			}},
-			{"barrier", func(p string) []string { return []string{"barrier", p, "--count", "2"} }, func(p string) (string, func()) {
-				return "zkit barrier: waiting at barrier " + p + ": 1 of 2 members in", func() {
+			{"barrier", func(p string) []string { return []string{"barrier", p, "--count", "2"} }, func(p string) (string, func() error) {
+				return "zkit barrier: waiting at barrier " + p + ": 1 of 2 members in", func() error {
 					d := barrier.NewDouble(c, p, 2)
 					if err := d.Enter(ctx); err != nil {
-						t.Fatal(err)
+						return err
 					}
-					if err := d.Leave(ctx); err != nil {
-						t.Fatal(err)
-					}
+					return d.Leave(ctx)
 				}
 			}},
 		} {
@@ -69,9 +67,13 @@ func TestWaitingSaysWhatItWaitsFor(t *testing.T) {
 				args := append(tc.args(path), "--servers", servers, "--", "true")
 				go func() { done <- execute(args, strings.NewReader(""), io.Discard, tty) }()
 				waitOutput(t, shown, say)
-				go release()
+				released := make(chan error, 1)
+				go func() { released <- release() }()
 				if status := <-done; status != exitOK {
 					t.Fatalf("status %d on a terminal: %q", status, shown.String())
+				}
+				if err := <-released; err != nil {
+					t.Fatal(err)
 				}
 				if n := strings.Count(shown.String(), "waiting"); n != 1 {
 					t.Fatalf("said %d times: %q", n, shown.String())
