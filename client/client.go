@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -45,7 +44,6 @@ type Client struct {
 	closed      bool
 	ready       chan struct{} // closed when the first session is established
 	lastErr     error         // why the last connection attempt failed
-	handshaking net.Conn      // the connection awaiting its connect response, if any
 	fatal       chan error    // an error Connect should fail with at once
 
 	life       context.Context // ends when the client is closed
@@ -199,7 +197,6 @@ func (c *Client) Close() {
 	c.mu.Unlock()
 	c.endLife()
 	c.background.Wait()
-	c.abortHandshake()
 	c.conn.Close()
 	c.settled() // go-zookeeper failed every call with ErrClosing
 	c.mu.Lock()

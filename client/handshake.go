@@ -26,38 +26,7 @@ func (c *Client) dial(network, address string, timeout time.Duration) (net.Conn,
 		c.attemptFailed(err)
 		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		conn.Close()
-		return nil, ErrClosed
-	}
-	c.handshaking = conn
 	return &sniffConn{Conn: conn, c: c, addr: address, in: bufio.NewReaderSize(conn, 16<<10)}, nil
-}
-
-// abortHandshake closes the connection awaiting its connect response, if
-// any, so that Close does not wait for a silent server: the wire client's
-// Close waits up to a second for its close request, which it sends only
-// once the handshake in progress has ended.
-func (c *Client) abortHandshake() {
-	c.mu.Lock()
-	conn := c.handshaking
-	c.handshaking = nil
-	c.mu.Unlock()
-	if conn != nil {
-		conn.Close()
-	}
-}
-
-// handshakeEnded forgets conn as the connection awaiting its connect
-// response.
-func (c *Client) handshakeEnded(conn net.Conn) {
-	c.mu.Lock()
-	if c.handshaking == conn {
-		c.handshaking = nil
-	}
-	c.mu.Unlock()
 }
 
 // sniffConn passes everything through, frame by frame. It parses the
@@ -173,7 +142,6 @@ func (s *sniffConn) fill() error {
 	}
 	if !s.done {
 		s.done = true
-		s.c.handshakeEnded(s.Conn)
 		s.parse(s.buf[4:])
 	} else {
 		s.takeZxid(s.buf[4:])

@@ -41,8 +41,8 @@ func TestSilentServerAbandoned(t *testing.T) {
 }
 
 // Connect against a server that accepts and never answers returns when
-// its context ends, not a second later: closing the client aborts the
-// handshake in progress instead of waiting for the wire client's close.
+// its context ends, not a second later: it does not wait for the wire
+// client's close of a client that has no session.
 func TestConnectToSilentServerEndsWithContext(t *testing.T) {
 	silent := silentServer(t)
 	const wait = 1500 * time.Millisecond // shorter than the handshake's own bound (3.3 s)
