@@ -106,10 +106,13 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	select {
 	case <-c.ready:
 	case err := <-c.fatal:
-		c.Close()
+		go c.Close() // see below
 		return nil, fmt.Errorf("zkit: connect %v: %w", servers, err)
 	case <-ctx.Done():
-		c.Close()
+		// A client without a session is closed in the background: the
+		// wire client's Close may wait a second for a close request that
+		// no session answers, and Connect returns when ctx ends.
+		go c.Close()
 		c.mu.Lock()
 		last := c.lastErr
 		c.mu.Unlock()

@@ -17,20 +17,7 @@ import (
 // wait of over six session timeouts.
 func TestSilentServerAbandoned(t *testing.T) {
 	srv := zktest.NewServer(t)
-	silent, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer silent.Close()
-	go func() {
-		for {
-			conn, err := silent.Accept()
-			if err != nil {
-				return
-			}
-			go func() { io.Copy(io.Discard, conn); conn.Close() }()
-		}
-	}()
+	silent := silentServer(t)
 	// The first dial reaches the silent server, the others the real one.
 	var dials atomic.Int32
 	dialer := func(network, _ string, timeout time.Duration) (net.Conn, error) {
@@ -51,4 +38,44 @@ func TestSilentServerAbandoned(t *testing.T) {
 	if dials.Load() < 2 {
 		t.Fatalf("connected in %d dials: the silent server was never tried", dials.Load())
 	}
+}
+
+// Connect against a server that accepts and never answers returns when
+// its context ends, not a second later: it does not wait for the wire
+// client's close of a client that has no session.
+func TestConnectToSilentServerEndsWithContext(t *testing.T) {
+	silent := silentServer(t)
+	const wait = 1500 * time.Millisecond // shorter than the handshake's own bound (3.3 s)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	began := time.Now()
+	_, err := client.Connect(ctx, []string{silent.Addr().String()}, client.WithSessionTimeout(10*time.Second))
+	elapsed := time.Since(began)
+	if err == nil {
+		t.Fatal("connected to a silent server")
+	}
+	if elapsed > wait+zktest.Scale(400*time.Millisecond) {
+		t.Fatalf("Connect returned %v after its context's %v deadline", elapsed-wait, wait)
+	}
+}
+
+// silentServer listens on a port that accepts connections and never
+// answers them (a ZooKeeper that is still starting).
+func silentServer(t *testing.T) net.Listener {
+	t.Helper()
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { silent.Close() })
+	go func() {
+		for {
+			conn, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(io.Discard, conn); conn.Close() }()
+		}
+	}()
+	return silent
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -50,8 +51,6 @@ its threshold waits for the next.`,
 				return usagef("missing --count N: how many members the barrier waits for")
 			case f.count < 1:
 				return usagef("--count %d: must be at least 1", f.count)
-			case f.wait < 0:
-				return usagef("--wait %v: must be positive", f.wait)
 			}
 			if reason := client.ValidatePath(path, false); reason != "" || path == "/" {
 				if reason == "" {
@@ -64,7 +63,7 @@ its threshold waits for the next.`,
 	}
 	fl := cmd.Flags()
 	fl.IntVar(&f.count, "count", 0, "how many members enter and leave together (required)")
-	fl.DurationVar(&f.wait, "wait", 0, "give up (status 4) if the barrier does not open, or the others do not all leave, within D")
+	waitFlag(fl, &f.wait, "give up (status 4) if the barrier does not open, or the others do not all leave, within D")
 	return cmd
 }
 
@@ -77,11 +76,17 @@ func (a *app) runBarrier(ctx context.Context, path string, argv []string, f barr
 	defer c.Close()
 	d := barrier.NewDouble(c, path, f.count)
 
-	if err := bounded(ctx, f.wait, d.Enter); err != nil {
+	// The barrier's ready flag is a child of PATH too, not a member.
+	stop := a.sayWaiting(ctx, "barrier", countIn(c, path, []string{"ready"}, func(n int) string {
+		return fmt.Sprintf("waiting at barrier %s: %d of %d members in", path, n, f.count)
+	}))
+	err = bounded(ctx, f.wait, d.Enter)
+	stop()
+	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return timeoutf("barrier %s did not open within %v: fewer than %d members arrived", path, f.wait, f.count)
 		}
-		return failf("barrier %s: %v", path, err)
+		return failf("%s", about("barrier "+path, path, err))
 	}
 	sess := c.Session()
 	status, lost, err := a.runWhileHeld(ctx, sess, argv,
@@ -95,7 +100,7 @@ func (a *app) runBarrier(ctx context.Context, path string, argv []string, f barr
 		// closing the client removes its node, and the others see it lost.
 		return cmdStatus(status)
 	case lost != nil:
-		return lostf("barrier %s: this member's session was lost while %s ran: %v", path, argv[0], lost)
+		return lostf("barrier %s: this member's session was lost while %s ran: %s", path, argv[0], cause(path, lost))
 	}
 	err = bounded(ctx, f.wait, d.Leave)
 	switch {
@@ -104,11 +109,11 @@ func (a *app) runBarrier(ctx context.Context, path string, argv []string, f barr
 	case status != 0:
 		return cmdStatus(status)
 	case errors.Is(err, barrier.ErrMemberLost):
-		return lostf("barrier %s: %v; the others' work may be incomplete", path, err)
+		return lostf("%s; the others' work may be incomplete", about("barrier "+path, path, err))
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 		return timeoutf("barrier %s: the other members did not all leave within %v", path, f.wait)
 	}
-	return failf("barrier %s: leave: %v", path, err)
+	return failf("%s", about("barrier "+path+": leave", path, err))
 }
 
 // bounded runs f with a deadline of d from now (none if d is 0).

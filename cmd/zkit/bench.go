@@ -33,6 +33,9 @@ var (
 	}
 )
 
+// maxBenchClients is the most clients a point may have.
+const maxBenchClients = 64
+
 type benchFlags struct {
 	workloads string
 	clients   string
@@ -67,7 +70,11 @@ format) to the ratios and the plot. --plot draws operations/s against clients.
 
 Without --servers it measures against the embedded reference server, where the client,
 not the server, is the bottleneck: those are not ZooKeeper's numbers. Measure against a
-real ensemble (--servers, and --pids with its process ids for the server CPU column).`,
+real ensemble (--servers, and --pids with its process ids for the server CPU column).
+
+With -o json stdout has one JSON object per point (impl, workload, clients, ops,
+seconds, ops_per_sec, p50_ms, p99_ms, p999_ms, max_ms, errors, srv_cpu_s, cli_cpu_s,
+srv_pkts_rx, srv_pkts_tx, notes), and the "#" lines go to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.bench(cmd.Context(), f)
@@ -75,7 +82,7 @@ real ensemble (--servers, and --pids with its process ids for the server CPU col
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.workloads, "workloads", "W1,W2,W3,W4,W5", "workloads to run")
-	fl.StringVar(&f.clients, "clients", "1,8,32", "client counts (each client its own session, up to 64)")
+	fl.StringVar(&f.clients, "clients", "1,8,32", fmt.Sprintf("client counts (each client its own session, up to %d)", maxBenchClients))
 	fl.DurationVar(&f.dur, "dur", 10*time.Second, "duration of each point")
 	fl.IntVar(&f.rounds, "rounds", 300, "rounds of the round-based workloads (W3)")
 	fl.BoolVar(&f.baseline, "baseline", false, "also run go-zookeeper's baselines and print zkit's ratio to them")
@@ -98,6 +105,14 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 	if f.dur <= 0 || f.rounds <= 0 {
 		return usagef("--dur and --rounds must be positive")
 	}
+	if n := slices.Max(append(clients, 0)); n > maxBenchClients {
+		return usagef("--clients %d: at most %d (each client is a session of its own)", n, maxBenchClients)
+	}
+	if f.plot != "" {
+		if err := checkWritable(f.plot); err != nil {
+			return usagef("--plot: %v", err)
+		}
+	}
 	var others []*workload.Result
 	for _, file := range f.compare {
 		rs, err := readResults(file)
@@ -115,12 +130,18 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 		names = append(names, w)
 	}
 
+	// With -o json, stdout has the points alone, one JSON object each;
+	// the commentary ("#" lines) goes to stderr.
+	info := a.stdout
+	if a.json() {
+		info = a.stderr
+	}
 	p := workload.Point{Duration: f.dur, Rounds: f.rounds, PIDs: pids}
 	if a.servers != "" {
 		if p.Servers, err = a.serverList(); err != nil {
 			return err
 		}
-		fmt.Fprintf(a.stdout, "# zkit bench against %s, %v per point, %s\n", strings.Join(p.Servers, ","), f.dur, versionLine())
+		fmt.Fprintf(info, "# zkit bench against %s, %v per point, %s\n", strings.Join(p.Servers, ","), f.dur, versionLine())
 	} else {
 		srv, err := zktest.StartServer("127.0.0.1:0")
 		if err != nil {
@@ -128,8 +149,8 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 		}
 		defer srv.Close()
 		p.Servers = srv.Servers()
-		fmt.Fprintf(a.stdout, "# zkit bench against the embedded reference server, %v per point, %s\n", f.dur, versionLine())
-		fmt.Fprintln(a.stdout, "# note: on the embedded server the client, not the server, is the bottleneck: these are not ZooKeeper's numbers; measure a real ensemble with --servers")
+		fmt.Fprintf(info, "# zkit bench against the embedded reference server, %v per point, %s\n", f.dur, versionLine())
+		fmt.Fprintln(info, "# note: on the embedded server the client, not the server, is the bottleneck: these are not ZooKeeper's numbers; measure a real ensemble with --servers")
 	}
 	warmUp(ctx, p, f.warmup)
 
@@ -140,7 +161,7 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 			specs = append(specs[:len(specs):len(specs)], benchBaselines[w]...)
 		}
 		if len(specs) == 0 {
-			fmt.Fprintf(a.stdout, "# %s: no implementation yet\n", w)
+			fmt.Fprintf(info, "# %s: no implementation yet\n", w)
 			continue
 		}
 		for _, n := range clients {
@@ -157,7 +178,9 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 				if err != nil {
 					return failf("%v", err)
 				}
-				r.Write(a.stdout)
+				if err := a.writeResult(r); err != nil {
+					return err
+				}
 				results = append(results, r)
 			}
 		}
@@ -168,15 +191,55 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 		}
 	}
 	if f.baseline || len(others) > 0 {
-		printRatios(a.stdout, results)
+		printRatios(info, results)
 	}
 	if f.plot != "" {
 		if err := plotResults(f.plot, results); err != nil {
 			return failf("--plot %s: %v", f.plot, err)
 		}
-		fmt.Fprintf(a.stdout, "# plot written to %s\n", f.plot)
+		fmt.Fprintf(info, "# plot written to %s\n", f.plot)
 	}
 	return nil
+}
+
+// writeResult prints one point: in the anchors' format, or with -o json
+// as one object.
+func (a *app) writeResult(r *workload.Result) error {
+	if !a.json() {
+		r.Write(a.stdout)
+		return nil
+	}
+	ms := func(q float64) *float64 { // null without samples
+		if v := r.Percentile(q); !math.IsNaN(v) {
+			return &v
+		}
+		return nil
+	}
+	return a.writeJSON(benchJSON{
+		Impl: r.Impl, Workload: r.Workload, Clients: r.Clients, Ops: r.Ops, Seconds: r.Seconds, Rate: r.Rate(),
+		P50: ms(0.50), P99: ms(0.99), P999: ms(0.999), Max: ms(1), Errors: r.Errors,
+		ServerCPU: r.ServerCPU, ClientCPU: r.ClientCPU, Rx: r.Rx, Tx: r.Tx, Notes: r.Notes,
+	})
+}
+
+// benchJSON is one point in bench's JSON output.
+type benchJSON struct {
+	Impl      string   `json:"impl"`
+	Workload  string   `json:"workload"`
+	Clients   int      `json:"clients"`
+	Ops       int64    `json:"ops"`
+	Seconds   float64  `json:"seconds"`
+	Rate      float64  `json:"ops_per_sec"`
+	P50       *float64 `json:"p50_ms"`
+	P99       *float64 `json:"p99_ms"`
+	P999      *float64 `json:"p999_ms"`
+	Max       *float64 `json:"max_ms"`
+	Errors    int64    `json:"errors"`
+	ServerCPU float64  `json:"srv_cpu_s"`
+	ClientCPU float64  `json:"cli_cpu_s"`
+	Rx        int64    `json:"srv_pkts_rx"`
+	Tx        int64    `json:"srv_pkts_tx"`
+	Notes     []string `json:"notes,omitempty"`
 }
 
 // warmUp runs the anchors' unreported warm-up: W4 with 1 client, then W1

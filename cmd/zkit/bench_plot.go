@@ -18,6 +18,22 @@ import (
 
 // plotResults draws one panel per workload, operations/s against clients,
 // one line per implementation, into a PNG file.
+// checkWritable makes sure that file can be written, before a run that
+// would write it at its end: it creates it if missing, and removes what it
+// created.
+func checkWritable(file string) error {
+	_, statErr := os.Stat(file)
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	if os.IsNotExist(statErr) {
+		os.Remove(file)
+	}
+	return nil
+}
+
 func plotResults(file string, results []*workload.Result) error {
 	var workloads []string
 	for _, r := range results {

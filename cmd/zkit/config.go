@@ -39,7 +39,8 @@ protocol: readers never see half of a publish.
           connection it prints the configuration of the moment if it changed.
 
 Java and Python services can publish and read the same configuration: see the
-configwatch package documentation for the layout.`,
+configwatch package documentation for the layout. get and watch print JSON whatever
+-o says.`,
 		Example: `  zkit config /app/config set workers=8 db=primary
   zkit config /app/config get
   zkit config /app/config watch | while read -r cfg; do echo "$cfg" | jq .workers; done`,
@@ -53,6 +54,9 @@ configwatch package documentation for the layout.`,
 					reason = "a configuration needs a node of its own, not the root"
 				}
 				return usagef("invalid PATH %q: %s", path, reason)
+			}
+			if err := writablePath(path); err != nil && verb == "set" {
+				return err
 			}
 			if verb != "set" && (len(f.deletes) > 0 || f.atomic) {
 				return usagef("--delete and --atomic go with set")
@@ -80,7 +84,8 @@ configwatch package documentation for the layout.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.DurationVar(&f.wait, "wait", 10*time.Second, "get: how long to wait for a publish in progress")
+	f.wait = 10 * time.Second
+	waitFlag(fl, &f.wait, "get: how long to wait for a publish in progress")
 	fl.BoolVar(&f.atomic, "atomic", false, "set: publish in one transaction instead of with the ready flag")
 	fl.StringArrayVar(&f.deletes, "delete", nil, "set: delete this key (repeatable)")
 	return cmd
@@ -188,7 +193,7 @@ func (a *app) configWatch(ctx context.Context, path string) error {
 func (a *app) printConfig(path string, vals configwatch.Values) error {
 	doc, err := configwatch.Document(vals)
 	if err != nil {
-		return failf("%s: %v", path, err)
+		return failf("%s", about(path, path, err))
 	}
 	_, err = fmt.Fprintf(a.stdout, "%s\n", doc)
 	return err

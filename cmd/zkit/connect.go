@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,24 +18,60 @@ import (
 // $ZKIT_SERVERS says.
 const defaultServers = "127.0.0.1:2181"
 
-// serverList is the ensemble to talk to: --servers, else $ZKIT_SERVERS,
-// else 127.0.0.1:2181.
-func (a *app) serverList() ([]string, error) {
-	s, from := a.servers, "--servers"
+// connectString is --servers, else $ZKIT_SERVERS, else 127.0.0.1:2181,
+// and which of them it is: host:port,...[/chroot], as ZooKeeper's own
+// clients take it.
+func (a *app) connectString() (s, from string) {
+	s, from = a.servers, "--servers"
 	if s == "" {
 		s, from = os.Getenv("ZKIT_SERVERS"), "ZKIT_SERVERS"
 	}
 	if s == "" {
 		s = defaultServers
 	}
+	return s, from
+}
+
+// splitChroot cuts a connect string into its servers and its chroot, the
+// path that follows the last server ("/app" of "h1:2181,h2:2181/app").
+func splitChroot(s string) (servers, chroot string) {
+	if i := strings.Index(s, "/"); i >= 0 {
+		return s[:i], s[i:]
+	}
+	return s, ""
+}
+
+// chroot is the connect string's chroot, "" for none; zkit connects with
+// it as the client's namespace.
+func (a *app) chroot() (string, error) {
+	s, from := a.connectString()
+	_, root := splitChroot(s)
+	if root == "" || root == "/" {
+		return "", nil
+	}
+	if reason := client.ValidatePath(root, false); reason != "" {
+		return "", usagef("%s %q: chroot %q: %s", from, s, root, reason)
+	}
+	return root, nil
+}
+
+// serverList is the ensemble to talk to: the servers of the connect
+// string, without its chroot.
+func (a *app) serverList() ([]string, error) {
+	s, from := a.connectString()
+	hosts, _ := splitChroot(s)
 	var list []string
-	for _, srv := range strings.Split(s, ",") {
+	for _, srv := range strings.Split(hosts, ",") {
 		srv = strings.TrimSpace(srv)
 		if srv == "" {
 			continue
 		}
-		if _, _, err := net.SplitHostPort(srv); err != nil {
+		host, port, err := net.SplitHostPort(srv)
+		if err != nil || host == "" {
 			return nil, usagef("%s %q: %q is not host:port", from, s, srv)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return nil, usagef("%s %q: port %q of %s is not 1 to 65535", from, s, port, srv)
 		}
 		list = append(list, srv)
 	}
@@ -42,6 +79,18 @@ func (a *app) serverList() ([]string, error) {
 		return nil, usagef("%s %q names no server", from, s)
 	}
 	return list, nil
+}
+
+// checkServers checks an explicit --servers before anything starts.
+func (a *app) checkServers() error {
+	if strings.TrimSpace(a.servers) == "" {
+		return usagef("--servers is empty: name the servers, host:port,...")
+	}
+	if _, err := a.serverList(); err != nil {
+		return err
+	}
+	_, err := a.chroot()
+	return err
 }
 
 // connect opens a client with the global flags. When no server answers
@@ -83,10 +132,17 @@ func (a *app) connect(ctx context.Context) (*client.Client, error) {
 
 // clientOptions are the client options of the global flags.
 func (a *app) clientOptions() ([]client.Option, error) {
-	if a.sessionTimeout <= 0 {
-		return nil, usagef("--session-timeout %v: must be positive", a.sessionTimeout)
-	}
 	opts := []client.Option{client.WithSessionTimeout(a.sessionTimeout)}
+	root, err := a.chroot()
+	if err != nil {
+		return nil, err
+	}
+	if root != "" {
+		opts = append(opts, client.WithNamespace(root))
+	}
+	if l := a.logger(); l != nil {
+		opts = append(opts, client.WithLogger(l))
+	}
 	cfg, err := a.tlsConfig()
 	if err != nil {
 		return nil, err
@@ -109,22 +165,33 @@ func (a *app) tlsConfig() (*tls.Config, error) {
 	if a.tlsCA != "" {
 		pem, err := os.ReadFile(a.tlsCA)
 		if err != nil {
-			return nil, usagef("--tls-ca: %v", err)
+			return nil, usagef("%s: %v", a.flagSource("tls-ca"), err)
 		}
 		cfg.RootCAs = x509.NewCertPool()
 		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, usagef("--tls-ca %s holds no PEM certificate", a.tlsCA)
+			return nil, usagef("%s %s holds no PEM certificate", a.flagSource("tls-ca"), a.tlsCA)
 		}
 	}
 	switch {
 	case a.tlsCert != "" && a.tlsKey != "":
 		cert, err := tls.LoadX509KeyPair(a.tlsCert, a.tlsKey)
 		if err != nil {
-			return nil, usagef("--tls-cert %s, --tls-key %s: %v", a.tlsCert, a.tlsKey, err)
+			return nil, usagef("%s %s, %s %s: %v", a.flagSource("tls-cert"), a.tlsCert, a.flagSource("tls-key"), a.tlsKey, err)
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	case a.tlsCert != "" || a.tlsKey != "":
 		return nil, usagef("--tls-cert and --tls-key go together: a client certificate and its private key")
 	}
 	return cfg, nil
+}
+
+// withClient runs fn with a client of the global flags (a.connect), and
+// closes it.
+func (a *app) withClient(ctx context.Context, fn func(c *client.Client) error) error {
+	c, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return fn(c)
 }

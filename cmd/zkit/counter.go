@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -17,7 +16,8 @@ func newCounterCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "counter PATH get | add N | set N | cas OLD NEW [--encoding long|int|text]",
 		Short: "Read or change a counter; print the resulting value",
-		Long: `Reads or changes the counter stored at PATH and prints the resulting value on stdout:
+		Long: `Reads or changes the counter stored at PATH and prints the resulting value on stdout
+(with -o json: {"path":PATH,"value":N}):
 
   get          the value (0 while PATH does not exist)
   add N        adds N and prints the value right after it (creates PATH holding N if missing)
@@ -81,8 +81,12 @@ func counterArgs(args []string) (counterOp, error) {
 	case len(args)-2 != n:
 		return op, usagef("%s takes %d number(s), got %d (%s)", op.verb, n, len(args)-2, counterUsage)
 	}
-	if reason := client.ValidatePath(op.path, false); reason != "" {
-		return op, usagef("invalid PATH %q: %s", op.path, reason)
+	check := writablePath
+	if op.verb == "get" {
+		check = nodePath
+	}
+	if err := check(op.path); err != nil {
+		return op, err
 	}
 	for _, s := range args[2:] {
 		v, err := strconv.ParseInt(s, 10, 64)
@@ -117,7 +121,7 @@ func (a *app) runCounter(ctx context.Context, op counterOp, enc counter.Encoding
 			if gerr != nil {
 				return counterError(op, gerr)
 			}
-			fmt.Fprintln(a.stdout, found)
+			a.emit(strconv.FormatInt(found, 10), counterJSON{op.path, found})
 			return failf("%s holds %d, not %d: nothing written", op.path, found, op.nums[0])
 		}
 		v = op.nums[1]
@@ -125,8 +129,13 @@ func (a *app) runCounter(ctx context.Context, op counterOp, enc counter.Encoding
 	if err != nil {
 		return counterError(op, err)
 	}
-	fmt.Fprintln(a.stdout, v)
-	return nil
+	return a.emit(strconv.FormatInt(v, 10), counterJSON{op.path, v})
+}
+
+// counterJSON is counter's JSON output.
+type counterJSON struct {
+	Path  string `json:"path"`
+	Value int64  `json:"value"`
 }
 
 // counterError turns a counter error into zkit's one-line error with its
@@ -137,11 +146,11 @@ func counterError(op counterOp, err error) error {
 	case errors.As(err, &de):
 		return failf("%s holds %d bytes of data that do not decode with --encoding %s; nothing written: pass the right --encoding, or delete the node", op.path, de.Len, de.Encoding)
 	case errors.Is(err, counter.ErrOverflow):
-		return failf("%s %s: %v", op.verb, op.path, err)
+		return failf("%s", about(op.verb+" "+op.path, op.path, err))
 	case errors.Is(err, client.ErrInvalidInput):
 		return usagef("%v", err)
 	case client.IsOutcomeUnknown(err):
 		return failf("%s %s: the reply was lost and zkit cannot tell whether the change was applied (%v): read it with 'zkit counter %s get' before trying again", op.verb, op.path, err, op.path)
 	}
-	return failf("%s %s: %v", op.verb, op.path, err)
+	return failf("%s", about(op.verb+" "+op.path, op.path, err))
 }

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/zkit-dev/zkit/client"
@@ -84,6 +84,21 @@ type demoEnv struct {
 	workers int
 	rounds  int
 	ops     atomic.Int64 // the current step's operations
+
+	// The current step's clock: the phase whose rate it reports (its
+	// workers'), without the setup and checks around it. Its line and the
+	// table show the rate of this one clock.
+	clockStart time.Time
+	clocked    time.Duration
+}
+
+// startClock starts the step's measured phase.
+func (d *demoEnv) startClock() { d.clockStart = time.Now() }
+
+// stopClock ends the step's measured phase and returns its length.
+func (d *demoEnv) stopClock() time.Duration {
+	d.clocked = time.Since(d.clockStart)
+	return d.clocked
 }
 
 func (a *app) demo(ctx context.Context, workers, rounds int) error {
@@ -119,7 +134,7 @@ func (a *app) demo(ctx context.Context, workers, rounds int) error {
 		if s.embeddedOnly && d.srv == nil {
 			row.result = "skipped: needs the embedded server"
 			rows = append(rows, row)
-			fmt.Fprintf(a.stdout, "skip %-8s %s (needs the embedded server's fault hooks)\n", s.recipe, s.name)
+			fmt.Fprintf(a.stdout, "skip %s (needs the embedded server's fault hooks)\n", stepColumns(s))
 			continue
 		}
 		row.run(ctx, d, a.stdout, live)
@@ -145,7 +160,8 @@ func (a *app) demo(ctx context.Context, workers, rounds int) error {
 type demoRow struct {
 	step    demoStep
 	ops     int64
-	elapsed time.Duration
+	elapsed time.Duration // the whole step
+	clocked time.Duration // its measured phase (demoEnv.startClock), else the whole step
 	detail  string
 	result  string
 	err     error
@@ -156,6 +172,7 @@ func (r *demoRow) run(ctx context.Context, d *demoEnv, out io.Writer, live bool)
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	d.ops.Store(0)
+	d.clocked = 0
 	stop := func() {}
 	if live {
 		stop = progress(out, s, &d.ops)
@@ -165,18 +182,34 @@ func (r *demoRow) run(ctx context.Context, d *demoEnv, out io.Writer, live bool)
 	r.elapsed = time.Since(start)
 	stop()
 	r.ops = d.ops.Load()
+	r.clocked = r.elapsed
+	if d.clocked > 0 {
+		r.clocked = d.clocked
+	}
 	var v *violation
 	switch {
 	case r.err == nil:
 		r.result = "held"
-		fmt.Fprintf(out, "ok   %-8s %-32s %s (%v)\n", s.recipe, s.name, r.detail, r.elapsed.Round(time.Millisecond))
+		fmt.Fprintf(out, "ok   %s %s (%v)\n", stepColumns(s), r.detail, r.elapsed.Round(time.Millisecond))
 	case errors.As(r.err, &v):
 		r.result = "VIOLATED"
-		fmt.Fprintf(out, "FAIL %-8s %-32s invariant violated: %v\n", s.recipe, s.name, r.err)
+		fmt.Fprintf(out, "FAIL %s invariant violated: %v\n", stepColumns(s), r.err)
 	default:
 		r.result = "ERROR"
-		fmt.Fprintf(out, "FAIL %-8s %-32s %v\n", s.recipe, s.name, r.err)
+		fmt.Fprintf(out, "FAIL %s %v\n", stepColumns(s), r.err)
 	}
+}
+
+// stepColumns renders a step's recipe and name for the step lines, each
+// padded to the longest of all steps', so that a long one does not push
+// its line out of the columns.
+func stepColumns(s demoStep) string {
+	rw, nw := 0, 0
+	for _, t := range demoSteps {
+		rw = max(rw, utf8.RuneCountInString(t.recipe))
+		nw = max(nw, utf8.RuneCountInString(t.name))
+	}
+	return fmt.Sprintf("%-*s %-*s", rw, s.recipe, nw, s.name)
 }
 
 // progress redraws one line with the step's operation count until stop.
@@ -188,7 +221,7 @@ func progress(out io.Writer, s demoStep, ops *atomic.Int64) (stop func()) {
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
 		for {
-			fmt.Fprintf(out, "\r...  %-8s %-32s %d ops", s.recipe, s.name, ops.Load())
+			fmt.Fprintf(out, "\r...  %s %d ops", stepColumns(s), ops.Load())
 			select {
 			case <-t.C:
 			case <-done:
@@ -206,21 +239,12 @@ func printTable(out io.Writer, rows []demoRow) {
 	fmt.Fprintln(tw, "RECIPE\tSTEP\tOPS\tRATE\tINVARIANT\tRESULT")
 	for _, r := range rows {
 		rate := "-"
-		if r.ops > 0 && r.elapsed > 0 {
-			rate = fmt.Sprintf("%.0f/s", float64(r.ops)/r.elapsed.Seconds())
+		if r.ops > 0 && r.clocked > 0 {
+			rate = fmt.Sprintf("%.0f/s", float64(r.ops)/r.clocked.Seconds())
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.step.recipe, r.step.name, r.ops, rate, r.step.invariant, r.result)
 	}
 	tw.Flush()
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // violation is an invariant that did not hold (as opposed to a step that
@@ -284,14 +308,6 @@ func cleanupDemo(d *demoEnv) {
 	}
 	defer c.Close()
 	deleteTree(ctx, c, d.root)
-}
-
-func deleteTree(ctx context.Context, c *client.Client, path string) {
-	kids, _, _ := c.Children(ctx, path)
-	for _, k := range kids {
-		deleteTree(ctx, c, client.JoinPath(path, k))
-	}
-	c.Delete(ctx, path, -1)
 }
 
 // waitFor polls cond until it holds or ctx ends.

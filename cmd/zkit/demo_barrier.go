@@ -26,7 +26,7 @@ func barrierRounds(ctx context.Context, d *demoEnv) (string, error) {
 	entering := make([]atomic.Int32, d.rounds)
 	leaving := make([]atomic.Int32, d.rounds)
 	var early atomic.Int64
-	start := time.Now()
+	d.startClock()
 	errc := make(chan error, n)
 	for i, c := range cs {
 		go func() {
@@ -66,7 +66,7 @@ func barrierRounds(ctx context.Context, d *demoEnv) (string, error) {
 	if first != nil {
 		return "", first
 	}
-	elapsed := time.Since(start)
+	elapsed := d.stopClock()
 	if e := early.Load(); e > 0 {
 		return "", violationf("%d passages before every worker had called Enter or Leave", e)
 	}

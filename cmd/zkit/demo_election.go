@@ -34,7 +34,7 @@ func electionCrash(ctx context.Context, d *demoEnv) (string, error) {
 		return "", err
 	}
 	s := &electionState{d: d, path: path, counter: counter, terms: int64(d.rounds)}
-	start := time.Now()
+	d.startClock()
 	errc := make(chan error, len(cs))
 	for i, c := range cs {
 		go func() { errc <- s.worker(ctx, c, fmt.Sprintf("worker-%d", i)) }()
@@ -44,7 +44,7 @@ func electionCrash(ctx context.Context, d *demoEnv) (string, error) {
 			return "", err
 		}
 	}
-	elapsed := time.Since(start)
+	elapsed := d.stopClock()
 	if err := s.res.err(); err != nil {
 		return "", err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/lock"
@@ -28,7 +27,7 @@ func lockContention(ctx context.Context, d *demoEnv) (string, error) {
 		return "", err
 	}
 	var f fence
-	start := time.Now()
+	d.startClock()
 	errc := make(chan error, len(cs))
 	for _, c := range cs {
 		go func() { errc <- lockWorker(ctx, d, c, path, counter, &f) }()
@@ -38,7 +37,7 @@ func lockContention(ctx context.Context, d *demoEnv) (string, error) {
 			return "", err
 		}
 	}
-	elapsed := time.Since(start)
+	elapsed := d.stopClock()
 	if err := f.err(); err != nil {
 		return "", err
 	}

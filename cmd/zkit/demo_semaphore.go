@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/semaphore"
@@ -26,7 +25,7 @@ func semaphoreContention(ctx context.Context, d *demoEnv) (string, error) {
 		return "", err
 	}
 	h := &semHolders{max: n}
-	start := time.Now()
+	d.startClock()
 	errc := make(chan error, len(cs))
 	for _, c := range cs {
 		go func() { errc <- semaphoreWorker(ctx, d, c, path, inside, n, h) }()
@@ -36,7 +35,7 @@ func semaphoreContention(ctx context.Context, d *demoEnv) (string, error) {
 			return "", err
 		}
 	}
-	elapsed := time.Since(start)
+	elapsed := d.stopClock()
 	if err := h.err(); err != nil {
 		return "", err
 	}

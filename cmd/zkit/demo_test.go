@@ -1,6 +1,8 @@
 package main
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,6 +21,39 @@ func TestDemo(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "RECIPE") || strings.Count(r.stdout, "held") < len(demoSteps) {
 		t.Fatalf("no table with every step held:\n%s", r.stdout)
+	}
+
+	// One clock: the lock step's line and the table show the same rate.
+	line := regexp.MustCompile(`(?m)^ok   lock .* handoffs, (\d+)/s,`).FindStringSubmatch(r.stdout)
+	row := regexp.MustCompile(`(?m)^lock +contention with fenced writes +\d+ +(\d+)/s `).FindStringSubmatch(r.stdout)
+	if line == nil || row == nil || line[1] != row[1] {
+		t.Fatalf("the lock step's rate: line %q, table %q:\n%s", line, row, r.stdout)
+	}
+	// The step lines keep their columns: every detail starts at one column.
+	col := -1
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if !strings.HasPrefix(l, "ok   ") {
+			continue
+		}
+		s := demoSteps[slices.IndexFunc(demoSteps, func(s demoStep) bool { return strings.Contains(l, " "+s.name+" ") })]
+		at := strings.Index(l, s.name) + len(s.name)
+		at += len(l[at:]) - len(strings.TrimLeft(l[at:], " "))
+		if col >= 0 && at != col {
+			t.Fatalf("details start at column %d and %d:\n%s", col, at, r.stdout)
+		}
+		col = at
+	}
+}
+
+// A step name longer than the others' widens the column rather than
+// pushing its line out of it.
+func TestDemoStepColumns(t *testing.T) {
+	saved := demoSteps
+	defer func() { demoSteps = saved }()
+	demoSteps = []demoStep{{recipe: "lock", name: "short"}, {recipe: "rendezvous", name: "a step name longer than all the others"}}
+	a, b := stepColumns(demoSteps[0]), stepColumns(demoSteps[1])
+	if len(a) != len(b) || !strings.HasPrefix(a, "lock       short ") {
+		t.Fatalf("columns %q and %q", a, b)
 	}
 }
 

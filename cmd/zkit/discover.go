@@ -44,11 +44,14 @@ so that Java services using Curator and zkit find each other.
               connection suspended longer than --tolerance, node deleted) CMD gets
               SIGTERM and zkit exits with status 5. An ID held by another live session
               is an error: two processes never share one ID.
-  list        prints the services, one name a line, sorted.
+  list        prints the services, one name a line, sorted (-o json: {"name":NAME}).
   list NAME   prints the instances of NAME, one JSON ServiceInstance a line (as Curator
               stores it), sorted by ID.
   watch NAME  prints every instance of NAME as one JSON array whenever one is registered,
-              unregistered or changed, until SIGINT/SIGTERM; the last line is the set.`,
+              unregistered or changed, until SIGINT/SIGTERM; the last line is the set.
+
+register without CMD prints the instance's node (-o json: {"node":NODE}); list NAME
+and watch print JSON whatever -o says.`,
 		Example: `  zkit discover /services register api "$(hostname)" --address 10.0.0.5 --port 8080 -- ./serve
   zkit discover /services list api | jq -r '"\(.address):\(.port)"'
   zkit discover /services watch api | jq -c 'map(.id)'`,
@@ -148,7 +151,7 @@ func (a *app) discoverRegister(ctx context.Context, base string, inst discovery.
 	}
 	defer unregister(r)
 	if len(argv) == 0 {
-		fmt.Fprintln(a.stdout, r.Node())
+		a.emit(r.Node(), nodeJSON{r.Node()})
 		return a.stayRegistered(ctx, r)
 	}
 	// CMD runs while the presence Register returned lasts, not across a gap.
@@ -204,7 +207,9 @@ func (a *app) discoverServices(ctx context.Context, base string) error {
 		return failf("%v", err) // it names the base
 	}
 	for _, name := range names {
-		fmt.Fprintln(a.stdout, name)
+		a.emit(printable(name), struct {
+			Name string `json:"name"`
+		}{name})
 	}
 	return nil
 }

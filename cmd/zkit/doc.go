@@ -2,7 +2,7 @@
 // and operators, the bundled reference server, the demo and the
 // benchmarks.
 //
-//	zkit [--servers host:port,...] [--session-timeout D] [--tls-ca FILE] COMMAND [ARGS]
+//	zkit [--servers host:port,...[/chroot]] [--session-timeout D] [--tls-ca FILE] [-o text|json] [-v] COMMAND [ARGS]
 //
 // Run "zkit help" for the commands and "zkit help COMMAND" for one of them;
 // the exit statuses are listed in the root command's help (exit.go).
@@ -13,23 +13,33 @@
 // func newXCmd(a *app) *cobra.Command registered in root.go. The
 // constructor uses a's helpers rather than its own plumbing:
 //
-//   - a.connect(ctx) opens a client with the global flags (--servers,
-//     $ZKIT_SERVERS, --session-timeout, --connect-timeout, --tls-ca,
-//     --tls-cert, --tls-key) and turns "no server answered" into the
-//     unreachable error with its fix, and an untrusted certificate into a
-//     failure that says which CA to pass; a.clientOptions() are the same
-//     options for code that connects by itself (the demo with --servers);
+//   - a.connect(ctx) opens a client with the global flags (--servers and
+//     its chroot, --session-timeout, --connect-timeout, --tls-ca,
+//     --tls-cert, --tls-key, -v, each also from its ZKIT_ variable) and
+//     turns "no server answered" into the unreachable error with its fix,
+//     and an untrusted certificate into a failure that says which CA to
+//     pass; a.withClient(ctx, fn) runs fn with such a client and closes it;
+//     a.clientOptions() are the same options for code that connects by
+//     itself (the demo with --servers);
 //   - a.runWhileHeld(ctx, held, argv, env...) runs CMD, in a process group
 //     of its own under a supervisor process (supervise.go), while a lock, a
 //     term or a membership is held; ends the group when that is lost or
 //     zkit gets a stop signal (signals.go); and returns CMD's status or the
 //     loss only once no process of the group is left, so that the caller
 //     may release;
+//   - a.hold(ctx, held, text, v) holds without a CMD until a stop signal;
+//     a.sayWaiting(ctx, name, describe) tells a terminal once what a
+//     command waits for;
 //   - usagef, failf, timeoutf, lostf (exit.go) make the one-line errors
-//     with their exit status. Say which path, what happened, and the fix.
+//     with their exit status. Say which path, what happened, and the fix;
+//     about and cause keep a path that the cause names already from being
+//     said twice. nodePath and writablePath check a PATH (the latter
+//     refuses the root and /zookeeper).
 //
 // Output that scripts read goes to a.stdout (cmd.OutOrStdout()); nothing
-// else is printed there.
+// else is printed there. a.emit(text, v) prints one record: text, with
+// printable escaping what is not printable text, or v as a line of JSON
+// with -o json.
 //
 // # Adding a demo step
 //

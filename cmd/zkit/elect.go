@@ -19,6 +19,7 @@ type electFlags struct {
 	id        string
 	wait      time.Duration
 	observe   bool
+	leader    bool
 	json      bool
 	tolerance time.Duration
 }
@@ -26,10 +27,14 @@ type electFlags struct {
 func newElectCmd(a *app) *cobra.Command {
 	var f electFlags
 	cmd := &cobra.Command{
-		Use:   "elect PATH [--id ID] [--wait D] [--tolerance D] -- CMD [ARGS] | elect PATH --observe [--json]",
-		Short: "Run CMD while leader of an election; or print the leader as it changes",
+		Use:   "elect PATH [--id ID] [--wait D] [--tolerance D] [-- CMD [ARGS]] | elect PATH --leader | --observe",
+		Short: "Run CMD while leader of an election, or lead until interrupted; print the leader",
 		Long: `Campaigns in the leader election at PATH, runs CMD once this process leads, and
 exits with CMD's status (resigning, so that the next candidate takes over).
+
+Without CMD it leads until SIGINT or SIGTERM (then resigns and exits 0), printing
+"ID NODE TOKEN" once it leads (-o json: {"leader":true,"id":...,"node":...,"token":...});
+if the leadership is lost meanwhile it exits with status 5.
 
 CMD gets ZKIT_LEADER_NODE (the leader's node), ZKIT_LEADER_ID (its id) and
 ZKIT_FENCING_TOKEN (the node's czxid, which only grows from one term to the next: pass
@@ -42,53 +47,64 @@ ZooKeeper restart, a network blip); the default, 0, ends CMD as soon as the
 connection is lost. Meanwhile the session may expire at the servers and another
 candidate lead: CMD may run beside it for up to D, so fence what it writes.
 
+--leader prints the current leader, "ID NODE TOKEN", and exits 0; with no candidate
+in the election it prints "none" ({"leader":false}) and exits 1.
+
 --observe prints the leader whenever it changes, one line each, until interrupted:
-"ID NODE TOKEN", or "none" while no candidate is in the election. With --json each line
-is an object: {"leader":true,"id":...,"node":...,"token":...} or {"leader":false}.
+"ID NODE TOKEN" (an ID that is not printable text quoted as a Go string), or "none"
+while no candidate is in the election. With -o json each line is an object:
+{"leader":true,"id":...,"node":...,"token":...} or {"leader":false}.
 
 The election is Curator's LeaderLatch layout: Java and Go processes compete on the same
 PATH.`,
 		Example: `  zkit elect /services/scheduler --id "$(hostname)" -- ./scheduler
   zkit elect /services/scheduler --wait 30s -- ./scheduler --once
-  zkit elect /services/scheduler --observe --json`,
+  zkit elect /services/scheduler --leader
+  zkit elect /services/scheduler --observe -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, argv, err := electArgs(cmd, args, f)
 			if err != nil {
 				return err
 			}
-			if f.observe {
-				return a.observeLeader(cmd.Context(), path, f.json)
+			switch {
+			case f.leader:
+				return a.printLeader(cmd.Context(), path)
+			case f.observe:
+				return a.observeLeader(cmd.Context(), path, a.json() || f.json)
 			}
 			return a.runElected(cmd.Context(), path, argv, f)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.id, "id", "", "this participant's id, written in its node (default HOSTNAME-PID)")
-	fl.DurationVar(&f.wait, "wait", 0, "give up (status 4) if not leading within D")
+	waitFlag(fl, &f.wait, "give up (status 4) if not leading within D")
+	fl.BoolVar(&f.leader, "leader", false, "print the current leader and exit (status 1 if none)")
 	fl.BoolVar(&f.observe, "observe", false, "print the leader whenever it changes, until interrupted")
 	fl.BoolVar(&f.json, "json", false, "with --observe: one JSON object per line")
+	fl.MarkDeprecated("json", "use -o json")
 	fl.DurationVar(&f.tolerance, "tolerance", 0, "keep the leadership across a connection lost for up to D")
 	return cmd
 }
 
 func electArgs(cmd *cobra.Command, args []string, f electFlags) (path string, argv []string, err error) {
-	before, argv, err := positional(cmd, args, 1, "PATH (zkit elect PATH -- CMD [ARGS], or zkit elect PATH --observe)")
+	before, argv, err := positional(cmd, args, 1, "PATH (zkit elect PATH [-- CMD [ARGS]], or zkit elect PATH --leader|--observe)")
 	if err != nil {
 		return "", nil, err
 	}
 	path = before[0]
 	idSet := cmd.Flags().Changed("id")
+	reader := map[bool]string{true: "--leader", false: "--observe"}[f.leader]
 	switch {
-	case f.observe && len(argv) > 0:
-		return "", nil, usagef("--observe runs no CMD (drop what follows --)")
-	case f.observe && (idSet || f.wait != 0 || f.tolerance != 0):
-		return "", nil, usagef("--id, --wait and --tolerance are for campaigning, not with --observe")
+	case f.leader && f.observe:
+		return "", nil, usagef("--leader and --observe exclude each other")
+	case (f.leader || f.observe) && argv != nil:
+		return "", nil, usagef("%s runs no CMD (drop what follows --)", reader)
+	case (f.leader || f.observe) && (idSet || cmd.Flags().Changed("wait") || f.tolerance != 0):
+		return "", nil, usagef("--id, --wait and --tolerance are for campaigning, not with %s", reader)
 	case !f.observe && f.json:
-		return "", nil, usagef("--json goes with --observe")
-	case !f.observe && len(argv) == 0:
-		return "", nil, usagef("missing CMD (zkit elect PATH -- CMD [ARGS]), or --observe")
-	case f.wait < 0:
-		return "", nil, usagef("--wait %v: must be positive", f.wait)
+		return "", nil, usagef("--json (deprecated: -o json) goes with --observe")
+	case argv != nil && len(argv) == 0:
+		return "", nil, usagef("missing CMD after -- (zkit elect PATH -- CMD [ARGS])")
 	case f.tolerance < 0:
 		return "", nil, usagef("--tolerance %v: must not be negative", f.tolerance)
 	case idSet && f.id == "":
@@ -127,7 +143,9 @@ func (a *app) runElected(ctx context.Context, path string, argv []string, f elec
 	}
 	defer c.Close()
 
+	stop := a.sayWaiting(campaignCtx, "elect", queuePlace(c, path, "leadership of "+path))
 	term, err := election.New(c, path, id, election.WithSuspendTolerance(f.tolerance)).Campaign(campaignCtx)
+	stop()
 	var ie *client.InputError
 	switch {
 	case errors.As(err, &ie):
@@ -135,7 +153,18 @@ func (a *app) runElected(ctx context.Context, path string, argv []string, f elec
 	case err != nil && campaignCtx.Err() != nil && ctx.Err() == nil:
 		return timeoutf("not leading %s within %v", path, f.wait)
 	case err != nil:
-		return failf("%s: %v", path, err)
+		return failf("%s", about(path, path, err))
+	}
+	if len(argv) == 0 {
+		l := election.Leader{ID: term.ID(), Node: term.Node(), Token: term.Token()}
+		lost := a.hold(ctx, term, leaderLine(l, false), leaderJSON(l))
+		if rerr := resign(term); rerr != nil && lost == nil && errors.Is(rerr, recipes.ErrLost) {
+			lost = rerr // lost just as zkit was stopped
+		}
+		if lost != nil {
+			return lostf("leadership of %s lost: %s", path, cause(path, lost))
+		}
+		return nil
 	}
 	status, lost, err := a.runWhileHeld(ctx, term, argv,
 		"ZKIT_LEADER_NODE="+term.Node(),
@@ -148,7 +177,7 @@ func (a *app) runElected(ctx context.Context, path string, argv []string, f elec
 	case err != nil:
 		return err
 	case lost != nil && !errors.Is(lost, errStopped):
-		return lostf("leadership of %s lost while %s ran: %v", path, argv[0], lost)
+		return lostf("leadership of %s lost while %s ran: %s", path, argv[0], cause(path, lost))
 	}
 	return cmdStatus(status)
 }
@@ -173,31 +202,45 @@ func (a *app) observeLeader(ctx context.Context, path string, asJSON bool) error
 		fmt.Fprintln(a.stdout, leaderLine(l, asJSON))
 	}
 	if err := feed.Err(); err != nil && ctx.Err() == nil {
-		return failf("%s: %v", path, err)
+		return failf("%s", about(path, path, err))
 	}
 	return nil
+}
+
+// printLeader prints the leader of path once: status 1 if there is none.
+func (a *app) printLeader(ctx context.Context, path string) error {
+	return a.withClient(ctx, func(c *client.Client) error {
+		l, err := election.New(c, path, "").Leader(ctx)
+		if err != nil {
+			return failf("%s", about(path, path, err))
+		}
+		a.emit(leaderLine(l, false), leaderJSON(l))
+		if l == election.NoLeader {
+			return failf("no leader at %s: no candidate is in the election", path)
+		}
+		return nil
+	})
 }
 
 // leaderLine renders one observation: "ID NODE TOKEN" or "none", or
 // its JSON object.
 func leaderLine(l election.Leader, asJSON bool) string {
-	if !asJSON {
-		if l == election.NoLeader {
-			return "none"
-		}
-		return fmt.Sprintf("%s %s %d", l.ID, l.Node, l.Token)
+	if asJSON {
+		b, _ := json.Marshal(leaderJSON(l))
+		return string(b)
 	}
-	var v any = struct {
-		Leader bool `json:"leader"`
-	}{false}
-	if l != election.NoLeader {
-		v = struct {
-			Leader bool   `json:"leader"`
-			ID     string `json:"id"`
-			Node   string `json:"node"`
-			Token  int64  `json:"token"`
-		}{true, l.ID, l.Node, l.Token}
+	if l == election.NoLeader {
+		return "none"
 	}
-	b, _ := json.Marshal(v)
-	return string(b)
+	return fmt.Sprintf("%s %s %d", printable(l.ID), l.Node, l.Token)
+}
+
+// leaderJSON is a leader in JSON output: {"leader":false} for none.
+func leaderJSON(l election.Leader) any {
+	if l == election.NoLeader {
+		return struct {
+			Leader bool `json:"leader"`
+		}{false}
+	}
+	return heldJSON{Leader: true, ID: l.ID, Node: l.Node, Token: l.Token}
 }

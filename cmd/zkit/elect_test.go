@@ -96,13 +96,13 @@ func TestElectLostTerminatesCommand(t *testing.T) {
 	}
 }
 
-// --observe prints one line per change, "none" included, and --json one
+// --observe prints one line per change, "none" included, and -o json one
 // object per line; SIGTERM ends it with status 0.
 func TestElectObserve(t *testing.T) {
 	bin := buildZkit(t)
 	servers, c, ctx := env(t)
 	text, _, stopText := background(t, bin, "elect", "/svc/o", "--observe", "--servers", servers)
-	js, _, stopJSON := background(t, bin, "elect", "/svc/o", "--observe", "--json", "--servers", servers)
+	js, _, stopJSON := background(t, bin, "elect", "/svc/o", "--observe", "-o", "json", "--servers", servers)
 	waitOutput(t, text, "none\n")
 	waitOutput(t, js, `{"leader":false}`+"\n")
 	term, err := election.New(c, "/svc/o", "host a").Campaign(ctx)
@@ -118,11 +118,11 @@ func TestElectObserve(t *testing.T) {
 		t.Fatalf("--observe stopped with status %d", status)
 	}
 	if status := stopJSON(); status != 0 {
-		t.Fatalf("--observe --json stopped with status %d", status)
+		t.Fatalf("--observe -o json stopped with status %d", status)
 	}
 	lines := strings.Split(strings.TrimSpace(js.String()), "\n")
 	if len(lines) != 3 {
-		t.Fatalf("--json printed %q, want 3 lines", js.String())
+		t.Fatalf("-o json printed %q, want 3 lines", js.String())
 	}
 	var got struct {
 		Leader bool
@@ -134,14 +134,16 @@ func TestElectObserve(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !got.Leader || got.ID != "host a" || got.Node != term.Node() || got.Token != term.Token() {
-		t.Fatalf("--json leader line %q, want host a's term", lines[1])
+		t.Fatalf("-o json leader line %q, want host a's term", lines[1])
 	}
 }
 
 func TestElectUsage(t *testing.T) {
 	expectUsage(t, "zkit elect: ", [][]string{
 		{"elect"},
-		{"elect", "/x"},
+		{"elect", "/x", "--leader", "--observe"},
+		{"elect", "/x", "--leader", "--", "true"},
+		{"elect", "/x", "--leader", "--id", "a"},
 		{"elect", "/x", "true"},
 		{"elect", "relative", "--", "true"},
 		{"elect", "/x", "--id", "", "--", "true"},

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -35,12 +36,16 @@ not moved), so that they can be told from a CMD's own 1-5.
 // maxExitBase is the largest --exit-base: zkit's statuses stay below 256.
 const maxExitBase = 250
 
-// exitBaseArg is --exit-base's value in args (before "--"), or 0 if it is
-// not there or not valid (cobra then says so). It is read from args
+// exitBaseArg is --exit-base's value in args (before "--"), else
+// $ZKIT_EXIT_BASE's, or 0 if neither is there or valid (cobra then says
+// so). It is read from args
 // rather than the parsed flag so that it applies to every usage error,
 // including those cobra finds before it parses the flag.
 func exitBaseArg(args []string) int {
 	base := 0
+	if n, err := strconv.Atoi(os.Getenv(envName("exit-base"))); err == nil && n >= 0 && n <= maxExitBase {
+		base = n
+	}
 	for i := 0; i < len(args) && args[i] != "--"; i++ {
 		v, ok := strings.CutPrefix(args[i], "--exit-base=")
 		if !ok && args[i] == "--exit-base" && i+1 < len(args) {
@@ -91,6 +96,30 @@ func statusOf(err error) int {
 		return ee.code
 	}
 	return exitFailed
+}
+
+// about renders err for a message about path: "what: err", unless err
+// names path already (the client's errors do, create "/a": ..., and the
+// recipes', barrier /a: ...), then err alone: a message names its path
+// once.
+func about(what, path string, err error) string {
+	msg := strings.TrimPrefix(err.Error(), "zkit: ")
+	for i := 0; ; {
+		j := strings.Index(msg[i:], path)
+		if j < 0 {
+			return what + ": " + msg
+		}
+		i += j + len(path)
+		if i == len(msg) || strings.ContainsRune(" \":,;)/", rune(msg[i])) {
+			return msg
+		}
+	}
+}
+
+// cause renders err as the cause in a message that names path already:
+// without a leading "path: " (a recipe's ConflictError has one).
+func cause(path string, err error) string {
+	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), "zkit: "), path+": ")
 }
 
 // oneLine renders err for stderr: one line, without the "zkit: " that the

@@ -29,6 +29,16 @@ func zkit(t *testing.T, args ...string) result {
 	return result{status, out.String(), errb.String()}
 }
 
+// zkitOn runs the command against servers and checks its exit status.
+func zkitOn(t *testing.T, servers string, want int, args ...string) result {
+	t.Helper()
+	r := zkit(t, append([]string{"--servers", servers}, args...)...)
+	if r.status != want {
+		t.Fatalf("zkit %q: status %d, want %d (stdout %q, stderr %q)", args, r.status, want, r.stdout, r.stderr)
+	}
+	return r
+}
+
 // env is a reference server for a test, a client on it, and a context.
 func env(t *testing.T) (servers string, c *client.Client, ctx context.Context) {
 	t.Helper()

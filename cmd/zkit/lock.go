@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -23,9 +24,13 @@ type lockFlags struct {
 func newLockCmd(a *app) *cobra.Command {
 	var f lockFlags
 	cmd := &cobra.Command{
-		Use:   "lock PATH [--read|--write] [--try] [--wait D] [--tolerance D] -- CMD [ARGS]",
-		Short: "Hold a lock while CMD runs; exit with CMD's status",
+		Use:   "lock PATH [--read|--write] [--try] [--wait D] [--tolerance D] [-- CMD [ARGS]]",
+		Short: "Hold a lock while CMD runs, or until interrupted",
 		Long: `Holds the lock at PATH while CMD runs, and exits with CMD's status.
+
+Without CMD it holds the lock until SIGINT or SIGTERM (then releases it and exits 0),
+printing "NODE TOKEN" once it holds it (-o json: {"node":NODE,"token":TOKEN}); if the
+lock is lost meanwhile it exits with status 5.
 
 CMD gets ZKIT_LOCK_NODE (the lock node) and ZKIT_FENCING_TOKEN (its czxid, which only
 grows from one holder to the next: pass it to what CMD writes to, so that a stale
@@ -42,7 +47,8 @@ The lock is Curator's InterProcessMutex layout (or InterProcessReadWriteLock wit
 --read/--write): Java and Go processes exclude each other on the same PATH.`,
 		Example: `  zkit lock /locks/nightly -- ./backup.sh
   zkit lock /locks/nightly --wait 30s -- ./backup.sh
-  zkit lock /locks/schema --read -- ./migrate --check`,
+  zkit lock /locks/schema --read -- ./migrate --check
+  zkit lock /locks/maintenance     # hold it from a terminal; ^C releases`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, argv, err := lockArgs(cmd, args, f)
 			if err != nil {
@@ -55,7 +61,7 @@ The lock is Curator's InterProcessMutex layout (or InterProcessReadWriteLock wit
 	fl.BoolVar(&f.read, "read", false, "take the read side of a read/write lock")
 	fl.BoolVar(&f.write, "write", false, "take the write side of a read/write lock")
 	fl.BoolVar(&f.try, "try", false, "fail at once (status 4) if the lock is taken")
-	fl.DurationVar(&f.wait, "wait", 0, "give up (status 4) if the lock is not held within D")
+	waitFlag(fl, &f.wait, "give up (status 4) if the lock is not held within D")
 	fl.DurationVar(&f.tolerance, "tolerance", 0, "keep the lock across a connection lost for up to D")
 	return cmd
 }
@@ -67,14 +73,12 @@ func lockArgs(cmd *cobra.Command, args []string, f lockFlags) (path string, argv
 	}
 	path = before[0]
 	switch {
-	case len(argv) == 0:
-		return "", nil, usagef("missing CMD (zkit lock PATH -- CMD [ARGS])")
+	case argv != nil && len(argv) == 0:
+		return "", nil, usagef("missing CMD after -- (zkit lock PATH -- CMD [ARGS])")
 	case f.read && f.write:
 		return "", nil, usagef("--read and --write exclude each other")
 	case f.try && f.wait != 0:
 		return "", nil, usagef("--try and --wait exclude each other")
-	case f.wait < 0:
-		return "", nil, usagef("--wait %v: must be positive", f.wait)
 	case f.tolerance < 0:
 		return "", nil, usagef("--tolerance %v: must not be negative", f.tolerance)
 	}
@@ -98,14 +102,26 @@ func (a *app) runLock(ctx context.Context, path string, argv []string, f lockFla
 	}
 	defer c.Close()
 
+	stop := a.sayWaiting(acquireCtx, "lock", queuePlace(c, path, path))
 	lease, err := acquireLock(acquireCtx, c, path, f)
+	stop()
 	switch {
 	case errors.Is(err, recipes.ErrWouldBlock):
 		return timeoutf("%s is held by another (--try)", path)
 	case err != nil && acquireCtx.Err() != nil && ctx.Err() == nil:
 		return timeoutf("%s not acquired within %v", path, f.wait)
 	case err != nil:
-		return failf("%s: %v", path, err)
+		return failf("%s", about(path, path, err))
+	}
+	if len(argv) == 0 {
+		lost := a.hold(ctx, lease, fmt.Sprintf("%s %d", lease.Node(), lease.Token()), heldJSON{Node: lease.Node(), Token: lease.Token()})
+		if uerr := release(lease); uerr != nil && lost == nil && errors.Is(uerr, recipes.ErrLost) {
+			lost = uerr // lost just as zkit was stopped
+		}
+		if lost != nil {
+			return lostf("lock %s lost: %s", path, cause(path, lost))
+		}
+		return nil
 	}
 	status, lost, err := a.runWhileHeld(ctx, lease, argv,
 		"ZKIT_LOCK_NODE="+lease.Node(),
@@ -117,7 +133,7 @@ func (a *app) runLock(ctx context.Context, path string, argv []string, f lockFla
 	case err != nil:
 		return err
 	case lost != nil && !errors.Is(lost, errStopped):
-		return lostf("lock %s lost while %s ran: %v", path, argv[0], lost)
+		return lostf("lock %s lost while %s ran: %s", path, argv[0], cause(path, lost))
 	}
 	return cmdStatus(status)
 }

@@ -116,7 +116,6 @@ func TestLockLostTerminatesCommand(t *testing.T) {
 func TestLockBadArguments(t *testing.T) {
 	for _, args := range [][]string{
 		{},
-		{"/x"},
 		{"/x", "--"},
 		{"/x", "true"},
 		{"relative", "--", "true"},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -25,16 +24,21 @@ func newMembersCmd(a *app) *cobra.Command {
 		Long: `Group membership at PATH, in the layout of Curator's GroupMember: each member is an
 ephemeral node PATH/ID whose data is its payload.
 
-  join ID     joins as ID (data --data) and stays a member until SIGINT/SIGTERM,
-              coming back by itself after a lost session. With -- CMD it runs CMD while
+  join ID     joins as ID (data --data), prints the member's node (-o json:
+              {"node":NODE}) and stays a member until SIGINT/SIGTERM, coming back
+              by itself after a lost session. With -- CMD it runs CMD while
               the member is present: CMD gets ZKIT_MEMBER_NODE and ZKIT_MEMBER_ID, and if
               the member may no longer be present (session lost, connection suspended
               longer than --tolerance, node deleted) CMD gets SIGTERM and zkit exits
               with status 5. An ID held by another live session is an error: two
               processes never share one ID.
-  list        prints the members, one "ID<TAB>DATA" line each, sorted by ID.
+  list        prints the members, one "ID<TAB>DATA" line each, sorted by ID; an ID
+              or DATA that is not printable text is quoted as a Go string ("a\tb").
+              With -o json it prints the group as one JSON line, as watch does.
   watch       prints the whole group as one JSON line ([{"id":..,"data":..},...])
-              whenever it changes, until SIGINT/SIGTERM; the last line is the group.`,
+              whenever it changes, until SIGINT/SIGTERM; the last line is the group.
+              JSON whatever -o says; "data_base64" instead of "data" for a payload
+              that is not UTF-8.`,
 		Example: `  zkit members /services/api join "$(hostname)" --data 10.0.0.5:8080 -- ./serve
   zkit members /services/api list
   zkit members /services/api watch | jq -c 'map(.id)'`,
@@ -91,7 +95,7 @@ func (a *app) membersJoin(ctx context.Context, path, id string, argv []string, f
 	}
 	defer leave(m)
 	if len(argv) == 0 {
-		fmt.Fprintln(a.stdout, m.Node())
+		a.emit(m.Node(), nodeJSON{m.Node()})
 		return a.stayMember(ctx, m)
 	}
 	// CMD runs while the presence Join returned lasts, not across a gap.
@@ -145,16 +149,27 @@ func (a *app) membersList(ctx context.Context, path string) error {
 	if err != nil {
 		return failf("%v", err) // it names the path
 	}
+	if a.json() {
+		return a.writeJSON(groupJSON(group))
+	}
 	for _, m := range group {
-		fmt.Fprintf(a.stdout, "%s\t%s\n", m.ID, m.Data)
+		fmt.Fprintf(a.stdout, "%s\t%s\n", printable(m.ID), printable(string(m.Data)))
 	}
 	return nil
 }
 
-// memberJSON is one member in watch's output.
+// memberJSON is one member in the JSON output of list and watch.
 type memberJSON struct {
-	ID   string `json:"id"`
-	Data string `json:"data"`
+	ID string `json:"id"`
+	dataJSON
+}
+
+func groupJSON(group []membership.Entry) []memberJSON {
+	out := make([]memberJSON, len(group))
+	for i, m := range group {
+		out[i] = memberJSON{m.ID, newDataJSON(m.Data)}
+	}
+	return out
 }
 
 func (a *app) membersWatch(ctx context.Context, path string) error {
@@ -164,14 +179,9 @@ func (a *app) membersWatch(ctx context.Context, path string) error {
 	}
 	defer c.Close()
 	feed := membership.New(c, path).Watch(ctx)
-	enc := json.NewEncoder(a.stdout)
 	for group := range feed.Values() {
-		out := make([]memberJSON, len(group))
-		for i, m := range group {
-			out[i] = memberJSON{m.ID, string(m.Data)}
-		}
-		if err := enc.Encode(out); err != nil {
-			return failf("%s: %v", path, err)
+		if err := a.writeJSON(groupJSON(group)); err != nil {
+			return err
 		}
 	}
 	if ctx.Err() != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -18,23 +17,10 @@ import (
 // exit status.
 func background(t *testing.T, bin string, args ...string) (stdout, stderr *syncBuffer, stop func() int) {
 	t.Helper()
-	stdout, stderr = &syncBuffer{}, &syncBuffer{}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-done })
-	return stdout, stderr, func() int {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(zktest.Scale(20 * time.Second)):
-			t.Fatal("zkit did not stop on SIGTERM")
-		}
-		return cmd.ProcessState.ExitCode()
+	p := start(t, bin, args...)
+	return p.stdout, p.stderr, func() int {
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		return p.wait(t)
 	}
 }
 

@@ -24,7 +24,8 @@ func newRendezvousCmd(a *app) *cobra.Command {
 		Long: `The rendezvous of the ZooKeeper paper at PATH (zr): a launcher creates zr, ephemeral and
 empty; the master publishes its address in it; workers wait until it is filled.
 
-  create       the launcher: creates zr and holds it until SIGINT/SIGTERM, or, with
+  create       the launcher: creates zr, prints it (-o json: {"node":NODE}) and holds
+               it until SIGINT/SIGTERM, or, with
                -- CMD, while CMD runs (CMD gets ZKIT_RENDEZVOUS), then deletes it: master
                and workers see it vanish. If zr is lost, CMD gets SIGTERM (status 5).
   publish VAL  the master: fills zr with VAL. With -- CMD it then runs CMD for as long
@@ -33,7 +34,9 @@ empty; the master publishes its address in it; workers wait until it is filled.
                and keeps it published (again after a lost session) until
                SIGINT/SIGTERM or while CMD runs.
   wait         a worker: prints zr's data once it is filled, waiting for zr to be
-               created and filled. Fails if zr vanishes meanwhile (the launcher ended).`,
+               created and filled. Fails if zr vanishes meanwhile (the launcher ended).
+               Data that is not printable text is quoted as a Go string; with -o json
+               it prints {"path":PATH,"data":DATA}.`,
 		Example: `  zkit rendezvous /jobs/42/zr create -- ./start-job.sh
   zkit rendezvous /jobs/42/zr publish "$(hostname):7000" -- ./master
   zkit rendezvous /jobs/42/zr wait --wait 60s
@@ -62,9 +65,6 @@ empty; the master publishes its address in it; workers wait until it is filled.
 			case action == "publish" && len(before) == 3 && before[2] == "":
 				return usagef("empty VALUE: an empty rendezvous node means not filled yet")
 			case action == "wait" && len(before) == 2 && argv == nil && !fl.Changed("own"):
-				if f.wait < 0 {
-					return usagef("--wait %v: must be positive", f.wait)
-				}
 				return a.rendezvousWait(cmd.Context(), path, f.wait)
 			case action == "create" || action == "publish" || action == "wait":
 				return usagef("usage: zkit rendezvous PATH create [-- CMD] | publish VALUE [--own] [-- CMD] | wait [--wait D]")
@@ -73,7 +73,7 @@ empty; the master publishes its address in it; workers wait until it is filled.
 		},
 	}
 	cmd.Flags().BoolVar(&f.own, "own", false, "publish: create zr yourself and keep it (no launcher)")
-	cmd.Flags().DurationVar(&f.wait, "wait", 0, "wait: give up (status 4) if zr is not filled within D")
+	waitFlag(cmd.Flags(), &f.wait, "wait: give up (status 4) if zr is not filled within D")
 	return cmd
 }
 
@@ -89,12 +89,12 @@ func (a *app) rendezvousCreate(ctx context.Context, path string, argv []string) 
 	}
 	defer removeZr(launch.Remove)
 	if len(argv) == 0 {
-		fmt.Fprintln(a.stdout, launch.Node())
+		a.emit(launch.Node(), nodeJSON{launch.Node()})
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-launch.Done():
-			return lostf("%s lost: %v", path, launch.Err())
+			return lostf("%s lost: %s", path, cause(path, launch.Err()))
 		}
 	}
 	status, lost, err := a.runWhileHeld(ctx, launch, argv, "ZKIT_RENDEZVOUS="+path)
@@ -102,7 +102,7 @@ func (a *app) rendezvousCreate(ctx context.Context, path string, argv []string) 
 	case err != nil:
 		return err
 	case lost != nil && !errors.Is(lost, errStopped):
-		return lostf("%s lost while %s ran: %v", path, argv[0], lost)
+		return lostf("%s lost while %s ran: %s", path, argv[0], cause(path, lost))
 	}
 	return cmdStatus(status)
 }
@@ -143,7 +143,7 @@ func (a *app) rendezvousPublish(ctx context.Context, path, value string, argv []
 	case err != nil:
 		return err
 	case lost != nil && !errors.Is(lost, errStopped):
-		return lostf("%s while %s ran: %v", path, argv[0], lost)
+		return lostf("%s while %s ran: %s", path, argv[0], cause(path, lost))
 	}
 	return cmdStatus(status)
 }
@@ -196,8 +196,10 @@ func (a *app) rendezvousWait(ctx context.Context, path string, wait time.Duratio
 	data, err := rendezvous.New(c, path).Wait(wctx)
 	switch {
 	case err == nil:
-		fmt.Fprintln(a.stdout, string(data))
-		return nil
+		return a.emit(printable(string(data)), struct {
+			Path string `json:"path"`
+			dataJSON
+		}{path, newDataJSON(data)})
 	case errors.Is(err, rendezvous.ErrGone):
 		return failf("%s vanished before it was filled: the launcher ended", path)
 	case wctx.Err() != nil && ctx.Err() == nil:

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/zkit-dev/zkit/client"
 )
 
@@ -23,7 +25,9 @@ type app struct {
 	killAfter      time.Duration // how long CMD's group has after its stop signal before SIGKILL
 	exitBase       int           // added to zkit's own exit statuses (exit.go)
 	output         string        // "text" or "json": how commands that print data print it
+	verbose        bool          // log session and connection events to stderr
 
+	global  *pflag.FlagSet   // the global flags, for flagSource
 	signals <-chan os.Signal // every stop signal zkit gets (signals.go)
 
 	stdin          io.Reader
@@ -74,27 +78,28 @@ func newRootCmd(a *app) *cobra.Command {
 		Short: "ZooKeeper recipes from the shell, a bundled ZooKeeper server, and a demo",
 		Long: `zkit runs ZooKeeper's coordination recipes from the shell (hold a lock or a
 leadership while a command runs, count, wait at a barrier, watch configuration and
-group membership), serves the bundled reference ZooKeeper server, and demonstrates
-every recipe with its invariants checked.
+group membership), inspects and cleans up nodes as zkCli does (ls, get, stat, create,
+set, delete, getacl, setacl), serves the bundled reference ZooKeeper server, and
+demonstrates every recipe with its invariants checked.
 
-Servers: --servers host:port,..., else $ZKIT_SERVERS, else ` + defaultServers + `.
+Servers: --servers host:port,..., else $ZKIT_SERVERS, else ` + defaultServers + `. A
+chroot after the last server (host:port,host:port/app) roots every path at /app, as
+with ZooKeeper's own clients; zkit creates it if it is missing.
 TLS: --tls-ca (the CA that signed the servers' certificates) turns it on, for servers'
 secureClientPort; --tls-cert and --tls-key present a client certificate, which
 ZooKeeper's x509 provider takes as the client's identity.
-Global flags may appear anywhere on the line.`,
+Global flags may appear anywhere on the line. Each has an environment variable, which
+the flag overrides: ZKIT_SERVERS, ZKIT_SESSION_TIMEOUT, ZKIT_CONNECT_TIMEOUT,
+ZKIT_TLS_CA, ZKIT_TLS_CERT, ZKIT_TLS_KEY, ZKIT_KILL_AFTER, ZKIT_EXIT_BASE, ZKIT_OUTPUT,
+ZKIT_VERBOSE.
+
+A command that waits its turn (lock, elect, semaphore, barrier) says once on stderr
+what it waits for when stderr is a terminal: its place in line and the node ahead.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		PersistentPreRunE: func(*cobra.Command, []string) error {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			a.started = true
-			switch {
-			case a.killAfter < 0:
-				return usagef("--kill-after %v: must not be negative", a.killAfter)
-			case a.exitBase < 0 || a.exitBase > maxExitBase:
-				return usagef("--exit-base %d: must be 0 to %d", a.exitBase, maxExitBase)
-			case a.output != "text" && a.output != "json":
-				return usagef("--output %q: must be text or json", a.output)
-			}
-			return nil
+			return a.checkGlobals()
 		},
 	}
 	root.SetIn(a.stdin)
@@ -104,7 +109,8 @@ Global flags may appear anywhere on the line.`,
 	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitHelp)
 
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.servers, "servers", "", "ZooKeeper servers, host:port,... (default $ZKIT_SERVERS, else "+defaultServers+")")
+	a.global = pf
+	pf.StringVar(&a.servers, "servers", "", "ZooKeeper servers, host:port,...[/chroot] (default $ZKIT_SERVERS, else "+defaultServers+")")
 	pf.DurationVar(&a.sessionTimeout, "session-timeout", client.DefaultSessionTimeout, "session timeout to ask the servers for")
 	pf.DurationVar(&a.connectTimeout, "connect-timeout", 10*time.Second, "how long to wait for a first session")
 	pf.StringVar(&a.tlsCA, "tls-ca", "", "connect over TLS, trusting the CA certificates in this PEM file")
@@ -112,6 +118,7 @@ Global flags may appear anywhere on the line.`,
 	pf.StringVar(&a.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 	pf.DurationVar(&a.killAfter, "kill-after", defaultKillAfter, "commands that run CMD: how long CMD's processes have after their stop signal before SIGKILL")
 	pf.StringVarP(&a.output, "output", "o", "text", "how commands that print data print it: text, or json (one object per line)")
+	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log the session's and the connection's events to stderr (serve: the server's connections and sessions)")
 	pf.IntVar(&a.exitBase, "exit-base", 0, fmt.Sprintf("add `B` (0 to %d) to zkit's own exit statuses 1-5, to tell them from CMD's", maxExitBase))
 
 	root.AddCommand(
@@ -130,6 +137,14 @@ Global flags may appear anywhere on the line.`,
 		newInspectCmd(a),
 		newTopCmd(a),
 		newBenchCmd(a),
+		newLsCmd(a),
+		newGetCmd(a),
+		newStatCmd(a),
+		newCreateCmd(a),
+		newSetCmd(a),
+		newDeleteCmd(a),
+		newGetACLCmd(a),
+		newSetACLCmd(a),
 		newVersionCmd(a),
 	)
 	for _, c := range root.Commands() {
@@ -139,6 +154,41 @@ Global flags may appear anywhere on the line.`,
 		}
 	}
 	return root
+}
+
+// checkGlobals sets the global flags not on the command line from their
+// environment variables, and checks them all before anything starts.
+func (a *app) checkGlobals() error {
+	if err := flagsFromEnv(a.global); err != nil {
+		return err
+	}
+	if a.global.Changed("servers") {
+		if err := a.checkServers(); err != nil {
+			return err
+		}
+	}
+	from := a.flagSource
+	switch {
+	case a.sessionTimeout <= 0:
+		return usagef("%s %v: must be positive", from("session-timeout"), a.sessionTimeout)
+	case a.connectTimeout <= 0:
+		return usagef("%s %v: must be positive", from("connect-timeout"), a.connectTimeout)
+	case a.killAfter < 0:
+		return usagef("%s %v: must not be negative", from("kill-after"), a.killAfter)
+	case a.exitBase < 0 || a.exitBase > maxExitBase:
+		return usagef("%s %d: must be 0 to %d", from("exit-base"), a.exitBase, maxExitBase)
+	case a.output != "text" && a.output != "json":
+		return usagef("%s %q: must be text or json", from("output"), a.output)
+	}
+	return nil
+}
+
+// logger is where -v logs: stderr, from level Info on; nil without -v.
+func (a *app) logger() *slog.Logger {
+	if !a.verbose {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(a.stderr, nil))
 }
 
 // json reports whether the command's data is to be printed as JSON

@@ -28,6 +28,21 @@ that leave the group (setsid, daemons) are not followed. On zkit's terminal CMD 
 foreground job: ^C goes to CMD, and zkit exits with CMD's status. (On Windows CMD is
 killed outright, and the processes it started are not.)`
 
+// hold prints what zkit holds (text, or v with -o json) and keeps it until
+// zkit gets a stop signal (then nil: zkit exits 0) or it is lost (then
+// why). The caller releases it.
+func (a *app) hold(ctx context.Context, h held, text string, v any) error {
+	if err := a.emit(text, v); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-h.Done():
+		return h.Err()
+	}
+}
+
 // defaultKillAfter is --kill-after's default: how long CMD's process group
 // has after its stop signal before SIGKILL.
 const defaultKillAfter = 5 * time.Second

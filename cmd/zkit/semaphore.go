@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -48,7 +49,7 @@ the N leases of the same PATH.`,
 	fl := cmd.Flags()
 	fl.IntVar(&f.max, "max", 0, "the number of leases: at most N holders at once (required)")
 	fl.BoolVar(&f.try, "try", false, "fail at once (status 4) if no lease is free")
-	fl.DurationVar(&f.wait, "wait", 0, "give up (status 4) if no lease is held within D")
+	waitFlag(fl, &f.wait, "give up (status 4) if no lease is held within D")
 	return cmd
 }
 
@@ -67,8 +68,6 @@ func semaphoreArgs(cmd *cobra.Command, args []string, f semaphoreFlags) (path st
 		return "", nil, usagef("--max %d: must be at least 1", f.max)
 	case f.try && f.wait != 0:
 		return "", nil, usagef("--try and --wait exclude each other")
-	case f.wait < 0:
-		return "", nil, usagef("--wait %v: must be positive", f.wait)
 	}
 	if reason := client.ValidatePath(path, false); reason != "" {
 		return "", nil, usagef("invalid PATH %q: %s", path, reason)
@@ -95,7 +94,11 @@ func (a *app) runSemaphore(ctx context.Context, path string, argv []string, f se
 	if f.try {
 		lease, err = sem.TryAcquire(acquireCtx)
 	} else {
+		stop := a.sayWaiting(acquireCtx, "semaphore", countIn(c, path+"/leases", nil, func(n int) string {
+			return fmt.Sprintf("waiting for one of the %d leases of %s: %d held", f.max, path, n)
+		}))
 		lease, err = sem.Acquire(acquireCtx)
+		stop()
 	}
 	switch {
 	case errors.Is(err, recipes.ErrWouldBlock):
@@ -103,7 +106,7 @@ func (a *app) runSemaphore(ctx context.Context, path string, argv []string, f se
 	case err != nil && acquireCtx.Err() != nil && ctx.Err() == nil:
 		return timeoutf("%s: no lease within %v", path, f.wait)
 	case err != nil:
-		return failf("%s: %v", path, err)
+		return failf("%s", about(path, path, err))
 	}
 	status, lost, err := a.runWhileHeld(ctx, lease, argv,
 		"ZKIT_SEMAPHORE_NODE="+lease.Node(),
@@ -116,7 +119,7 @@ func (a *app) runSemaphore(ctx context.Context, path string, argv []string, f se
 	case err != nil:
 		return err
 	case lost != nil && !errors.Is(lost, errStopped):
-		return lostf("semaphore lease on %s lost while %s ran: %v", path, argv[0], lost)
+		return lostf("semaphore lease on %s lost while %s ran: %s", path, argv[0], cause(path, lost))
 	}
 	return cmdStatus(status)
 }

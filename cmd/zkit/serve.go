@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -11,9 +10,8 @@ import (
 
 func newServeCmd(a *app) *cobra.Command {
 	var (
-		listen  string
-		tick    time.Duration
-		verbose bool
+		listen string
+		tick   time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve [--listen ADDR]",
@@ -23,27 +21,32 @@ wire protocol and behaves like a standalone Apache ZooKeeper 3.8 for everything 
 client observes (checked against the real one by zkit's differential tests). It keeps
 everything in memory. Any ZooKeeper client can use it: zkit, zkCli, Curator, kazoo.
 
-It is for development and tests; production runs Apache ZooKeeper.`,
+It is for development and tests; production runs Apache ZooKeeper. With -v it logs
+every connection and session to stderr.`,
 		Example: `  zkit serve &
   zkit lock /demo -- echo locked`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tick <= 0 {
+				return usagef("--tick-time %v: must be positive", tick)
+			}
 			opts := []zktest.ServerOption{zktest.ServerTickTime(tick)}
-			if verbose {
-				opts = append(opts, zktest.ServerLogger(slog.New(slog.NewTextHandler(a.stderr, nil))))
+			if a.verbose { // connections and sessions are logged at Debug
+				opts = append(opts, zktest.ServerLogger(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 			}
 			srv, err := zktest.StartServer(listen, opts...)
 			if err != nil {
 				return failf("cannot listen on %s: %v", listen, err)
 			}
 			defer srv.Close()
-			fmt.Fprintf(a.stdout, "zkit reference server listening on %s\n", srv.Addr())
+			a.emit("zkit reference server listening on "+srv.Addr(), struct {
+				Listen string `json:"listen"`
+			}{srv.Addr()})
 			<-cmd.Context().Done()
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:2181", "address to listen on (host:port)")
 	cmd.Flags().DurationVar(&tick, "tick-time", 2*time.Second, "ZooKeeper tickTime: session timeouts are clamped to [2, 20] ticks")
-	cmd.Flags().BoolVar(&verbose, "verbose", false, "log connections and sessions to stderr")
 	return cmd
 }

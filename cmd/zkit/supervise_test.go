@@ -350,7 +350,14 @@ func TestCommandExitEndsWhatItLeft(t *testing.T) {
 			while [ ! -e left ]; do sleep 0.01; done # it ignores SIGTERM now
 			echo "$$ $(cat left)" > pids; : > ready; exit 3`)
 		pids := familyPIDs(t, dir)
-		exited := time.Now()
+		// CMD exited right after it made ready: ready's time, not the
+		// moment the test noticed ready (up to a poll later), starts the
+		// wait for --kill-after.
+		fi, err := os.Stat(filepath.Join(dir, "ready"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exited := fi.ModTime()
 		second := startZkit(t, bin, dir, b.Servers, append([]string{"lock", path, "--"}, secondCMD(dir, pids)...)...)
 		if status := first.status(t); status != 3 {
 			t.Fatalf("zkit exited %d, want CMD's 3 (stderr %q)", status, first.stderr.String())

@@ -41,6 +41,14 @@ func giveBackTerminal(pgid, zkit int) {
 	syscall.Syscall(syscall.SYS_IOCTL, 0, syscall.TIOCSPGRP, uintptr(unsafe.Pointer(&g)))
 }
 
+// isTerminalFile reports whether f is a terminal: whether it has a
+// terminal's attributes (a character device such as /dev/null has not).
+func isTerminalFile(f *os.File) bool {
+	var t syscall.Termios
+	_, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), ioctlGetTermios, uintptr(unsafe.Pointer(&t)))
+	return e == 0
+}
+
 // terminalGroup is the foreground process group of the terminal on
 // standard input.
 func terminalGroup() (int, error) {

@@ -16,8 +16,9 @@ import (
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// openPTY opens a pseudo-terminal, closed when the test ends.
-func openPTY(t *testing.T) (master, slave *os.File) {
+// openPTY opens a pseudo-terminal, closed when the test ends; out has
+// what is written to its slave side.
+func openPTY(t *testing.T) (master, slave *os.File, out *syncBuffer) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
 	if err != nil {
@@ -37,8 +38,9 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	go io.Copy(io.Discard, m) // the terminal's output
-	return m, s
+	out = &syncBuffer{}
+	go io.Copy(out, m) // the terminal's output
+	return m, s, out
 }
 
 func ioctl(f *os.File, req uintptr, arg unsafe.Pointer) error {
@@ -53,7 +55,7 @@ func ioctl(f *os.File, req uintptr, arg unsafe.Pointer) error {
 // and returns the terminal's master side and zkit's exit status channel.
 func zkitOnTerminal(t *testing.T, bin string, args ...string) (master *os.File, status <-chan int) {
 	t.Helper()
-	m, s := openPTY(t)
+	m, s, _ := openPTY(t)
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s, s, s
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}

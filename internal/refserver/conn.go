@@ -208,6 +208,7 @@ func (c *conn) serve() {
 	defer c.shutdown()
 	c.s.wg.Add(1)
 	go c.writeLoop()
+	c.s.cfg.Logger.Debug("connection accepted", "conn", c.id, "client", c.nc.RemoteAddr().String())
 
 	c.nc.SetReadDeadline(time.Now().Add(sessionlessTimeout))
 	if tc, ok := c.nc.(*tls.Conn); ok && !c.tlsHandshake(tc) {
@@ -282,6 +283,7 @@ func (c *conn) shutdown() {
 	c.s.mu.Lock()
 	c.s.detach(c)
 	c.s.mu.Unlock()
+	c.s.cfg.Logger.Debug("connection closed", "conn", c.id, "client", c.nc.RemoteAddr().String())
 }
 
 // request handles one frame after the connect; it reports whether to keep

@@ -70,6 +70,7 @@ func (s *Server) createSession(timeout time.Duration) *session {
 // a zxid, deletes the session's ephemerals (firing their watches) and
 // forgets the session. Caller holds s.mu.
 func (s *Server) closeSession(ss *session) {
+	s.cfg.Logger.Debug("session closed", "session", hexID(ss.id))
 	s.zxid++
 	ss.closing = true
 	paths := make([]string, 0, len(ss.ephemerals))

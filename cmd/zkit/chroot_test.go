@@ -1,0 +1,40 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// A connect string's chroot (host:port/app) roots every path at /app, as
+// with ZooKeeper's own clients, and is created when missing.
+func TestConnectStringChroot(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := b.Connect(t)
+		root := zktest.UniquePath(t) + "/app"
+		servers := b.Addr() + root
+		zkitOn(t, servers, exitOK, "create", "/x", "data", "--connect-timeout", "20s")
+		if d, _, err := c.Get(t.Context(), root+"/x"); err != nil || string(d) != "data" {
+			t.Fatalf("%s/x: %q, %v", root, d, err)
+		}
+		if r := zkitOn(t, servers, exitOK, "ls", "/"); r.stdout != "x\n" {
+			t.Fatalf("ls / in the chroot printed %q", r.stdout)
+		}
+		zkitOn(t, servers, exitOK, "lock", "/locks/a", "--", "true")
+		if r := zkitOn(t, servers, exitOK, "counter", "/n", "add", "2"); r.stdout != "2\n" {
+			t.Fatalf("counter in the chroot printed %q", r.stdout)
+		}
+		if ok, _, err := c.Exists(t.Context(), root+"/n"); !ok || err != nil {
+			t.Fatalf("%s/n: %v, %v", root, ok, err)
+		}
+		t.Setenv("ZKIT_SERVERS", servers)
+		if r := zkit(t, "get", "/x"); r.status != exitOK || r.stdout != "data\n" {
+			t.Fatalf("ZKIT_SERVERS with a chroot: %+v", r)
+		}
+	})
+	for _, bad := range []string{"127.0.0.1:2181/app/", "127.0.0.1:2181/a//b"} {
+		if r := zkit(t, "get", "/x", "--servers", bad); r.status != exitUsage {
+			t.Errorf("--servers %q: status %d, want %d (%q)", bad, r.status, exitUsage, r.stderr)
+		}
+	}
+}

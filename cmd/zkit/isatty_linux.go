@@ -1,0 +1,6 @@
+package main
+
+import "syscall"
+
+// ioctlGetTermios reads a terminal's attributes (isTerminalFile).
+const ioctlGetTermios = syscall.TCGETS

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+)
+
+// The node commands (ls, get, stat, create, set, delete, getacl, setacl)
+// are zkCli's basics, for inspection and cleanup. This file holds what
+// they share: the checks of PATH, the rendering of data and Stat, and
+// the errors.
+
+// nodePath checks PATH, the first argument of a node command.
+func nodePath(path string) error {
+	if reason := client.ValidatePath(path, false); reason != "" {
+		return usagef("invalid PATH %q: %s", path, reason)
+	}
+	return nil
+}
+
+// writablePath refuses what no zkit command writes into: the root, and
+// ZooKeeper's own /zookeeper and everything under it (its quotas and the
+// ensemble's configuration).
+func writablePath(path string) error {
+	if err := nodePath(path); err != nil {
+		return err
+	}
+	switch {
+	case path == "/":
+		return usagef("%s: zkit does not write to or delete the root", path)
+	case path == "/zookeeper" || strings.HasPrefix(path, "/zookeeper/"):
+		return usagef("%s: /zookeeper is ZooKeeper's own (quotas, the ensemble's configuration); zkit does not write there", path)
+	}
+	return nil
+}
+
+// writableVersion checks the PATH and --version of a conditional write:
+// a node's version, or -1 for any.
+func writableVersion(path string, v int32) error {
+	if err := writablePath(path); err != nil {
+		return err
+	}
+	if v < -1 {
+		return usagef("--version %d: want a node's version (0 or more), or -1 for any", v)
+	}
+	return nil
+}
+
+// statJSON is a Stat in JSON output, with zkCli's names; times are
+// milliseconds since the epoch.
+type statJSON struct {
+	Czxid          int64 `json:"cZxid"`
+	Ctime          int64 `json:"ctime"`
+	Mzxid          int64 `json:"mZxid"`
+	Mtime          int64 `json:"mtime"`
+	Pzxid          int64 `json:"pZxid"`
+	Cversion       int32 `json:"cversion"`
+	DataVersion    int32 `json:"dataVersion"`
+	ACLVersion     int32 `json:"aclVersion"`
+	EphemeralOwner int64 `json:"ephemeralOwner"`
+	DataLength     int32 `json:"dataLength"`
+	NumChildren    int32 `json:"numChildren"`
+}
+
+func newStatJSON(s *client.Stat) statJSON {
+	return statJSON{s.Czxid, s.Ctime, s.Mzxid, s.Mtime, s.Pzxid, s.Cversion, s.Version, s.Aversion, s.EphemeralOwner, s.DataLength, s.NumChildren}
+}
+
+// writeStat prints s as zkCli's stat does: one "name = value" line each,
+// zxids and the owner in hex, times in UTC.
+func writeStat(w io.Writer, s *client.Stat) {
+	ms := func(t int64) string { return time.UnixMilli(t).UTC().Format(time.RFC3339Nano) }
+	fmt.Fprintf(w, "cZxid = 0x%x\nctime = %s\nmZxid = 0x%x\nmtime = %s\npZxid = 0x%x\n", s.Czxid, ms(s.Ctime), s.Mzxid, ms(s.Mtime), s.Pzxid)
+	fmt.Fprintf(w, "cversion = %d\ndataVersion = %d\naclVersion = %d\nephemeralOwner = 0x%x\ndataLength = %d\nnumChildren = %d\n",
+		s.Cversion, s.Version, s.Aversion, s.EphemeralOwner, s.DataLength, s.NumChildren)
+}
+
+// nodeError turns the error of a node operation on path into zkit's
+// one-line error with its fix.
+func nodeError(op, path string, err error) error {
+	var ie *client.InputError
+	switch {
+	case errors.As(err, &ie):
+		return usagef("%s", oneLine(err))
+	case errors.Is(err, client.ErrNoNode):
+		return failf("%s %s: no such node", op, path)
+	case errors.Is(err, client.ErrNodeExists):
+		return failf("%s %s: the node exists already", op, path)
+	case errors.Is(err, client.ErrBadVersion):
+		return failf("%s %s: the node's version is not --version's: it changed meanwhile; nothing written", op, path)
+	case errors.Is(err, client.ErrNotEmpty):
+		return failf("%s %s: the node has children; delete them first, or pass --recursive", op, path)
+	case errors.Is(err, client.ErrNoAuth):
+		return failf("%s %s: not allowed by the node's ACL (see 'zkit getacl %s')", op, path, path)
+	case errors.Is(err, client.ErrNoChildrenForEphemerals):
+		return failf("%s %s: the parent is ephemeral and cannot have children", op, path)
+	case client.IsOutcomeUnknown(err):
+		return failf("%s %s: the reply was lost and zkit cannot tell whether it was applied (%v); look before trying again", op, path, err)
+	}
+	return failf("%s", about(op+" "+path, path, err))
+}

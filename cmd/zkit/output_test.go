@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/membership"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// Every command that prints data prints one JSON object a line with -o
+// json, and text with payloads escaped otherwise.
+func TestOutputJSONAndEscapedText(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		servers, c := b.Addr(), b.Connect(t)
+		ctx := t.Context()
+		root := zktest.UniquePath(t)
+		run := func(args ...string) string { t.Helper(); return zkitOn(t, servers, exitOK, args...).stdout }
+
+		if out := run("counter", root+"/n", "add", "3", "-o", "json"); out != `{"path":"`+root+`/n","value":3}`+"\n" {
+			t.Fatalf("counter -o json printed %q", out)
+		}
+
+		group := root + "/group"
+		m, err := membership.New(c, group).Join(ctx, "a", []byte("tab\there\nnewline"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Leave(ctx)
+		if out := run("members", group, "list"); out != "a\t\"tab\\there\\nnewline\"\n" {
+			t.Fatalf("members list printed %q", out)
+		}
+		if out := run("members", group, "list", "-o", "json"); out != `[{"id":"a","data":"tab\there\nnewline"}]`+"\n" {
+			t.Fatalf("members list -o json printed %q", out)
+		}
+
+		zr := root + "/zr"
+		if _, err := c.Create(ctx, zr, []byte("10.0.0.7:7000\n"), client.Persistent); err != nil {
+			t.Fatal(err)
+		}
+		if out := run("rendezvous", zr, "wait"); out != `"10.0.0.7:7000\n"`+"\n" {
+			t.Fatalf("rendezvous wait printed %q", out)
+		}
+		if out := run("rendezvous", zr, "wait", "-o", "json"); out != `{"path":"`+zr+`","data":"10.0.0.7:7000\n"}`+"\n" {
+			t.Fatalf("rendezvous wait -o json printed %q", out)
+		}
+
+		base := root + "/services"
+		if err := c.EnsurePath(ctx, base+"/api"); err != nil {
+			t.Fatal(err)
+		}
+		if out := run("discover", base, "list", "-o", "json"); out != `{"name":"api"}`+"\n" {
+			t.Fatalf("discover list -o json printed %q", out)
+		}
+	})
+}
+
+// bench -o json prints one object per point on stdout, and its commentary
+// on stderr.
+func TestBenchJSON(t *testing.T) {
+	r := zkit(t, "bench", "-o", "json", "--warmup", "0", "--dur", "200ms", "--clients", "1,2", "--workloads", "W4")
+	if r.status != exitOK {
+		t.Fatalf("status %d: %s", r.status, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2 points:\n%s", len(lines), r.stdout)
+	}
+	for i, line := range lines {
+		var p benchJSON
+		if err := json.Unmarshal([]byte(line), &p); err != nil || p.Workload != "W4_createdelete" || p.Clients != i+1 || p.Rate <= 0 || p.P50 == nil {
+			t.Fatalf("point %q (%v)", line, err)
+		}
+	}
+	if !strings.Contains(r.stderr, "# zkit bench against the embedded reference server") {
+		t.Fatalf("no commentary on stderr: %q", r.stderr)
+	}
+}
