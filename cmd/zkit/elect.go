@@ -22,12 +22,13 @@ type electFlags struct {
 	leader    bool
 	json      bool
 	tolerance time.Duration
+	requeue   bool
 }
 
 func newElectCmd(a *app) *cobra.Command {
 	var f electFlags
 	cmd := &cobra.Command{
-		Use:   "elect PATH [--id ID] [--wait D] [--tolerance D] [-- CMD [ARGS]] | elect PATH --leader | --observe",
+		Use:   "elect PATH [--id ID] [--wait D] [--tolerance D] [--requeue] [-- CMD [ARGS]] | elect PATH --leader | --observe",
 		Short: "Run CMD while leader of an election, or lead until interrupted; print the leader",
 		Long: `Campaigns in the leader election at PATH, runs CMD once this process leads, and
 exits with CMD's status (resigning, so that the next candidate takes over).
@@ -47,6 +48,12 @@ ZooKeeper restart, a network blip); the default, 0, ends CMD as soon as the
 connection is lost. Meanwhile the session may expire at the servers and another
 candidate lead: CMD may run beside it for up to D, so fence what it writes.
 
+--requeue campaigns again whenever a term ends (CMD exited, whatever its status, or the
+leadership was lost), at least a second after it ended, and runs CMD again with each term
+won, until SIGINT or SIGTERM: Curator's LeaderSelector with autoRequeue. Each end of a
+term is one line on stderr. It needs CMD, and takes no --wait. Stopped between terms it
+exits 0; while campaigning or running CMD, as without --requeue (128+N, or CMD's status).
+
 --leader prints the current leader, "ID NODE TOKEN", and exits 0; with no candidate
 in the election it prints "none" ({"leader":false}) and exits 1.
 
@@ -59,6 +66,7 @@ The election is Curator's LeaderLatch layout: Java and Go processes compete on t
 PATH.`,
 		Example: `  zkit elect /services/scheduler --id "$(hostname)" -- ./scheduler
   zkit elect /services/scheduler --wait 30s -- ./scheduler --once
+  zkit elect /services/scheduler --requeue -- ./scheduler --one-pass
   zkit elect /services/scheduler --leader
   zkit elect /services/scheduler --observe -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -83,6 +91,7 @@ PATH.`,
 	fl.BoolVar(&f.json, "json", false, "with --observe: one JSON object per line")
 	fl.MarkDeprecated("json", "use -o json")
 	fl.DurationVar(&f.tolerance, "tolerance", 0, "keep the leadership across a connection lost for up to D")
+	fl.BoolVar(&f.requeue, "requeue", false, "campaign again whenever a term ends, and run CMD with each term, until interrupted")
 	return cmd
 }
 
@@ -105,6 +114,10 @@ func electArgs(cmd *cobra.Command, args []string, f electFlags) (path string, ar
 		return "", nil, usagef("--json (deprecated: -o json) goes with --observe")
 	case argv != nil && len(argv) == 0:
 		return "", nil, usagef("missing CMD after -- (zkit elect PATH -- CMD [ARGS])")
+	case f.requeue && (argv == nil || f.leader || f.observe):
+		return "", nil, usagef("--requeue runs CMD with each term: give it CMD (zkit elect PATH --requeue -- CMD [ARGS])")
+	case f.requeue && cmd.Flags().Changed("wait"):
+		return "", nil, usagef("--requeue campaigns until interrupted: it takes no --wait")
 	case f.tolerance < 0:
 		return "", nil, usagef("--tolerance %v: must not be negative", f.tolerance)
 	case idSet && f.id == "":
@@ -125,12 +138,41 @@ func defaultID() string {
 	return fmt.Sprintf("%s-%d", host, os.Getpid())
 }
 
-// runElected campaigns, runs CMD while leading and resigns.
+// requeuePause is the least time between a term's end and the next
+// campaign with --requeue, so that a CMD that fails at once does not spin.
+const requeuePause = time.Second
+
+// runElected campaigns, runs CMD while leading and resigns; with
+// --requeue, again after each term until ctx ends.
 func (a *app) runElected(ctx context.Context, path string, argv []string, f electFlags) error {
-	id := f.id
-	if id == "" {
-		id = defaultID()
+	if f.id == "" {
+		f.id = defaultID()
 	}
+	for {
+		err := a.runTerm(ctx, path, argv, f)
+		if !f.requeue || ctx.Err() != nil || statusOf(err) == exitUsage {
+			return err
+		}
+		ended := "CMD exited with status 0"
+		if err != nil {
+			ended = oneLine(err)
+			if err.Error() == "" {
+				ended = fmt.Sprintf("CMD exited with status %d", statusOf(err))
+			}
+		}
+		fmt.Fprintf(a.stderr, "zkit elect: term at %s ended (%s); campaigning again\n", path, ended)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(requeuePause):
+		}
+	}
+}
+
+// runTerm campaigns, runs CMD while leading (or holds without CMD) and
+// resigns.
+func (a *app) runTerm(ctx context.Context, path string, argv []string, f electFlags) error {
+	id := f.id
 	campaignCtx := ctx
 	if f.wait > 0 {
 		var cancel context.CancelFunc

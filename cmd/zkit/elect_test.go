@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -153,6 +157,9 @@ func TestElectUsage(t *testing.T) {
 		{"elect", "/x", "--observe", "--id", "a"},
 		{"elect", "/x", "--observe", "--wait", "1s"},
 		{"elect", "/x", "/y", "--observe"},
+		{"elect", "/x", "--requeue"},
+		{"elect", "/x", "--requeue", "--leader"},
+		{"elect", "/x", "--requeue", "--wait", "1s", "--", "true"},
 	})
 	// An id the election refuses is a usage error too, said before
 	// anything is created.
@@ -164,5 +171,49 @@ func TestElectUsage(t *testing.T) {
 	oneErrorLine(t, r, "zkit elect: ", "control character")
 	if ok, _, err := c.Exists(ctx, "/svc/bad"); err != nil || ok {
 		t.Fatalf("a refused id created /svc/bad (%v)", err)
+	}
+}
+
+// --requeue campaigns again after each term and runs CMD with each one won,
+// with a higher token each time, until SIGTERM.
+func TestElectRequeue(t *testing.T) {
+	servers, _, _ := env(t)
+	bin := buildZkit(t)
+	file := filepath.Join(t.TempDir(), "terms")
+	cmd := exec.Command(bin, "elect", "/svc/requeue", "--requeue", "--servers", servers, "--",
+		"sh", "-c", `echo "$ZKIT_FENCING_TOKEN" >> "$0"`, file)
+	var errb syncBuffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.Now().Add(zktest.Scale(30 * time.Second))
+	var tokens []string
+	for len(tokens) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("terms run: %q; stderr %q", tokens, errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+		b, _ := os.ReadFile(file)
+		tokens = strings.Fields(string(b))
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// Stopped between terms it exits 0; campaigning or while CMD runs, as
+	// a stopped waiter or CMD does: 128+15.
+	if err := cmd.Wait(); err != nil && cmd.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Fatalf("zkit elect --requeue after SIGTERM: %v; stderr %q", err, errb.String())
+	}
+	for i := 1; i < len(tokens); i++ {
+		a, _ := strconv.ParseInt(tokens[i-1], 10, 64)
+		b, _ := strconv.ParseInt(tokens[i], 10, 64)
+		if b <= a {
+			t.Fatalf("tokens %v: not increasing", tokens)
+		}
+	}
+	if !strings.Contains(errb.String(), "campaigning again") {
+		t.Fatalf("stderr %q does not say a term ended", errb.String())
 	}
 }
