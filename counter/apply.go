@@ -40,7 +40,12 @@ type view struct {
 // after a sync, without writing.
 func (e *engine) apply(ctx context.Context, calls []*call) []result {
 	conflicts := 0
-	defer func() { instrumentsOf(e.c).applied(len(calls), conflicts) }()
+	defer func() {
+		instrumentsOf(e.c).applied(len(calls), conflicts)
+		for _, cl := range calls { // for the callers' spans
+			cl.combined, cl.conflicts = len(calls), conflicts
+		}
+	}()
 	// fresh: the view was read during this batch, after a sync or after a
 	// failed write of this session, so it is no older than the calls.
 	// failed: a write of this batch failed (reads after it are fresh).

@@ -30,6 +30,10 @@ type call struct {
 	res     result
 	batch   *batch // set when a batch takes the call (under engine.mu)
 	waiting bool   // the caller still waits for res (under engine.mu)
+
+	// Set with res: how many calls its write combined, and how many
+	// writes that batch lost to other writers before its own went through.
+	combined, conflicts int
 }
 
 // result is what a call returns.

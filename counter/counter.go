@@ -7,6 +7,9 @@ import (
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/recipes"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Counter is a 64-bit integer counter stored in the data of one znode. It is
@@ -101,8 +104,19 @@ func (k *Counter) do(ctx context.Context, cl *call) result {
 		return result{err: fmt.Errorf("zkit: %s %q: %w", op, k.path, client.ErrClosed)}
 	}
 	cl.acl, cl.log = k.cfg.ACL, k.cfg.Log()
+	ctx, span := recipes.InstrumentsOf(k.c).Start(ctx, "counter", opNames[cl.kind], k.path)
+	defer span.End()
 	r := engineFor(k.c, k.path, k.cfg.enc).do(ctx, cl)
 	r.err = recipes.Wrap(op, k.path, r.err)
+	if r.err != nil {
+		span.SetStatus(codes.Error, r.err.Error())
+	} else {
+		// Combined with other calls of this client into one write, which
+		// was retried after each write another writer got in first.
+		span.AddEvent("applied", trace.WithAttributes(
+			attribute.Int("zkit.counter.combined", cl.combined),
+			attribute.Int("zkit.counter.retries", cl.conflicts)))
+	}
 	return r
 }
 

@@ -11,15 +11,19 @@ import (
 	"github.com/zkit-dev/zkit/zktest"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 // The batch-size histogram accounts for every call: 64 Adds from 32
 // goroutines of one client, combined into fewer writes.
 func TestTelemetry(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
+	spans := tracetest.NewSpanRecorder()
 	b := zktest.ReferenceBackend(t)
 	ctx := recipetest.Context(t)
-	c := b.Connect(t, client.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+	c := b.Connect(t, client.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))),
+		client.WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))))
 	k := counter.New(c, counterPath(t))
 	var wg sync.WaitGroup
 	for range 32 {
@@ -53,4 +57,25 @@ func TestTelemetry(t *testing.T) {
 		t.Fatalf("batches %d of %d calls in all, want 64 calls in fewer batches", batches, calls)
 	}
 	t.Logf("64 Adds in %d batches", batches)
+
+	// One span per Add, each saying how many calls its write combined.
+	combined := 0
+	for _, sp := range spans.Ended() {
+		if sp.Name() != "zkit counter add" {
+			continue
+		}
+		for _, ev := range sp.Events() {
+			for _, kv := range ev.Attributes {
+				if ev.Name == "applied" && kv.Key == "zkit.counter.combined" {
+					combined++
+					if kv.Value.AsInt64() < 1 {
+						t.Fatalf("an Add's span says its write combined %d calls", kv.Value.AsInt64())
+					}
+				}
+			}
+		}
+	}
+	if combined != 64 {
+		t.Fatalf("%d Add spans with an applied event, want 64", combined)
+	}
 }
