@@ -38,3 +38,26 @@ func TestConnectStringChroot(t *testing.T) {
 		}
 	}
 }
+
+// --namespace (and $ZKIT_NAMESPACE) does what a chroot does; both at once
+// is a usage error.
+func TestNamespaceFlag(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := b.Connect(t)
+		root := zktest.UniquePath(t) + "/app"
+		zkitOn(t, b.Addr(), exitOK, "create", "/x", "data", "--namespace", root)
+		if d, _, err := c.Get(t.Context(), root+"/x"); err != nil || string(d) != "data" {
+			t.Fatalf("%s/x: %q, %v", root, d, err)
+		}
+		t.Setenv("ZKIT_NAMESPACE", root)
+		if r := zkitOn(t, b.Addr(), exitOK, "ls", "/"); r.stdout != "x\n" {
+			t.Fatalf("ls / with $ZKIT_NAMESPACE printed %q", r.stdout)
+		}
+	})
+	if r := zkit(t, "get", "/x", "--servers", "127.0.0.1:2181/a", "--namespace", "/b"); r.status != exitUsage {
+		t.Errorf("a chroot and --namespace: status %d, want %d (%q)", r.status, exitUsage, r.stderr)
+	}
+	if r := zkit(t, "get", "/x", "--namespace", "relative"); r.status != exitUsage {
+		t.Errorf("--namespace relative: status %d, want %d (%q)", r.status, exitUsage, r.stderr)
+	}
+}

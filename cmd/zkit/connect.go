@@ -41,11 +41,17 @@ func splitChroot(s string) (servers, chroot string) {
 	return s, ""
 }
 
-// chroot is the connect string's chroot, "" for none; zkit connects with
-// it as the client's namespace.
+// chroot is the connect string's chroot, or --namespace, "" for none;
+// zkit connects with it as the client's namespace.
 func (a *app) chroot() (string, error) {
 	s, from := a.connectString()
 	_, root := splitChroot(s)
+	if a.namespace != "" {
+		if root != "" {
+			return "", usagef("%s and %s %q both give a namespace: give it once", a.flagSource("namespace"), from, s)
+		}
+		root, from, s = a.namespace, a.flagSource("namespace"), a.namespace
+	}
 	if root == "" || root == "/" {
 		return "", nil
 	}

@@ -25,6 +25,7 @@ type app struct {
 	killAfter      time.Duration // how long CMD's group has after its stop signal before SIGKILL
 	exitBase       int           // added to zkit's own exit statuses (exit.go)
 	output         string        // "text" or "json": how commands that print data print it
+	namespace      string        // --namespace: every path relative to it, as a chroot
 	verbose        bool          // log session and connection events to stderr
 
 	global  *pflag.FlagSet   // the global flags, for flagSource
@@ -84,14 +85,15 @@ demonstrates every recipe with its invariants checked.
 
 Servers: --servers host:port,..., else $ZKIT_SERVERS, else ` + defaultServers + `. A
 chroot after the last server (host:port,host:port/app) roots every path at /app, as
-with ZooKeeper's own clients; zkit creates it if it is missing.
+with ZooKeeper's own clients; zkit creates it if it is missing. --namespace /app does
+the same (Curator's namespace; give one or the other).
 TLS: --tls-ca (the CA that signed the servers' certificates) turns it on, for servers'
 secureClientPort; --tls-cert and --tls-key present a client certificate, which
 ZooKeeper's x509 provider takes as the client's identity.
 Global flags may appear anywhere on the line. Each has an environment variable, which
 the flag overrides: ZKIT_SERVERS, ZKIT_SESSION_TIMEOUT, ZKIT_CONNECT_TIMEOUT,
 ZKIT_TLS_CA, ZKIT_TLS_CERT, ZKIT_TLS_KEY, ZKIT_KILL_AFTER, ZKIT_EXIT_BASE, ZKIT_OUTPUT,
-ZKIT_VERBOSE.
+ZKIT_VERBOSE, ZKIT_NAMESPACE.
 
 A command that waits its turn (lock, elect, semaphore, barrier) says once on stderr
 what it waits for when stderr is a terminal: its place in line and the node ahead.`,
@@ -117,6 +119,7 @@ what it waits for when stderr is a terminal: its place in line and the node ahea
 	pf.StringVar(&a.tlsCert, "tls-cert", "", "connect over TLS with this client certificate (PEM; needs --tls-key)")
 	pf.StringVar(&a.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 	pf.DurationVar(&a.killAfter, "kill-after", defaultKillAfter, "commands that run CMD: how long CMD's processes have after their stop signal before SIGKILL")
+	pf.StringVar(&a.namespace, "namespace", "", "root every path at this node, created if missing (as a chroot in --servers does)")
 	pf.StringVarP(&a.output, "output", "o", "text", "how commands that print data print it: text, or json (one object per line)")
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log the session's and the connection's events to stderr (serve: the server's connections and sessions)")
 	pf.IntVar(&a.exitBase, "exit-base", 0, fmt.Sprintf("add `B` (0 to %d) to zkit's own exit statuses 1-5, to tell them from CMD's", maxExitBase))
