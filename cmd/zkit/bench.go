@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -46,6 +47,7 @@ type benchFlags struct {
 	pids      string
 	warmup    time.Duration
 	compare   []string
+	csv       bool
 }
 
 func newBenchCmd(a *app) *cobra.Command {
@@ -87,6 +89,7 @@ srv_pkts_rx, srv_pkts_tx, notes), and the "#" lines go to stderr.`,
 	fl.IntVar(&f.rounds, "rounds", 300, "rounds of the round-based workloads (W3)")
 	fl.BoolVar(&f.baseline, "baseline", false, "also run go-zookeeper's baselines and print zkit's ratio to them")
 	fl.StringVar(&f.plot, "plot", "", "draw ops/s against clients into this PNG file")
+	fl.BoolVar(&f.csv, "csv", false, "print the points as CSV (a header, then a row per point; commentary on stderr)")
 	fl.DurationVar(&f.warmup, "warmup", 2*time.Second, "unreported warm-up before the first point (W4 with 1 client, then W1 with 8)")
 	fl.StringVar(&f.pids, "pids", "", "process ids of the servers, for their CPU (comma separated)")
 	fl.StringSliceVar(&f.compare, "compare", nil, "files of result lines in the anchors' format to compare with (comma separated)")
@@ -133,8 +136,17 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 	// With -o json, stdout has the points alone, one JSON object each;
 	// the commentary ("#" lines) goes to stderr.
 	info := a.stdout
-	if a.json() {
+	if a.json() || f.csv {
 		info = a.stderr
+	}
+	if a.json() && f.csv {
+		return usagef("--csv and -o json exclude each other")
+	}
+	var table *csv.Writer
+	if f.csv {
+		table = csv.NewWriter(a.stdout)
+		table.Write(csvHeader)
+		defer table.Flush()
 	}
 	p := workload.Point{Duration: f.dur, Rounds: f.rounds, PIDs: pids}
 	if a.servers != "" {
@@ -178,7 +190,10 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 				if err != nil {
 					return failf("%v", err)
 				}
-				if err := a.writeResult(r); err != nil {
+				if table != nil {
+					table.Write(csvRow(r))
+					table.Flush()
+				} else if err := a.writeResult(r); err != nil {
 					return err
 				}
 				results = append(results, r)
@@ -220,6 +235,28 @@ func (a *app) writeResult(r *workload.Result) error {
 		P50: ms(0.50), P99: ms(0.99), P999: ms(0.999), Max: ms(1), Errors: r.Errors,
 		ServerCPU: r.ServerCPU, ClientCPU: r.ClientCPU, Rx: r.Rx, Tx: r.Tx, Notes: r.Notes,
 	})
+}
+
+// csvHeader names the columns of bench --csv.
+var csvHeader = []string{"impl", "workload", "clients", "ops", "seconds", "ops_per_s",
+	"p50_ms", "p99_ms", "p999_ms", "max_ms", "errors", "server_rx_per_op"}
+
+// csvRow is one point of bench --csv; a percentile without samples is
+// empty.
+func csvRow(r *workload.Result) []string {
+	ms := func(q float64) string {
+		if v := r.Percentile(q); !math.IsNaN(v) {
+			return strconv.FormatFloat(v, 'f', 3, 64)
+		}
+		return ""
+	}
+	perOp := ""
+	if r.Ops > 0 && r.Rx > 0 {
+		perOp = strconv.FormatFloat(float64(r.Rx)/float64(r.Ops), 'f', 2, 64)
+	}
+	return []string{r.Impl, r.Workload, strconv.Itoa(r.Clients), strconv.FormatInt(int64(r.Ops), 10),
+		strconv.FormatFloat(r.Seconds, 'f', 3, 64), strconv.FormatFloat(r.Rate(), 'f', 1, 64),
+		ms(0.50), ms(0.99), ms(0.999), ms(1), strconv.FormatInt(int64(r.Errors), 10), perOp}
 }
 
 // benchJSON is one point in bench's JSON output.

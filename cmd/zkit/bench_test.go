@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,6 +49,30 @@ func TestBench(t *testing.T) {
 	png, err := os.ReadFile(plot)
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Fatalf("plot: %v, %d bytes", err, len(png))
+	}
+}
+
+// --csv prints a header and a row per point, commentary on stderr.
+func TestBenchCSV(t *testing.T) {
+	r := zkit(t, "bench", "--warmup", "0", "--dur", "200ms", "--clients", "1,2", "--workloads", "W4", "--csv")
+	if r.status != 0 {
+		t.Fatalf("status %d: %s", r.status, r.stderr)
+	}
+	rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if err != nil {
+		t.Fatalf("not CSV: %v\n%s", err, r.stdout)
+	}
+	if len(rows) != 3 || rows[0][0] != "impl" || rows[1][1] != "W4_createdelete" || rows[2][2] != "2" {
+		t.Fatalf("rows %q, want a header and W4 at 1 and 2 clients", rows)
+	}
+	if rate, err := strconv.ParseFloat(rows[1][5], 64); err != nil || rate <= 0 {
+		t.Fatalf("no rate in %q", rows[1])
+	}
+	if !strings.Contains(r.stderr, "# zkit bench") {
+		t.Fatalf("commentary not on stderr: %q", r.stderr)
+	}
+	if r := zkit(t, "bench", "--csv", "-o", "json"); r.status != exitUsage {
+		t.Fatalf("--csv with -o json: status %d, want %d", r.status, exitUsage)
 	}
 }
 
