@@ -86,6 +86,7 @@ func Open(ctx context.Context, c *client.Client, path string, opts ...Option) (*
 	cc.oneShot.Store(cfg.oneShot)
 	cc.life, cc.stop = context.WithCancelCause(context.Background())
 	unhook := context.AfterFunc(c.Context(), func() { cc.stop(client.ErrClosed) })
+	cc.tracked()
 	go func() {
 		defer unhook()
 		cc.run()
