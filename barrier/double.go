@@ -200,6 +200,11 @@ func (d *Double) join(ctx context.Context) error {
 			d.abandon(ctx)
 			return d.wrap(err)
 		case !client.IsRetryable(err):
+			// An earlier attempt may have been applied (its reply lost):
+			// this error, the context's say, says nothing of that node.
+			if maybeApplied && d.sess.Alive() {
+				d.abandon(ctx)
+			}
 			return d.wrap(err)
 		}
 		if err := d.pause(ctx, &b); err != nil {
