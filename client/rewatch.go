@@ -147,13 +147,15 @@ func (r *rewatch) started(established bool) {
 // request handles a request frame p (length prefix included) on its way
 // out, and reports whether it was held back.
 func (r *rewatch) request(p []byte) (held bool) {
-	var h jute.RequestHeader
-	if len(p) < 12 || jute.Decode(p[4:], &h) != nil {
+	if len(p) < 12 {
 		return false
 	}
+	// Every request passes here: the header is read in place, and only a
+	// reading request's body is decoded.
+	xid, op := int32(binary.BigEndian.Uint32(p[4:])), int32(binary.BigEndian.Uint32(p[8:]))
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch h.Type {
+	switch op {
 	case jute.OpExists, jute.OpGetData, jute.OpGetChildren, jute.OpGetChildren2:
 		// Each of these starts with path, then the watch flag.
 		var req jute.GetDataRequest
@@ -161,7 +163,7 @@ func (r *rewatch) request(p []byte) (held bool) {
 			if r.pending == nil {
 				r.pending = make(map[int32]watchRequest)
 			}
-			r.pending[h.Xid] = watchRequest{h.Type, req.Path}
+			r.pending[xid] = watchRequest{op, req.Path}
 		}
 	case jute.OpAuth, jute.OpPing:
 		return false
