@@ -46,6 +46,11 @@
 // client that hands events and replies over on different channels loses
 // that order.
 //
+// Under the persistent watch a node's children are listed only when its
+// Stat says it has some: the watch was armed before the read, so a child
+// created later is announced anyway. A tree of mostly leaves loads with
+// about one read a node (Curator's CuratorCache sends two).
+//
 // On a server without persistent watches (ZooKeeper before 3.6, which
 // answers addWatch Unimplemented) the cache falls back by itself to
 // one-shot watches on the same connection (WithOneShotWatches asks for

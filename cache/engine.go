@@ -54,6 +54,7 @@ type wnode struct {
 type request struct {
 	op   int32
 	path string
+	list bool // a getData after which the node's children are read, if it has any
 }
 
 // errFallback reports that the server refused addWatch: the cache goes on
@@ -77,18 +78,27 @@ func (e *engine) start() {
 
 func (e *engine) send(op int32, req any, path string) {
 	xid := e.w.send(op, req)
-	e.pending[xid] = request{op, path}
+	e.pending[xid] = request{op: op, path: path}
 }
 
 // reconcile reads path again (its data, and its children unless it lies at
 // the depth limit), arming one-shot watches in that mode.
+//
+// Under the persistent watch the children are read only once the data's
+// Stat says there are some: the watch was armed before the read, so a
+// child created after it is announced by an event, and a tree of mostly
+// leaves loads with about one request a node instead of two. One-shot
+// mode lists every node's children at once, since the listing is what
+// arms the child watch (at the depth limit too: the children's changes
+// change the node's Stat).
 func (e *engine) reconcile(path string) {
-	e.send(jute.OpGetData, &jute.GetDataRequest{Path: path, Watch: e.oneShot}, path)
-	if e.c.depth(path) < e.c.cfg.depth || e.oneShot {
-		// One-shot mode watches the children at the depth limit too:
-		// their changes change the node's Stat.
-		e.send(jute.OpGetChildren2, &jute.GetChildren2Request{Path: path, Watch: e.oneShot}, path)
+	if e.oneShot {
+		e.send(jute.OpGetData, &jute.GetDataRequest{Path: path, Watch: true}, path)
+		e.send(jute.OpGetChildren2, &jute.GetChildren2Request{Path: path, Watch: true}, path)
+		return
 	}
+	xid := e.w.send(jute.OpGetData, &jute.GetDataRequest{Path: path})
+	e.pending[xid] = request{op: jute.OpGetData, path: path, list: e.c.depth(path) < e.c.cfg.depth}
 }
 
 // sync asks the server for a sync, after which every reply carries a zxid
@@ -225,7 +235,14 @@ func (e *engine) reply(r request, h jute.ReplyHeader, body []byte) error {
 		if err := jute.Decode(body, &rsp); err != nil {
 			return err
 		}
-		return e.upsert(r.path, rsp.Data, rsp.Stat)
+		if err := e.upsert(r.path, rsp.Data, rsp.Stat); err != nil || !r.list || e.nodes[r.path] == nil {
+			return err
+		}
+		if rsp.Stat.NumChildren > 0 {
+			e.send(jute.OpGetChildren2, &jute.GetChildren2Request{Path: r.path}, r.path)
+		} else {
+			e.children(r.path, nil, rsp.Stat) // forget the children held before, if any
+		}
 	case jute.OpGetChildren2:
 		var rsp jute.GetChildren2Response
 		if err := jute.Decode(body, &rsp); err != nil {
