@@ -20,6 +20,14 @@
 // fence what a leader does with [Term.Multi] (or [Term.Guard]) for writes
 // to ZooKeeper, and with [Term.Token] for writes anywhere else.
 //
+// Because the turn is confirmed by a listing, a waiting candidate does not
+// watch its own node at once: a leader handing over to the next candidate
+// costs five requests (create, list, watch the node below, confirm,
+// resign), as many as go-zookeeper's lock-based election. A candidate
+// that has waited for a second sets that watch too, so that a foreign
+// delete of its node ends Campaign (ErrNodeDeleted) within about a second,
+// and at the latest at its turn.
+//
 // A leader resigns with a plain delete of its node. zkit's locks release
 // with a data change and a delete in one Multi, which wakes the next zkit
 // waiter without another round trip, but Curator's LeaderLatch reacts to

@@ -20,15 +20,20 @@ type Kind struct {
 	Exclusive bool
 	// Recipe names the recipe the nodes belong to, in telemetry ("lock").
 	Recipe string
+	// Confirmed kinds have every turn confirmed by a listing before it is
+	// acted on (Ticket.Confirm), which finds the ticket's own node gone if
+	// it is: a waiting ticket of such a kind watches its own node only
+	// once it has waited for confirmedSelfDelay (see Ticket.Wait).
+	Confirmed bool
 }
 
 // The node shapes of the queue recipes, as Curator names them: zkit's
 // lock, rwlock and election share Curator's layouts.
 var (
-	MutexKind = Kind{Marker: "lock-", Exclusive: true, Recipe: "lock"}      // InterProcessMutex
-	ReadKind  = Kind{Marker: "__READ__", Recipe: "rwlock"}                  // InterProcessReadWriteLock, readers
-	WriteKind = Kind{Marker: "__WRIT__", Exclusive: true, Recipe: "rwlock"} // InterProcessReadWriteLock, writers
-	LatchKind = Kind{Marker: "latch-", Exclusive: true, Recipe: "election"} // LeaderLatch
+	MutexKind = Kind{Marker: "lock-", Exclusive: true, Recipe: "lock"}                       // InterProcessMutex
+	ReadKind  = Kind{Marker: "__READ__", Recipe: "rwlock"}                                   // InterProcessReadWriteLock, readers
+	WriteKind = Kind{Marker: "__WRIT__", Exclusive: true, Recipe: "rwlock"}                  // InterProcessReadWriteLock, writers
+	LatchKind = Kind{Marker: "latch-", Exclusive: true, Recipe: "election", Confirmed: true} // LeaderLatch
 	// LeaseKind is the shape of a counting semaphore's lease nodes
 	// (InterProcessSemaphoreV2's "<path>/leases/_c_<uuid>-lease-<seq>").
 	// They are counted, not queued: it is no queue recipe's kind.

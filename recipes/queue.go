@@ -197,8 +197,8 @@ func (t *Ticket) start(ctx context.Context) error {
 	if err := t.relist(ctx); err != nil {
 		return err
 	}
-	if !t.Blocked() {
-		return nil
+	if !t.Blocked() || t.node.Kind.Confirmed {
+		return nil // Wait watches the node itself if the wait lasts
 	}
 	return t.watchSelf(ctx)
 }
@@ -270,10 +270,23 @@ func (t *Ticket) Blocked() bool { return len(t.known) > 0 }
 // node it watched went away without the release signal while other lower
 // nodes were known (then one listing replaces a walk of many).
 //
+// A ticket watches its own node while it waits, so that a foreign delete
+// of it ends the wait at once. A ticket of a Confirmed kind, whose turn is
+// checked by a listing anyway, sets that watch only once it has waited for
+// confirmedSelfDelay: a short wait (a leader handing over to the next
+// candidate) costs one request less, and a long one learns of the delete
+// at most that much later.
+//
 // It returns ctx's error when ctx ends, and an error matching ErrLost when
 // the session is lost or the ticket's own node is deleted. It does not
 // delete the node on failure: call Abandon.
 func (t *Ticket) Wait(ctx context.Context) error {
+	var arm <-chan time.Time
+	if t.self == nil && len(t.known) > 0 {
+		timer := time.NewTimer(confirmedSelfDelay)
+		defer timer.Stop()
+		arm = timer.C
+	}
 	for len(t.known) > 0 {
 		p := t.highest()
 		t.event("queued", p.Name)
@@ -293,7 +306,29 @@ func (t *Ticket) Wait(ctx context.Context) error {
 			return err
 		}
 		t.backoff.Reset()
+		if err := t.await(ctx, p, ch, &arm); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// confirmedSelfDelay is how long a waiting ticket of a Confirmed kind goes
+// without a watch on its own node.
+const confirmedSelfDelay = time.Second
+
+// await waits for the event of ch, the watch on p (the lower node the
+// ticket waits for), and applies it; when arm fires first, it sets the
+// watch on the ticket's own node and goes on waiting.
+func (t *Ticket) await(ctx context.Context, p Node, ch <-chan client.WatchEvent, arm *<-chan time.Time) error {
+	for {
 		select {
+		case <-*arm:
+			*arm = nil
+			if err := t.watchSelf(ctx); err != nil {
+				return err
+			}
+			continue
 		case ev := <-ch:
 			t.woke = time.Now()
 			t.event("woke", ev.Type.String())
@@ -303,10 +338,9 @@ func (t *Ticket) Wait(ctx context.Context) error {
 			case client.EventNotWatching:
 				return lostSession(ev.Err)
 			default:
-				if err := t.vanished(ctx); err != nil {
-					return err
-				}
+				return t.vanished(ctx)
 			}
+			return nil
 		case ev := <-t.self:
 			if ev.Type == client.EventNotWatching {
 				return lostSession(ev.Err)
@@ -318,7 +352,6 @@ func (t *Ticket) Wait(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	return nil
 }
 
 // released applies the release signal of p: p held, so every node that p
