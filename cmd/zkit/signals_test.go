@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"os/exec"
 	"syscall"
 	"testing"
 
@@ -61,5 +62,34 @@ func TestWaiterStoppedExitsWithSignalStatus(t *testing.T) {
 				})
 			}
 		}
+	})
+}
+
+// zkit started with SIGHUP ignored (under nohup) leaves it ignored: a
+// waiting lock sent SIGHUP and then SIGTERM exits with SIGTERM's status. A
+// caught SIGHUP, sent first, would have counted (129).
+func TestSignalIgnoredAtStartStaysIgnored(t *testing.T) {
+	nohup, err := exec.LookPath("nohup")
+	if err != nil {
+		t.Fatalf("nohup (coreutils): %v", err)
+	}
+	bin := buildZkit(t)
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := b.Connect(t)
+		path := zktest.UniquePath(t)
+		held, err := lock.New(c, path).Lock(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer held.Unlock(context.Background())
+		z := startZkit(t, nohup, t.TempDir(), b.Servers, bin, "lock", path, "--", "true")
+		waitNodes(t, c, path, 2)
+		z.cmd.Process.Signal(syscall.SIGHUP)
+		z.cmd.Process.Signal(syscall.SIGTERM)
+		if status := z.status(t); status != 128+int(syscall.SIGTERM) {
+			t.Fatalf("zkit under nohup exited %d after SIGHUP and SIGTERM, want %d (stderr %q)",
+				status, 128+int(syscall.SIGTERM), z.stderr.String())
+		}
+		waitNodes(t, c, path, 1)
 	})
 }
