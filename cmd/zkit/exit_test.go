@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
-	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -16,12 +14,7 @@ func TestExitBaseMovesZkitsOwnStatuses(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		servers := b.Addr()
 		c := b.Connect(t)
-		path := zktest.UniquePath(t)
-		held, err := lock.New(c, path).Lock(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer held.Unlock(context.Background())
+		path := heldPath(t, c)
 		for _, tc := range []struct {
 			args []string
 			want int

@@ -12,8 +12,21 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/zktest"
 )
+
+// heldPath returns a fresh path whose lock c holds until the test ends.
+func heldPath(t *testing.T, c *client.Client) string {
+	t.Helper()
+	path := zktest.UniquePath(t)
+	held, err := lock.New(c, path).Lock(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { held.Unlock(context.Background()) })
+	return path
+}
 
 // result is what one zkit run left behind.
 type result struct {

@@ -76,12 +76,7 @@ func TestSignalIgnoredAtStartStaysIgnored(t *testing.T) {
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := b.Connect(t)
-		path := zktest.UniquePath(t)
-		held, err := lock.New(c, path).Lock(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer held.Unlock(context.Background())
+		path := heldPath(t, c)
 		z := startZkit(t, nohup, t.TempDir(), b.Servers, bin, "lock", path, "--", "true")
 		waitNodes(t, c, path, 2)
 		z.cmd.Process.Signal(syscall.SIGHUP)
