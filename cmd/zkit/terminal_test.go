@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 	"unsafe"
 
+	"github.com/zkit-dev/zkit/internal/testing/recipetest"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -52,10 +54,11 @@ func ioctl(f *os.File, req uintptr, arg unsafe.Pointer) error {
 
 // zkitOnTerminal starts the built zkit with args as the foreground job of
 // a terminal of its own (the session leader, as a login shell would be),
-// and returns the terminal's master side and zkit's exit status channel.
-func zkitOnTerminal(t *testing.T, bin string, args ...string) (master *os.File, status <-chan int) {
+// and returns the terminal's master side, what the terminal shows, and
+// zkit's exit status channel.
+func zkitOnTerminal(t *testing.T, bin string, args ...string) (master *os.File, out *syncBuffer, status <-chan int) {
 	t.Helper()
-	m, s, _ := openPTY(t)
+	m, s, out := openPTY(t)
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s, s, s
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
@@ -68,7 +71,7 @@ func zkitOnTerminal(t *testing.T, bin string, args ...string) (master *os.File, 
 		ch <- cmd.ProcessState.ExitCode()
 	}()
 	t.Cleanup(func() { cmd.Process.Kill() })
-	return m, ch
+	return m, out, ch
 }
 
 func exitWithin(t *testing.T, status <-chan int) int {
@@ -90,7 +93,7 @@ func TestCommandGetsTheTerminal(t *testing.T) {
 	servers, _, _ := env(t)
 	dir := t.TempDir()
 
-	m, status := zkitOnTerminal(t, bin, "lock", "/tty", "--servers", servers, "--", "sh", "-c",
+	m, _, status := zkitOnTerminal(t, bin, "lock", "/tty", "--servers", servers, "--", "sh", "-c",
 		`touch `+dir+`/reading; read line; echo "got $line" > `+dir+`/out.tmp && mv `+dir+`/out.tmp `+dir+`/out`)
 	waitFile(t, filepath.Join(dir, "reading"))
 	m.WriteString("hello\n")
@@ -101,7 +104,7 @@ func TestCommandGetsTheTerminal(t *testing.T) {
 		t.Fatalf("zkit exited %d, want 0", s)
 	}
 
-	m, status = zkitOnTerminal(t, bin, "lock", "/tty", "--servers", servers, "--", "sh", "-c",
+	m, _, status = zkitOnTerminal(t, bin, "lock", "/tty", "--servers", servers, "--", "sh", "-c",
 		// No touch: sh, waiting for a touch that ^C reaches too late to
 		// kill, would carry on.
 		`echo > `+dir+`/sleeping; exec sleep 300`)
@@ -109,5 +112,34 @@ func TestCommandGetsTheTerminal(t *testing.T) {
 	m.Write([]byte{3}) // ^C
 	if s := exitWithin(t, status); s != 128+int(syscall.SIGINT) {
 		t.Fatalf("zkit exited %d after ^C, want CMD's 130", s)
+	}
+}
+
+// delete --recursive on a terminal asks first, naming how many nodes lie
+// below: "n" (or just Enter) deletes nothing, "y" deletes the subtree.
+func TestDeleteRecursiveAsksOnTerminal(t *testing.T) {
+	bin := buildZkit(t)
+	servers, c, ctx := env(t)
+	root := zktest.UniquePath(t)
+	for _, p := range []string{root + "/a", root + "/a/b", root + "/c"} {
+		if err := c.EnsurePath(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		answer string
+		status int
+		gone   bool
+	}{{"n", exitFailed, false}, {"", exitFailed, false}, {"y", exitOK, true}} {
+		m, out, status := zkitOnTerminal(t, bin, "delete", root, "--recursive", "--servers", servers)
+		prompt := "delete " + root + " and the 3 node(s) below it? [y/N] "
+		recipetest.Eventually(t, "the prompt", func() bool { return strings.Contains(out.String(), prompt) })
+		m.WriteString(tc.answer + "\n")
+		if s := exitWithin(t, status); s != tc.status {
+			t.Fatalf("answer %q: zkit exited %d, want %d; terminal %q", tc.answer, s, tc.status, out.String())
+		}
+		if ok, _, err := c.Exists(ctx, root+"/a/b"); err != nil || ok == tc.gone {
+			t.Fatalf("answer %q: %s/a/b exists %v (%v)", tc.answer, root, ok, err)
+		}
 	}
 }
