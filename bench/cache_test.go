@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,7 +20,8 @@ const cacheDirs, cacheLeaves = 100, 99
 
 // BenchmarkCache is W7_cache: a tree cache on 10 000 nodes. It reports the
 // time from Open to the first snapshot (load-ms), the servers' watches
-// while it runs (wchs), and, per op, the time from a writer's setData of a
+// while it runs (wchs), the live heap the cache added per node
+// (bytes/node), and, per op, the time from a writer's setData of a
 // random leaf to the cache's changed event for that version (p50, p99).
 // The anchors' Java program runs the same workload on Curator's
 // CuratorCache (BenchCurator --workloads W7).
@@ -50,6 +52,7 @@ func benchCache(b *testing.B, opts ...cache.Option) {
 			b.Fatal(err)
 		}
 	}
+	heap0 := heapInUse()
 	start := time.Now()
 	tree, err := cache.OpenTree(ctx, cs[1], path, opts...)
 	if err != nil {
@@ -57,6 +60,7 @@ func benchCache(b *testing.B, opts ...cache.Option) {
 	}
 	defer tree.Close()
 	load := time.Since(start)
+	perNode := float64(heapInUse()-heap0) / float64(tree.Snapshot().Len())
 	watches := serverWatches(b, srv)
 	events := tree.Events()
 	for ev := range events {
@@ -86,6 +90,7 @@ func benchCache(b *testing.B, opts ...cache.Option) {
 	b.ReportMetric(float64(load)/float64(time.Millisecond), "load-ms")
 	b.ReportMetric(float64(tree.Snapshot().Len()), "nodes")
 	b.ReportMetric(float64(watches), "watches")
+	b.ReportMetric(perNode, "bytes/node")
 	b.ReportMetric(percentile(lats, 0.50), "p50-ms")
 	b.ReportMetric(percentile(lats, 0.99), "p99-ms")
 }
@@ -108,4 +113,12 @@ func serverWatches(b *testing.B, srv []string) int64 {
 		}
 	}
 	return total
+}
+
+// heapInUse is the live heap after a collection.
+func heapInUse() int64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }
