@@ -1,6 +1,8 @@
 package counter_test
 
 import (
+	"time"
+
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -191,7 +193,11 @@ func TestConcurrentAdds(t *testing.T) {
 func TestCombinedCallsInOrder(t *testing.T) {
 	srv := zktest.ReferenceBackend(t)
 	ctx := recipetest.Context(t)
-	c := srv.Connect(t)
+	// A session timeout long enough that the client does not give up on
+	// the paused server (after two thirds of it) while the calls queue,
+	// however slowly a loaded machine runs the test: the write in flight
+	// would fail and take the queue with it.
+	c := srv.Connect(t, client.WithSessionTimeout(zktest.Scale(90*time.Second)))
 	path := counterPath(t)
 	k := counter.New(c, path)
 	if err := k.Set(ctx, 10); err != nil {

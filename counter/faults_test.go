@@ -178,7 +178,7 @@ func TestLostReplyEachBackend(t *testing.T) {
 func TestCancel(t *testing.T) {
 	b := zktest.ReferenceBackend(t)
 	ctx := recipetest.Context(t)
-	c := b.Connect(t, client.WithSessionTimeout(zktest.Scale(20*time.Second)))
+	c := b.Connect(t, client.WithSessionTimeout(zktest.Scale(90*time.Second))) // see TestCombinedCallsInOrder
 	path := counterPath(t)
 	k := counter.New(c, path)
 	if _, err := k.Add(ctx, 1); err != nil {
