@@ -1,8 +1,6 @@
 package counter_test
 
 import (
-	"time"
-
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -22,6 +20,16 @@ func TestMain(m *testing.M) { os.Exit(zktest.Main(m)) }
 
 // counterPath returns a fresh counter path whose parent does not exist.
 func counterPath(t *testing.T) string { return zktest.UniquePath(t) + "/app/count" }
+
+// flusherStopped waits until the flusher of c and path has stopped. The
+// flusher hands a call its result before it stops, so right after a call
+// returns, the next call may join the flusher's next batch instead of
+// starting one of its own: tests that need the next call to be the only
+// one in flight wait first.
+func flusherStopped(t *testing.T, c *client.Client, path string) {
+	t.Helper()
+	recipetest.Eventually(t, "the flusher stopped", func() bool { return !counter.Flushing(c, path) })
+}
 
 func data(t *testing.T, c *client.Client, path string) ([]byte, *client.Stat) {
 	t.Helper()
@@ -193,16 +201,13 @@ func TestConcurrentAdds(t *testing.T) {
 func TestCombinedCallsInOrder(t *testing.T) {
 	srv := zktest.ReferenceBackend(t)
 	ctx := recipetest.Context(t)
-	// A session timeout long enough that the client does not give up on
-	// the paused server (after two thirds of it) while the calls queue,
-	// however slowly a loaded machine runs the test: the write in flight
-	// would fail and take the queue with it.
-	c := srv.Connect(t, client.WithSessionTimeout(zktest.Scale(90*time.Second)))
+	c := srv.Connect(t)
 	path := counterPath(t)
 	k := counter.New(c, path)
 	if err := k.Set(ctx, 10); err != nil {
 		t.Fatal(err)
 	}
+	flusherStopped(t, c, path)
 	// Hold the server so that the calls below queue behind one in flight.
 	srv.Reference().Pause()
 	first := make(chan error, 1)

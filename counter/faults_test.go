@@ -178,12 +178,13 @@ func TestLostReplyEachBackend(t *testing.T) {
 func TestCancel(t *testing.T) {
 	b := zktest.ReferenceBackend(t)
 	ctx := recipetest.Context(t)
-	c := b.Connect(t, client.WithSessionTimeout(zktest.Scale(90*time.Second))) // see TestCombinedCallsInOrder
+	c := b.Connect(t, client.WithSessionTimeout(zktest.Scale(20*time.Second)))
 	path := counterPath(t)
 	k := counter.New(c, path)
 	if _, err := k.Add(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
+	flusherStopped(t, c, path)
 	b.Reference().Pause()
 	inFlight, cancelInFlight := context.WithCancel(ctx)
 	first := make(chan error, 1)
