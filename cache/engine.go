@@ -79,7 +79,7 @@ func (e *engine) start() {
 }
 
 func (e *engine) send(op int32, req any, path string) {
-	xid := e.w.send(op, req)
+	xid := e.w.send(op, req, len(e.pending) == 0)
 	e.pending[xid] = request{op: op, path: path}
 }
 
@@ -99,7 +99,7 @@ func (e *engine) reconcile(path string) {
 		e.send(jute.OpGetChildren2, &jute.GetChildren2Request{Path: path, Watch: true}, path)
 		return
 	}
-	xid := e.w.send(jute.OpGetData, &jute.GetDataRequest{Path: path})
+	xid := e.w.send(jute.OpGetData, &jute.GetDataRequest{Path: path}, len(e.pending) == 0)
 	e.pending[xid] = request{op: jute.OpGetData, path: path, list: e.c.depth(path) < e.c.cfg.depth}
 }
 
