@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
@@ -28,16 +27,13 @@ type wire struct {
 	timeout time.Duration // the negotiated session timeout
 	sess    *session
 
-	raw syscall.RawConn // nc's socket, if it has one (not under TLS)
-
-	mu      sync.Mutex
-	xid     int32
-	queue   [][]byte
-	writing bool // the writer has a batch in hand
-	wake    chan struct{}
-	done    chan struct{}
-	once    sync.Once
-	wg      sync.WaitGroup
+	mu    sync.Mutex
+	xid   int32
+	queue [][]byte
+	wake  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+	wg    sync.WaitGroup
 }
 
 // session is the cache's session: kept across connections, replaced when
@@ -114,49 +110,20 @@ func connectTo(ctx context.Context, c *client.Client, w client.Wire, addr string
 			return nil, err
 		}
 	}
-	if sc, ok := nc.(syscall.Conn); ok {
-		wc.raw, _ = sc.SyscallConn()
-	}
 	wc.wg.Add(1)
 	go wc.writeLoop()
 	return wc, nil
 }
 
-// send sends a request and returns its xid. With now set, and nothing
-// queued or being written, the frame is offered to the socket at once,
-// without waiting: an idle cache reads an event and asks for the node in
-// one go, instead of waking the writer. What the socket does not take is
-// queued, in order; a burst of requests is queued and written in one go.
-func (w *wire) send(op int32, req any, now bool) int32 {
+// send queues a request and returns its xid.
+func (w *wire) send(op int32, req any) int32 {
 	w.mu.Lock()
 	w.xid++
 	xid := w.xid
-	frame := jute.Frame(&jute.RequestHeader{Xid: xid, Type: op}, req)
-	if now && len(w.queue) == 0 && !w.writing {
-		frame = w.tryWrite(frame)
-	}
-	if len(frame) == 0 {
-		w.mu.Unlock()
-		return xid
-	}
-	w.queue = append(w.queue, frame)
+	w.queue = append(w.queue, jute.Frame(&jute.RequestHeader{Xid: xid, Type: op}, req))
 	w.mu.Unlock()
 	w.signal()
 	return xid
-}
-
-// tryWrite writes what of b the socket takes without blocking, and
-// returns the rest. An error is left to the writer, which meets it too.
-func (w *wire) tryWrite(b []byte) []byte {
-	if w.raw == nil {
-		return b
-	}
-	n := 0
-	w.raw.Write(func(fd uintptr) bool {
-		n, _ = syscall.Write(int(fd), b)
-		return true // never wait for the socket
-	})
-	return b[max(n, 0):]
 }
 
 func (w *wire) ping() {
@@ -192,7 +159,6 @@ func (w *wire) writeLoop() {
 		w.mu.Lock()
 		batch := w.queue
 		w.queue = nil
-		w.writing = len(batch) > 0
 		w.mu.Unlock()
 		buf = buf[:0]
 		for _, b := range batch {
@@ -203,9 +169,6 @@ func (w *wire) writeLoop() {
 			w.close()
 			return
 		}
-		w.mu.Lock()
-		w.writing = false
-		w.mu.Unlock()
 		if cap(buf) > 1<<20 {
 			buf = nil
 		}
