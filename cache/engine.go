@@ -77,8 +77,12 @@ func (e *engine) start() {
 }
 
 func (e *engine) send(op int32, req any, path string) {
-	xid := e.w.send(op, req)
-	e.pending[xid] = request{op: op, path: path}
+	e.sendAs(request{op: op, path: path}, req)
+}
+
+// sendAs sends req and keeps r as what its reply answers.
+func (e *engine) sendAs(r request, req any) {
+	e.pending[e.w.send(r.op, req)] = r
 }
 
 // reconcile reads path again (its data, and its children unless it lies at
@@ -97,8 +101,8 @@ func (e *engine) reconcile(path string) {
 		e.send(jute.OpGetChildren2, &jute.GetChildren2Request{Path: path, Watch: true}, path)
 		return
 	}
-	xid := e.w.send(jute.OpGetData, &jute.GetDataRequest{Path: path})
-	e.pending[xid] = request{op: jute.OpGetData, path: path, list: e.c.depth(path) < e.c.cfg.depth}
+	e.sendAs(request{op: jute.OpGetData, path: path, list: e.c.depth(path) < e.c.cfg.depth},
+		&jute.GetDataRequest{Path: path})
 }
 
 // sync asks the server for a sync, after which every reply carries a zxid
