@@ -239,7 +239,12 @@ func (e *engine) reply(r request, h jute.ReplyHeader, body []byte) error {
 		if err := jute.Decode(body, &rsp); err != nil {
 			return err
 		}
-		if err := e.upsert(r.path, rsp.Data, rsp.Stat); err != nil || !r.list || e.nodes[r.path] == nil {
+		// A node new to the image is listed whatever read brought it in:
+		// an event's read of a parent (refreshParent) can come back
+		// before the listing that would have found the parent, which then
+		// takes it for known.
+		list := r.list || (!e.oneShot && e.nodes[r.path] == nil && e.c.depth(r.path) < e.c.cfg.depth)
+		if err := e.upsert(r.path, rsp.Data, rsp.Stat); err != nil || !list || e.nodes[r.path] == nil {
 			return err
 		}
 		if rsp.Stat.NumChildren > 0 {
