@@ -22,7 +22,7 @@ import (
 type Leader struct {
 	ID    string // the leader's participant id (its node's data)
 	Node  string // the full path of the leader's node
-	Token int64  // the czxid of that node: the fencing token of its term
+	Token int64  // the fencing token of its term: recipes.TokenOf(the node's czxid)
 }
 
 // NoLeader is the Leader of an election without candidates.
@@ -119,6 +119,6 @@ func (e *Election) readLeader(ctx context.Context, watch bool) (Leader, <-chan c
 		case err != nil:
 			return NoLeader, nil, err
 		}
-		return Leader{ID: string(data), Node: path, Token: st.Czxid}, w, nil
+		return Leader{ID: string(data), Node: path, Token: recipes.TokenOf(st.Czxid)}, w, nil
 	}
 }

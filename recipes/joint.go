@@ -57,11 +57,12 @@ func AcquireAll(ctx context.Context, c *client.Client, parts []Part) (*JointLeas
 // happens as soon as any part ends: Unlock (cause ErrReleased), or a
 // part's loss (its cause, which matches ErrLost, naming the part's node).
 //
-// Token is a fencing token for the whole: a zxid read once every part was
-// held, not lower than any part's token, and higher than the token of any
-// earlier joint lease that shared a part with this one. It is not
-// comparable with the tokens of single leases on the same paths (a single
-// lease's token is its node's czxid, which may predate this one's); a
+// Token is a fencing token for the whole: TokenOf a zxid read once every
+// part was held, not lower than any part's token, and higher than the
+// token of any earlier joint lease that shared a part with this one. It is
+// not comparable with the tokens of single leases on the same paths (a
+// single lease's token comes from its node's czxid, which may predate this
+// one's); a
 // resource that single locks also guard checks the part's own token
 // (Parts). Guard returns one guard per part, and Multi applies writes only
 // while every part is held.
@@ -76,7 +77,7 @@ type JointLease struct {
 }
 
 // holdJoint makes the joint lease of held (in the order of parts). Its
-// token is the highest pzxid of the parts' directories, read now: each
+// token is TokenOf the highest pzxid of the parts' directories, read now: each
 // directory's pzxid is at least the zxid at which the previous holder's
 // node there went away, so the token of a later joint lease sharing a
 // part is higher than every zxid this one's holder saw before releasing.
@@ -103,7 +104,7 @@ func holdJoint(ctx context.Context, c *client.Client, parts []Part, held []*Leas
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	token := slices.Max(pzxids)
+	token := TokenOf(slices.Max(pzxids))
 	for _, l := range held {
 		if err := l.Err(); err != nil {
 			return nil, fmt.Errorf("zkit: %s: %w", l.Node(), err)

@@ -43,6 +43,7 @@ type Lease struct {
 	plain  bool // release with a plain delete (LeaseOptions.PlainRelease)
 	recipe string
 	since  time.Time // held since
+	batch  *batch    // the holders sharing the node, if a Combiner's
 	once   sync.Once
 	result error
 }
@@ -68,6 +69,8 @@ type LeaseOptions struct {
 	// Recipe names the recipe in telemetry; empty: the kind of the
 	// ticket's node (see Kind.Recipe).
 	Recipe string
+
+	batch *batch // the Combiner's batch whose first holder this is
 }
 
 func newLease(t *Ticket, opts LeaseOptions) *Lease {
@@ -81,7 +84,7 @@ func newLease(t *Ticket, opts LeaseOptions) *Lease {
 // is held without a Queue (a counting semaphore's lease, say): the
 // ephemeral node path, owned by sess, whose Stat st and one-shot watch self
 // the recipe read with client.GetW after creating it. The token is
-// st.Czxid. From then on it is a Lease like any other: the watch ends it
+// TokenOf(st.Czxid). From then on it is a Lease like any other: the watch ends it
 // when the node is deleted or written, the session's loss and a suspension
 // beyond o.SuspendTolerance end it too.
 //
@@ -91,22 +94,50 @@ func NewLease(c *client.Client, sess *client.Session, path string, st *client.St
 	return hold(c, sess, path, st.Czxid, self, o)
 }
 
-func hold(c *client.Client, sess *client.Session, path string, token int64, self <-chan client.WatchEvent, opts LeaseOptions) *Lease {
+func hold(c *client.Client, sess *client.Session, path string, czxid int64, self <-chan client.WatchEvent, opts LeaseOptions) *Lease {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	l := &Lease{c: c, sess: sess, path: path, token: token,
+	l := &Lease{c: c, sess: sess, path: path, token: TokenOf(czxid),
 		log: logger(opts.Logger), ctx: ctx, cancel: cancel, plain: opts.PlainRelease,
-		recipe: opts.Recipe, since: time.Now()}
+		recipe: opts.Recipe, since: time.Now(), batch: opts.batch}
+	if b := l.batch; b != nil {
+		b.first(l)
+	}
 	go l.monitor(self, &tolerance{c: l.c, limit: opts.SuspendTolerance})
 	return l
+}
+
+// node is the context of the lease's node: the lease's own, or its
+// batch's, which ends when the last of the holders sharing the node
+// releases it or the node is lost.
+func (l *Lease) node() context.Context {
+	if l.batch != nil {
+		return l.batch.ctx
+	}
+	return l.ctx
 }
 
 // Node is the full path of the lease's node.
 func (l *Lease) Node() string { return l.path }
 
-// Token is the fencing token: the czxid of the lease's node. Tokens of
-// successive holders of the same lock strictly increase (they are ZooKeeper
-// transaction ids), across sessions and across restarts of the ensemble.
+// Token is the fencing token: TokenOf the czxid of the lease's node, plus
+// the lease's place among the holders a Combiner handed that node to
+// (0 for its first holder). Tokens of successive holders of the same lock
+// strictly increase, across sessions, processes and restarts of the
+// ensemble.
 func (l *Lease) Token() int64 { return l.token }
+
+// TokenOf is the fencing token of the first holder of a node created at
+// czxid: czxid × MaxHolders. The holders a Combiner hands the node to
+// within one process take the next ones (+1, +2, ..., fewer than
+// MaxHolders in all), so a node queued later, with a higher czxid, has a
+// token above every holder of the nodes before it. ZooKeeper's zxids are
+// the epoch (the number of leader elections) times 2^32 plus a counter:
+// the product fits an int64 up to 2^23 elections.
+func TokenOf(czxid int64) int64 { return czxid * MaxHolders }
+
+// MaxHolders bounds how many holders share one lease node: its first and
+// those a Combiner hands it to.
+const MaxHolders = 256
 
 // Session is the session that owns the lease's node.
 func (l *Lease) Session() *client.Session { return l.sess }
@@ -131,6 +162,12 @@ func (l *Lease) Guard() client.Op { return client.CheckOp(l.path, -1) }
 // or the guard fails on the server, nothing is applied and the error
 // matches ErrLost.
 func (l *Lease) Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult, error) {
+	if b := l.batch; b != nil {
+		// The node does not pass to the next local holder while this
+		// runs, and this does not run once it has.
+		b.fence.RLock()
+		defer b.fence.RUnlock()
+	}
 	return guarded(ctx, l.c, l.path, l.ctx, l.Guard(), ops)
 }
 
@@ -163,6 +200,9 @@ func guarded(ctx context.Context, c *client.Client, path string, held context.Co
 // Calling Unlock again returns the same result.
 func (l *Lease) Unlock(ctx context.Context) error {
 	l.once.Do(func() {
+		if b := l.batch; b != nil && b.handOver(l) {
+			return
+		}
 		var lost error
 		switch {
 		case l.ctx.Err() != nil:
@@ -175,6 +215,9 @@ func (l *Lease) Unlock(ctx context.Context) error {
 		l.cancel(ErrReleased)
 		if context.Cause(l.ctx) == ErrReleased { // not lost in the meantime
 			InstrumentsOf(l.c).Ended(l.recipe, l.since, ErrReleased)
+		}
+		if b := l.batch; b != nil {
+			b.end(ErrReleased) // the node's monitor stops
 		}
 		// The release signal would still be true after a loss (the node did
 		// hold), but a plain delete is the conservative choice.
@@ -244,7 +287,7 @@ func (l *Lease) monitor(self <-chan client.WatchEvent, t *tolerance) {
 				l.lose(ErrNodeDeleted, ev.Type != client.EventNodeDeleted)
 			}
 			return
-		case <-l.ctx.Done():
+		case <-l.node().Done():
 			return
 		}
 	}
@@ -254,7 +297,7 @@ func (l *Lease) monitor(self <-chan client.WatchEvent, t *tolerance) {
 // end if the node is gone or was written meanwhile, retry if the
 // connection is down.
 func (l *Lease) watchSelf() (ch <-chan client.WatchEvent, retry bool, cause error) {
-	_, st, ch, err := l.c.GetW(l.ctx, l.path)
+	_, st, ch, err := l.c.GetW(l.node(), l.path)
 	switch {
 	case errors.Is(err, client.ErrNoNode):
 		return nil, false, ErrNodeDeleted
@@ -269,6 +312,9 @@ func (l *Lease) watchSelf() (ch <-chan client.WatchEvent, retry bool, cause erro
 // lose ends the lease with cause, unless it has already ended; with remove
 // set it deletes the node, which may still exist.
 func (l *Lease) lose(cause error, remove bool) {
+	if b := l.batch; b != nil {
+		l = b.lost(cause) // the node's holder now
+	}
 	if l.ctx.Err() != nil {
 		return
 	}

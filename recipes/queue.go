@@ -54,6 +54,11 @@ type AcquireOptions struct {
 // come, session lost, an error) the node is deleted: at once if possible,
 // otherwise in the background for as long as the client lives.
 func (q *Queue) Acquire(ctx context.Context, o AcquireOptions) (*Lease, error) {
+	return q.acquire(ctx, o, nil)
+}
+
+// acquire is Acquire, for the first holder of b when b is not nil.
+func (q *Queue) acquire(ctx context.Context, o AcquireOptions, b *batch) (*Lease, error) {
 	t, err := q.Join(ctx, o.Kind, o.Data, o.ACL...)
 	if err != nil {
 		return nil, err
@@ -66,7 +71,9 @@ func (q *Queue) Acquire(ctx context.Context, o AcquireOptions) (*Lease, error) {
 		t.Abandon(ctx)
 		return nil, err
 	}
-	return t.Hold(o.Lease()), nil
+	lo := o.Lease()
+	lo.batch = b
+	return t.Hold(lo), nil
 }
 
 // Ticket is one participant's node in a queue, from Join until it is held
@@ -483,7 +490,7 @@ func (t *Ticket) Hold(o LeaseOptions) *Lease {
 	}
 	if t.span != nil {
 		InstrumentsOf(t.q.c).Acquired(t.node.Kind.Recipe, t.joined, t.woke)
-		t.span.SetAttributes(attribute.Int64("zkit.token", t.token))
+		t.span.SetAttributes(attribute.Int64("zkit.token", TokenOf(t.token)))
 		t.span.End()
 		t.span = nil
 	}

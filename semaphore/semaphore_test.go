@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/semaphore"
 	"github.com/zkit-dev/zkit/zktest"
 )
@@ -97,7 +98,7 @@ func TestMaxHoldersAtOnce(t *testing.T) {
 				t.Errorf("lease node %q is not <path>/leases/_c_<uuid>-lease-<seq>", l.Node())
 			}
 			data, st, err := c.Get(ctx, l.Node())
-			if err != nil || string(data) != "me" || st.Czxid != l.Token() || st.EphemeralOwner != l.Session().ID() {
+			if err != nil || string(data) != "me" || recipes.TokenOf(st.Czxid) != l.Token() || st.EphemeralOwner != l.Session().ID() {
 				t.Fatalf("lease node: %q %+v %v; token %d", data, st, err, l.Token())
 			}
 			if i > 0 && l.Token() <= held[i-1].Token() {

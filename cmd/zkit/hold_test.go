@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -59,7 +60,7 @@ func TestLockHoldsWithoutCommand(t *testing.T) {
 		p := start(t, bin, "lock", path, "--servers", servers)
 		node, token, ok := strings.Cut(p.line(t), " ")
 		_, st, err := c.Get(t.Context(), node)
-		if !ok || err != nil || strconv.FormatInt(st.Czxid, 10) != token || !strings.HasPrefix(node, path+"/") {
+		if !ok || err != nil || strconv.FormatInt(recipes.TokenOf(st.Czxid), 10) != token || !strings.HasPrefix(node, path+"/") {
 			t.Fatalf("printed %q: node %v, %v", p.stdout.String(), st, err)
 		}
 		if r := zkit(t, "lock", path, "--try", "--servers", servers, "--", "true"); r.status != exitTimeout {

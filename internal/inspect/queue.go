@@ -57,6 +57,7 @@ func turns(nodes []recipes.Node, kind Kind, byName map[string]child) []Node {
 	for i, n := range nodes {
 		k := byName[n.Name]
 		out := node(Waiter, k)
+		out.Token = recipes.TokenOf(k.stat.Czxid)
 		if !blocked(nodes[:i], n) {
 			out.Role = Holder
 		}
@@ -156,6 +157,7 @@ func sequenced(ctx context.Context, rd *reader, dir, prefix string, kind recipes
 	for _, n := range recipes.SortNodes(names, kind) {
 		k := byName[n.Name]
 		o := node(role, k)
+		o.Token = recipes.TokenOf(k.stat.Czxid)
 		o.Name = prefix + k.name
 		o.Origin = queueOrigin(n, k.data)
 		if isKazoo(kind) {

@@ -68,7 +68,9 @@ type Node struct {
 	ID      string
 	Service string // a discovery instance's service
 	Session int64  // the ephemeralOwner; 0 for a persistent node
-	Token   int64  // the czxid: the fencing token of a held node
+	// Token is a queued or leased node's fencing token (recipes.TokenOf
+	// its czxid: its first holder's), any other node's czxid.
+	Token   int64
 	Created time.Time
 	Data    []byte
 	// Children is the number of children, for the nodes of a path not
