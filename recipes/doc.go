@@ -16,8 +16,11 @@
 //     Done and Context end when the thing may no longer be held
 //     (released, session lost, connection suspended beyond the configured
 //     tolerance, node deleted or claimed by someone else); Token is a
-//     fencing token (the node's czxid), Guard and Multi make fenced
-//     writes;
+//     fencing token (a Lease's: TokenOf its node's czxid, plus its place
+//     among the holders a Combiner handed the node to; a Presence's: its
+//     node's czxid), Guard and Multi make fenced writes;
+//   - lock combining ([Combiner]): goroutines of one process share one
+//     place in a queue, handing it on without a request;
 //   - cleanups on every exit path that outlive the call that started them
 //     ([Remove]);
 //   - directories made on demand ([CreateDir]: containers where the server

@@ -32,10 +32,10 @@
 // no longer be held: after Unlock, when the session is lost, when the
 // connection stays suspended beyond the tolerance ([WithSuspendTolerance],
 // default 0: as soon as it is suspended), or when someone else deletes the
-// node. Its Token is the czxid of its node: it identifies the lease and
-// grows from one lease to the next created, but N holders hold at once,
-// so a resource that must refuse a stale holder checks Guard (or uses
-// Multi) rather than comparing tokens.
+// node. Its Token is recipes.TokenOf the czxid of its node: it
+// identifies the lease and grows from one lease to the next created, but
+// N holders hold at once, so a resource that must refuse a stale holder
+// checks Guard (or uses Multi) rather than comparing tokens.
 //
 // Curator's waiters count every child of the leases directory; zkit counts
 // the lease nodes only, so that a foreign node does not take a lease.
