@@ -24,3 +24,14 @@ func BenchmarkRWLockWrite(b *testing.B) {
 		b.Run(fmt.Sprintf("contenders=%d", n), func(b *testing.B) { measure(b, workload.RWLock(), n, "handoffs/s") })
 	}
 }
+
+// BenchmarkLockShared is W1_lock_shared: 32 goroutines over 4 sessions,
+// those of one session sharing one Lock with combining.
+func BenchmarkLockShared(b *testing.B) {
+	b.Run("goroutines=32", func(b *testing.B) { measure(b, workload.LockShared(), 32, "handoffs/s") })
+}
+
+// BenchmarkLockSharedGozk is the same on zk.Lock, one a goroutine.
+func BenchmarkLockSharedGozk(b *testing.B) {
+	b.Run("goroutines=32", func(b *testing.B) { measure(b, workload.GozkLockShared(), 32, "handoffs/s") })
+}

@@ -118,7 +118,9 @@ func (t termLease) Unlock(ctx context.Context) error { return t.Resign(ctx) }
 // leading) to a Fence and, guarded by the lease, to ZooKeeper, and
 // releases it (or resigns). Every acquire, release, loss and write goes to
 // a history checked against LockModel (ElectionModel for an election: the
-// same model, one leader at a time).
+// same model, one leader at a time). The "lock-combined" load runs
+// combiningGoroutines goroutines on each worker's client, sharing one Lock
+// with combining, each a client of its own in the history.
 type lockLoad struct {
 	name    string // "lock", "rwlock" or "election", or a name starting with one of them
 	dir     string // the lock's (election's) path
@@ -129,6 +131,8 @@ type lockLoad struct {
 	// rwlock.RLock, rwlock.Lock or election.Campaign), chosen by name.
 	acquire func(ctx context.Context, w *worker, shared bool) (lease, error)
 	hold    time.Duration
+	fan     int                           // goroutines a worker: combiningGoroutines for lock-combined, else 1
+	locks   map[*client.Client]*lock.Lock // lock-combined: the Lock each worker's goroutines share
 
 	model porcupine.Model
 	h     *History
@@ -136,6 +140,7 @@ type lockLoad struct {
 	prog  *Progress
 
 	acquired, lost, released, refused, failed atomic.Int64
+	local                                     atomic.Int64 // held from a holder of the same process (combining)
 }
 
 // newLockLoad prepares a lock workload on workers; prog (shared by the
@@ -155,9 +160,19 @@ func newLockLoad(t *testing.T, admin *client.Client, name string, workers []*wor
 	case strings.HasPrefix(name, "semaphore"):
 		l.model = SemaphoreModel(semaphoreMax)
 	}
-	l.acquire = l.recipe
+	l.acquire, l.fan = l.recipe, 1
+	if strings.HasPrefix(name, "lock-combined") {
+		l.fan, l.locks = combiningGoroutines, map[*client.Client]*lock.Lock{}
+		for _, w := range workers {
+			l.locks[w.c] = lock.New(w.c, l.dir, lock.WithLogger(recipeLog.logger), lock.WithCombining(combiningGoroutines))
+		}
+	}
 	return l
 }
+
+// combiningGoroutines is how many goroutines of each worker of the
+// lock-combined load share its Lock.
+const combiningGoroutines = 3
 
 func (l *lockLoad) Name() string { return l.name }
 
@@ -166,7 +181,13 @@ func (l *lockLoad) Workers() []*worker { return l.workers }
 func (l *lockLoad) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for i, w := range l.workers {
-		wg.Go(func() { l.work(ctx, w, i < l.readers) })
+		for k := range l.fan {
+			g := w
+			if k > 0 { // the same client, another client of the history
+				g = &worker{id: w.id + 1000*k, c: w.c, r: w.r, first: w.first}
+			}
+			wg.Go(func() { l.work(ctx, g, i < l.readers) })
+		}
 	}
 	wg.Wait()
 }
@@ -187,6 +208,9 @@ func (l *lockLoad) recipe(ctx context.Context, w *worker, shared bool) (lease, e
 			return asLease(rw.RLock(ctx))
 		}
 		return asLease(rw.Lock(ctx))
+	}
+	if l.locks != nil {
+		return asLease(l.locks[w.c].Lock(ctx))
 	}
 	return asLease(lock.New(w.c, l.dir, lock.WithLogger(recipeLog.logger)).Lock(ctx))
 }
@@ -283,6 +307,9 @@ func (l *lockLoad) take(ctx context.Context, w *worker, shared bool) (*held, err
 	}
 	call.Return(LockOutput{Token: lease.Token()})
 	l.acquired.Add(1)
+	if lease.Token()%recipes.MaxHolders != 0 {
+		l.local.Add(1)
+	}
 	hd := &held{l: l, w: w, lease: lease, shared: shared, since: l.h.Now(), lost: make(chan struct{})}
 	context.AfterFunc(lease.Context(), func() {
 		if !errors.Is(context.Cause(lease.Context()), recipes.ErrReleased) {
@@ -356,6 +383,9 @@ func (l *lockLoad) Check(t *testing.T) (ops, violations int, held string) {
 	}
 	held = fmt.Sprintf("%s: %d held, %d released, %d lost, linearizable",
 		l.name, l.acquired.Load(), l.released.Load(), l.lost.Load())
+	if l.fan > 1 {
+		held += fmt.Sprintf(" (%d handed over within a process)", l.local.Load())
+	}
 	return l.h.Len(), violations, held
 }
 
@@ -364,6 +394,7 @@ func (l *lockLoad) Check(t *testing.T) (ops, violations int, held string) {
 func lockLoads(t *testing.T, e *env, admin *client.Client, prog *Progress, workers int, timeout time.Duration) []workload {
 	return []workload{
 		newLockLoad(t, admin, "lock", e.workers(t, workers, timeout), 0, NewHistory(), prog),
+		newLockLoad(t, admin, "lock-combined", e.workers(t, max(workers/2, 2), timeout), 0, NewHistory(), prog),
 		newLockLoad(t, admin, "rwlock", e.workers(t, workers, timeout), workers/2, NewHistory(), prog),
 		newLockLoad(t, admin, "election", e.workers(t, workers, timeout), 0, NewHistory(), prog),
 		// Every semaphore worker writes as a shared holder does (guarded

@@ -45,11 +45,11 @@ PIDS=$(paste -sd, "$ZKBENCH_DIR/pids")
 
 echo "# curator ($(date +%T))" >&2
 java -Xms1g -Xmx1g -cp "$BUILD/curator:$CURATOR_CP" BenchCurator \
-  --zk "$ZK" --dur "$DUR" --rounds "$ROUNDS" --pids "$PIDS" >"$OUT/curator.txt" 2>&1
+  --zk "$ZK" --dur "$DUR" --rounds "$ROUNDS" --pids "$PIDS" --workloads W1,W1S,W2,W3,W4,W5 >"$OUT/curator.txt" 2>&1
 echo "# kazoo ($(date +%T))" >&2
 /usr/bin/python3 "$ANCHORS/bench_kazoo.py" --zk "$ZK" --dur "$DUR" --rounds "$ROUNDS" --pids "$PIDS" >"$OUT/kazoo.txt" 2>&1
 echo "# go-zookeeper ($(date +%T))" >&2
-"$BUILD/bench_gozk" -zk "$ZK" -dur "${DUR}s" -pids "$PIDS" >"$OUT/gozk.txt" 2>&1
+"$BUILD/bench_gozk" -zk "$ZK" -dur "${DUR}s" -pids "$PIDS" -workloads W1,W1S,W2,W4,W5 >"$OUT/gozk.txt" 2>&1
 echo "# zkit ($(date +%T))" >&2
 "$OUT/zkit" bench --servers "$ZK" --pids "$PIDS" --dur "${DUR}s" --rounds "$ROUNDS" --baseline \
   --compare "$OUT/curator.txt,$OUT/kazoo.txt" --plot "$PLOT" | tee "$OUT/zkit.txt"

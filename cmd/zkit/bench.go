@@ -20,17 +20,19 @@ import (
 // benchBaselines what --baseline runs beside them.
 var (
 	benchWorkloads = map[string][]workload.Spec{
-		"W1": {workload.Lock(), workload.RWLock()},
-		"W2": {workload.Counter()},
-		"W3": {workload.DoubleBarrier(), workload.DoubleBarrierReuse()},
-		"W4": {workload.Raw()},
-		"W5": {workload.Election()},
+		"W1":  {workload.Lock(), workload.RWLock()},
+		"W1S": {workload.LockShared()},
+		"W2":  {workload.Counter()},
+		"W3":  {workload.DoubleBarrier(), workload.DoubleBarrierReuse()},
+		"W4":  {workload.Raw()},
+		"W5":  {workload.Election()},
 	}
 	benchBaselines = map[string][]workload.Spec{
-		"W1": {workload.GozkLock()},
-		"W2": {workload.GozkCounter()},
-		"W4": {workload.GozkRaw()},
-		"W5": {workload.GozkFailover()},
+		"W1":  {workload.GozkLock()},
+		"W1S": {workload.GozkLockShared()},
+		"W2":  {workload.GozkCounter()},
+		"W4":  {workload.GozkRaw()},
+		"W5":  {workload.GozkFailover()},
 	}
 )
 
@@ -55,9 +57,10 @@ func newBenchCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench [--workloads W1,W2,...] [--clients 1,8,32] [--dur D] [--baseline] [--compare FILES] [--plot FILE.png]",
 		Short: "Measure the recipes on the anchors' workloads, beside go-zookeeper's baselines",
-		Long: `Runs the benchmark workloads of bench/anchors (W1 lock handoffs, W2 contended counter,
-W3 double barrier rounds, W4 raw create+delete, W5 leader failover) and prints one line
-per point in the anchors' format:
+		Long: `Runs the benchmark workloads of bench/anchors (W1 lock handoffs, W1S the same with 32
+goroutines over 4 sessions and lock combining, W2 contended counter, W3 double barrier
+rounds, W4 raw create+delete, W5 leader failover) and prints one line per point in the
+anchors' format:
 
   impl workload clients ops seconds ops_per_sec p50_ms p99_ms
 
@@ -83,7 +86,7 @@ srv_pkts_rx, srv_pkts_tx, notes), and the "#" lines go to stderr.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.workloads, "workloads", "W1,W2,W3,W4,W5", "workloads to run")
+	fl.StringVar(&f.workloads, "workloads", "W1,W1S,W2,W3,W4,W5", "workloads to run")
 	fl.StringVar(&f.clients, "clients", "1,8,32", fmt.Sprintf("client counts (each client its own session, up to %d)", maxBenchClients))
 	fl.DurationVar(&f.dur, "dur", 10*time.Second, "duration of each point")
 	fl.IntVar(&f.rounds, "rounds", 300, "rounds of the round-based workloads (W3)")
@@ -128,7 +131,7 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 	for _, w := range strings.Split(f.workloads, ",") {
 		w = strings.TrimSpace(w)
 		if _, ok := benchWorkloads[w]; !ok && benchBaselines[w] == nil {
-			return usagef("--workloads: unknown workload %q (W1 to W5)", w)
+			return usagef("--workloads: unknown workload %q (W1 to W5, W1S)", w)
 		}
 		names = append(names, w)
 	}
@@ -180,8 +183,11 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 			for _, s := range specs {
 				q := p
 				q.Clients = n
-				if s.Rounds {
+				if s.Rounds || s.Clients > 0 {
 					q.Clients = 8 // W3 is defined with 8 members
+					if s.Clients > 0 {
+						q.Clients = s.Clients
+					}
 					if n != clients[0] {
 						continue
 					}

@@ -89,15 +89,25 @@ func gozkPath(c *zk.Conn, what string) (string, error) {
 }
 
 // GozkLock is W1_lock on go-zookeeper's own zk.Lock.
-func GozkLock() Spec {
-	return Spec{Workload: "W1_lock", Impl: "gozk.Lock", Setup: func(ctx context.Context, p Point) (*Instance, error) {
-		cs, path, closeAll, err := gozkConnectAt(ctx, p, "lock")
+func GozkLock() Spec { return gozkHandoffs("W1_lock", 0) }
+
+// GozkLockShared is W1_lock_shared on zk.Lock: the point's clients are
+// goroutines over SharedSessions sessions, each with a zk.Lock of its own.
+func GozkLockShared() Spec { return shared(gozkHandoffs("W1_lock_shared", SharedSessions)) }
+
+func gozkHandoffs(workload string, sessions int) Spec {
+	return Spec{Workload: workload, Impl: "gozk.Lock", Setup: func(ctx context.Context, p Point) (*Instance, error) {
+		q := p
+		if sessions > 0 {
+			q.Clients = sessions
+		}
+		cs, path, closeAll, err := gozkConnectAt(ctx, q, "lock")
 		if err != nil {
 			return nil, err
 		}
 		locks := make([]*zk.Lock, p.Clients)
 		for i := range locks {
-			locks[i] = zk.NewLock(cs[i], path, openACL)
+			locks[i] = zk.NewLock(cs[i%len(cs)], path, openACL)
 		}
 		var ex exclusion
 		return &Instance{

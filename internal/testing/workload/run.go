@@ -37,6 +37,9 @@ type Spec struct {
 	// counts one operation per round (W3: a round is every member's enter
 	// and leave).
 	Rounds bool
+	// Clients, when not 0, is the only client count the workload is
+	// defined at (W1_lock_shared: 32 goroutines).
+	Clients int
 	// Setup prepares Point.Clients clients.
 	Setup func(ctx context.Context, p Point) (*Instance, error)
 }
