@@ -16,6 +16,11 @@
 // [Lease.Guard]) for writes to ZooKeeper, [Lease.Token] for writes anywhere
 // else.
 //
+// [WithCombining] lets the goroutines sharing one Lock share one place in
+// the queue: Unlock hands the lock to the next of them without a round
+// trip, for a bounded number of holders a node, each with a lease and a
+// token of its own (see recipes.Combiner for the guarantees).
+//
 // [NewMulti] takes several locks all or nothing (Curator's
 // InterProcessMultiLock), in the order of their paths so that two
 // multi-locks over overlapping sets never deadlock, and holds them as one

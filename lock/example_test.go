@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/lock"
@@ -117,4 +118,51 @@ func ExampleNewMulti() {
 	both.Unlock(ctx)
 	// Output:
 	// taken in order: [/app/locks/account-a /app/locks/account-b]
+}
+
+// Goroutines of one process that share a Lock with combining hand it on
+// without a round trip: here eight jobs run one at a time on one node of
+// the queue, each with a token above the last.
+func ExampleWithCombining() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	l := lock.New(c, "/app/locks/jobs", lock.WithCombining(8)) // shared by the goroutines
+	var (
+		mu     sync.Mutex
+		tokens []int64
+		wg     sync.WaitGroup
+	)
+	for range 8 {
+		wg.Go(func() {
+			lease, err := l.Lock(ctx)
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			mu.Lock()
+			tokens = append(tokens, lease.Token()) // appended in the order of holding
+			mu.Unlock()
+			lease.Unlock(ctx)
+		})
+	}
+	wg.Wait()
+	increasing := true
+	for i := 1; i < len(tokens); i++ {
+		increasing = increasing && tokens[i] > tokens[i-1]
+	}
+	fmt.Println("jobs:", len(tokens), "tokens increasing:", increasing)
+	// Output:
+	// jobs: 8 tokens increasing: true
 }
