@@ -31,6 +31,7 @@ type demoStep struct {
 var demoSteps = []demoStep{
 	{"lock", "contention with fenced writes", "mutual exclusion, tokens increase, no lost write", false, lockContention},
 	{"lock", "holder's session expires", "next holder has a higher token; stale write refused", false, lockExpiry},
+	{"lock", "combining: goroutines sharing a Lock", "mutual exclusion, tokens increase, no lost write", false, lockCombining},
 	{"lock", "create reply lost", "exactly one node, adopted", true, lockLostReply},
 	{"lock", "transfers under two locks (NewMulti)", "sum of the accounts kept, no deadlock", false, multiLockTransfers},
 	{"semaphore", "contention, half as many leases", "never more holders than leases", false, semaphoreContention},

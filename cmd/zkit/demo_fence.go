@@ -14,6 +14,7 @@ type fence struct {
 	inside     atomic.Int32
 	mu         sync.Mutex
 	last       int64
+	handed     int64 // holders whose token was their predecessor's plus one: a hand-over within a process
 	violations []string
 }
 
@@ -27,7 +28,17 @@ func (f *fence) enter(token int64) {
 	if token <= f.last {
 		f.violations = append(f.violations, fmt.Sprintf("token %d after %d", token, f.last))
 	}
+	if token == f.last+1 {
+		f.handed++
+	}
 	f.last = token
+}
+
+// local is how many holders took over within a process (lock combining).
+func (f *fence) local() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.handed
 }
 
 func (f *fence) leave() { f.inside.Add(-1) }

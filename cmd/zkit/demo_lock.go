@@ -14,50 +14,79 @@ import (
 // counter znode with a fenced write. No two holders overlap, fencing tokens
 // only grow, and no increment is lost or doubled.
 func lockContention(ctx context.Context, d *demoEnv) (string, error) {
-	cs, closeAll, err := d.connectAll(ctx, d.workers)
+	want, rate, _, err := fencedIncrements(ctx, d, "lock", d.workers, 1)
 	if err != nil {
 		return "", err
 	}
-	defer closeAll()
-	path, counter := d.path("lock"), d.path("lock-counter")
-	if err := cs[0].EnsurePath(ctx, path); err != nil {
+	return fmt.Sprintf("%d handoffs, %.0f/s, no overlap, tokens increasing, counter = %d", want, rate, want), nil
+}
+
+// lockCombining: the same with four goroutines on each of half as many
+// clients, those of a client sharing one Lock with combining, so that
+// most handoffs stay within a process.
+func lockCombining(ctx context.Context, d *demoEnv) (string, error) {
+	want, rate, local, err := fencedIncrements(ctx, d, "lock-combined", max(d.workers/2, 1), 4)
+	if err != nil {
 		return "", err
 	}
+	return fmt.Sprintf("%d handoffs (%d within a process), %.0f/s, no overlap, tokens increasing, counter = %d",
+		want, local, rate, want), nil
+}
+
+// fencedIncrements runs lockWorker on goroutines goroutines of each of
+// clients clients, those of a client sharing one Lock (combining when
+// more than one), and checks the fence, the counter and that no lock node
+// is left. It returns the handoffs, their rate and how many of them came
+// from a holder of the same process.
+func fencedIncrements(ctx context.Context, d *demoEnv, name string, clients, goroutines int) (handoffs int64, rate float64, local int64, err error) {
+	cs, closeAll, err := d.connectAll(ctx, clients)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer closeAll()
+	path, counter := d.path(name), d.path(name+"-counter")
+	if err := cs[0].EnsurePath(ctx, path); err != nil {
+		return 0, 0, 0, err
+	}
 	if _, err := cs[0].Create(ctx, counter, encode(0), client.Persistent); err != nil {
-		return "", err
+		return 0, 0, 0, err
 	}
 	var f fence
 	d.startClock()
-	errc := make(chan error, len(cs))
+	errc := make(chan error, len(cs)*goroutines)
 	for _, c := range cs {
-		go func() { errc <- lockWorker(ctx, d, c, path, counter, &f) }()
+		lk := lock.New(c, path)
+		if goroutines > 1 {
+			lk = lock.New(c, path, lock.WithCombining(goroutines))
+		}
+		for range goroutines {
+			go func() { errc <- lockWorker(ctx, d, c, lk, counter, &f) }()
+		}
 	}
-	for range cs {
+	for range cap(errc) {
 		if err := <-errc; err != nil {
-			return "", err
+			return 0, 0, 0, err
 		}
 	}
 	elapsed := d.stopClock()
 	if err := f.err(); err != nil {
-		return "", err
+		return 0, 0, 0, err
 	}
 	data, _, err := cs[0].Get(ctx, counter)
 	if err != nil {
-		return "", err
+		return 0, 0, 0, err
 	}
-	want := int64(d.workers * d.rounds)
+	want := int64(cap(errc) * d.rounds)
 	if got := decode(data); got != want {
-		return "", violationf("counter is %d after %d fenced increments", got, want)
+		return 0, 0, 0, violationf("counter is %d after %d fenced increments", got, want)
 	}
 	if kids, _, err := cs[0].Children(ctx, path); err != nil || len(kids) != 0 {
-		return "", violationf("lock nodes left behind: %v (%v)", kids, err)
+		return 0, 0, 0, violationf("lock nodes left behind: %v (%v)", kids, err)
 	}
-	return fmt.Sprintf("%d handoffs, %.0f/s, no overlap, tokens increasing, counter = %d", want,
-		float64(want)/elapsed.Seconds(), want), nil
+	return want, float64(want) / elapsed.Seconds(), f.local(), nil
 }
 
-func lockWorker(ctx context.Context, d *demoEnv, c *client.Client, path, counter string, f *fence) error {
-	lk := lock.New(c, path)
+func lockWorker(ctx context.Context, d *demoEnv, c *client.Client, lk *lock.Lock, counter string, f *fence) error {
 	for range d.rounds {
 		lease, err := lk.Lock(ctx)
 		if err != nil {
