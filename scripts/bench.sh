@@ -9,8 +9,9 @@
 # programs against it, then `zkit bench --baseline` against the same server
 # with the Curator and kazoo result lines passed to --compare, so that every
 # ratio and the plot come from one server in one sitting (the anchors'
-# go-zookeeper program cross-checks zkit's own go-zookeeper baselines). Stops
-# the server by the PIDs start-zk.sh recorded.
+# go-zookeeper program cross-checks zkit's own go-zookeeper baselines), and
+# writes the README's table (scripts/readme-table.py). Stops the server by
+# the PIDs start-zk.sh recorded.
 #
 # Env: DUR (seconds per point, 10), ROUNDS (W3 rounds, 300),
 #   OUT (result files, /tmp/zkit-bench), PLOT (docs/bench.png).
@@ -53,4 +54,5 @@ echo "# go-zookeeper ($(date +%T))" >&2
 echo "# zkit ($(date +%T))" >&2
 "$OUT/zkit" bench --servers "$ZK" --pids "$PIDS" --dur "${DUR}s" --rounds "$ROUNDS" --baseline \
   --compare "$OUT/curator.txt,$OUT/kazoo.txt" --plot "$PLOT" | tee "$OUT/zkit.txt"
-echo "# done ($(date +%T)); results in $OUT, plot in $PLOT" >&2
+/usr/bin/python3 scripts/readme-table.py "$OUT" >"$OUT/table.md"
+echo "# done ($(date +%T)); results in $OUT, the README's table in $OUT/table.md, plot in $PLOT" >&2
