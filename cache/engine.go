@@ -45,9 +45,11 @@ type engine struct {
 	lastZxid  int64 // the highest zxid of a reply
 }
 
+// wnode is one node of the image: the Node the next snapshot hands out
+// for it (shared with the snapshots, so never modified: a change makes a
+// new one) and the names of its children (nil until it has one).
 type wnode struct {
-	data []byte
-	stat jute.Stat
+	node *Node
 	kids map[string]struct{}
 }
 
@@ -273,20 +275,20 @@ func (e *engine) upsert(p string, data []byte, st jute.Stat) error {
 	}
 	n := e.nodes[p]
 	if n == nil {
-		n = &wnode{}
-		if e.c.depth(p) < e.c.cfg.depth {
-			n.kids = map[string]struct{}{}
-		}
+		n = &wnode{node: &Node{}}
 		e.nodes[p] = n
 		e.count++
 		e.bytes += int64(len(p))
 		if parent != nil {
+			if parent.kids == nil {
+				parent.kids = map[string]struct{}{}
+			}
 			parent.kids[nameOf(p)] = struct{}{}
 			e.dirty[parentOf(p)] = struct{}{}
 		}
 	}
-	e.bytes += int64(len(data) - len(n.data))
-	n.data, n.stat = data, st
+	e.bytes += int64(len(data) - len(n.node.Data))
+	n.node = &Node{Path: e.c.rel(p), Data: data, Stat: stat(st), Children: n.node.Children}
 	e.dirty[p] = struct{}{}
 	if e.count > e.c.cfg.maxNodes || e.bytes > e.c.cfg.maxBytes {
 		return &fatalError{&LimitError{Path: e.c.path, Nodes: e.count, Bytes: e.bytes,
@@ -302,9 +304,11 @@ func (e *engine) children(p string, names []string, st jute.Stat) {
 	if n == nil {
 		return // its getData found nothing; an event follows if it is back
 	}
-	n.stat = st
+	nd := *n.node
+	nd.Stat = stat(st)
+	n.node = &nd
 	e.dirty[p] = struct{}{}
-	if n.kids == nil {
+	if e.c.depth(p) >= e.c.cfg.depth {
 		return
 	}
 	listed := make(map[string]struct{}, len(names))
@@ -332,7 +336,7 @@ func (e *engine) remove(p string) {
 	}
 	delete(e.nodes, p)
 	e.count--
-	e.bytes -= int64(len(p) + len(n.data))
+	e.bytes -= int64(len(p) + len(n.node.Data))
 	e.dirty[p] = struct{}{}
 	if p != e.c.root {
 		if parent := e.nodes[parentOf(p)]; parent != nil {
@@ -359,14 +363,13 @@ func (e *engine) publish() error {
 			changed = append(changed, rel)
 			changes[rel] = nil
 			if n := e.nodes[p]; n != nil {
-				changes[rel] = e.node(rel, n)
+				changes[rel] = e.node(n)
 			}
 		}
 	} else {
 		prev = nil // read anew: the layers start again
 		for p, n := range e.nodes {
-			rel := e.c.rel(p)
-			changes[rel] = e.node(rel, n)
+			changes[e.c.rel(p)] = e.node(n)
 		}
 	}
 	first := !e.published
@@ -384,12 +387,28 @@ func (e *engine) publish() error {
 	return nil
 }
 
-func (e *engine) node(rel string, n *wnode) *Node {
-	out := &Node{Path: rel, Data: n.data, Stat: stat(n.stat)}
-	if n.kids != nil {
-		out.Children = slices.Sorted(maps.Keys(n.kids))
+// node is n's Node as the snapshot being taken has it: its children
+// listed anew if they changed.
+func (e *engine) node(n *wnode) *Node {
+	if len(n.kids) != len(n.node.Children) || !kidsListed(n) {
+		nd := *n.node
+		nd.Children = nil
+		if len(n.kids) > 0 {
+			nd.Children = slices.Sorted(maps.Keys(n.kids))
+		}
+		n.node = &nd
 	}
-	return out
+	return n.node
+}
+
+// kidsListed reports whether n's Node lists exactly its children.
+func kidsListed(n *wnode) bool {
+	for _, name := range n.node.Children {
+		if _, ok := n.kids[name]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func parentOf(p string) string {
