@@ -38,7 +38,7 @@ Without CMD it leads until SIGINT or SIGTERM (then resigns and exits 0), printin
 if the leadership is lost meanwhile it exits with status 5.
 
 CMD gets ZKIT_LEADER_NODE (the leader's node), ZKIT_LEADER_ID (its id) and
-ZKIT_FENCING_TOKEN (the node's czxid, which only grows from one term to the next: pass
+ZKIT_FENCING_TOKEN (the node's czxid × 256, which only grows from one term to the next: pass
 it to what CMD writes to, so that a deposed leader's writes can be refused). If the
 leadership is lost while CMD runs (session expired, connection lost for longer than
 --tolerance, node deleted), CMD gets SIGTERM and zkit exits with status 5.

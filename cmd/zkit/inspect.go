@@ -28,7 +28,8 @@ what it holds: nothing is written.
   discovery     the instances of a service, or of every service of a base
 
 Each node shows its session (ephemeralOwner, hex; "-" for a persistent node), its
-fencing token (czxid) and its age (from its ctime: how long it has held or waited).
+fencing token (czxid × 256 for a lock, semaphore or election node: its
+first holder's token) and its age (from its ctime: how long it has held or waited).
 Nodes of kazoo's recipes (whose layouts differ) are recognised and marked kazoo;
 Curator's share zkit's layout and are marked curator where their data tells (the
 host address Curator writes into lock and semaphore nodes). A path of no recipe's

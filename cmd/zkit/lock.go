@@ -32,8 +32,8 @@ Without CMD it holds the lock until SIGINT or SIGTERM (then releases it and exit
 printing "NODE TOKEN" once it holds it (-o json: {"node":NODE,"token":TOKEN}); if the
 lock is lost meanwhile it exits with status 5.
 
-CMD gets ZKIT_LOCK_NODE (the lock node) and ZKIT_FENCING_TOKEN (its czxid, which only
-grows from one holder to the next: pass it to what CMD writes to, so that a stale
+CMD gets ZKIT_LOCK_NODE (the lock node) and ZKIT_FENCING_TOKEN (its czxid × 256, which
+only grows from one holder to the next: pass it to what CMD writes to, so that a stale
 holder's writes can be refused). If the lock is lost while CMD runs (session expired,
 connection lost for longer than --tolerance, node deleted), CMD gets SIGTERM and zkit
 exits with status 5.

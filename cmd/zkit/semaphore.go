@@ -29,7 +29,7 @@ once, while CMD runs, and exits with CMD's status. Every process using PATH must
 the same --max.
 
 CMD gets ZKIT_SEMAPHORE_NODE (the lease node), ZKIT_SEMAPHORE_MAX (N) and
-ZKIT_FENCING_TOKEN (the lease node's czxid). If the lease is lost while CMD runs
+ZKIT_FENCING_TOKEN (the lease node's czxid × 256). If the lease is lost while CMD runs
 (session expired, connection lost, node deleted), CMD gets SIGTERM and zkit exits with
 status 5.
 
