@@ -230,6 +230,51 @@ func TestCombinerCancel(t *testing.T) {
 	})
 }
 
+// The node's watch outlives its first holder: a foreign delete after a
+// local hand-over ends the holder of the moment.
+func TestCombinerForeignDeleteAfterHandOver(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c, other := b.Connect(t), b.Connect(t)
+		dir := recipetest.LockDir(t, c)
+		cb := newCombiner(t, c, dir, 4)
+		a, err := cb.Acquire(ctx, mutex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := acquireLater(t, ctx, cb)
+		if err := a.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		bl := (<-next).must(t)
+		if err := other.Delete(ctx, bl.Node(), -1); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-bl.Done():
+		case <-ctx.Done():
+			t.Fatal("the holder's lease outlived its node")
+		}
+		if !errors.Is(bl.Err(), recipes.ErrNodeDeleted) {
+			t.Fatalf("the holder's lease ended with %v, want ErrNodeDeleted", bl.Err())
+		}
+		if !errors.Is(a.Err(), recipes.ErrReleased) {
+			t.Fatalf("the first holder's lease: %v, want ErrReleased", a.Err())
+		}
+		// The lock is free again for whoever comes next.
+		l, err := cb.Acquire(ctx, mutex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Node() == bl.Node() || l.Token() <= bl.Token() {
+			t.Fatalf("after the delete: node %s token %d, before: node %s token %d", l.Node(), l.Token(), bl.Node(), bl.Token())
+		}
+		if err := l.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
 func TestCombinerInput(t *testing.T) {
 	c := zktest.ReferenceBackend(t).Connect(t)
 	for _, n := range []int{-1, 0, 1, recipes.MaxHolders + 1} {
