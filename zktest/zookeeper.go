@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -284,13 +283,6 @@ func startOnce(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error)
 }
 
 // freePorts returns n distinct ports that were free on 127.0.0.1.
-//
-// The servers bind them only later, so they are taken below the kernel's
-// ephemeral range where there is room: a port of that range, free a
-// moment ago, can meanwhile be handed to any listener on port 0 or any
-// outgoing connection of the tests running beside this one (other
-// packages' proxies, fake members, clients), which would then take the
-// server's place or receive its peers' traffic.
 func freePorts(n int) ([]int, error) {
 	ls := make([]net.Listener, 0, n)
 	defer func() {
@@ -298,42 +290,16 @@ func freePorts(n int) ([]int, error) {
 			l.Close()
 		}
 	}()
-	lo, hi := quietPorts()
 	ports := make([]int, 0, n)
-	for len(ports) < n {
-		var l net.Listener
-		for try := 0; try < 50 && l == nil && hi > lo; try++ {
-			l, _ = net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(lo+rand.IntN(hi-lo))))
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("zktest: finding a free port: %w", err)
 		}
-		if l == nil {
-			var err error
-			if l, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
-				return nil, fmt.Errorf("zktest: finding a free port: %w", err)
-			}
-		}
-		ls = append(ls, l) // held until all are chosen: no port twice
+		ls = append(ls, l)
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
-}
-
-// quietPorts is the range freePorts draws from: from 10000 to the start of
-// the kernel's ephemeral range (Linux's ip_local_port_range), or an empty
-// range where that is not known or leaves too little room.
-func quietPorts() (lo, hi int) {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err != nil {
-		return 0, 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 0, 0
-	}
-	start, err := strconv.Atoi(f[0])
-	if err != nil || start < 12000 {
-		return 0, 0
-	}
-	return 10000, start
 }
 
 // defaultSettings are zktest's zoo.cfg defaults, in file order.
