@@ -154,7 +154,9 @@ func (l *Lease) Err() error { return context.Cause(l.ctx) }
 
 // Guard returns an op that makes a client.Multi fail unless the lease's node
 // still exists: put it in a Multi with the writes that must only happen
-// while the lease is held.
+// while the lease is held. A node a Combiner hands on outlives each
+// holder's release: Guard fences those holders against other processes
+// only, and Multi against the next holder of the process too.
 func (l *Lease) Guard() client.Op { return client.CheckOp(l.path, -1) }
 
 // Multi applies ops atomically, and only while the lease is held: it
