@@ -79,9 +79,7 @@ func (l *Lock) Lock(ctx context.Context) (*Lease, error) {
 	case l.bad != nil:
 		err = l.bad
 	case l.comb != nil:
-		if err = client.CheckPath("lock", l.Path()); err == nil {
-			lease, err = l.comb.Acquire(ctx, l.options(false))
-		}
+		lease, err = l.comb.Acquire(ctx, l.options(false))
 	default:
 		lease, err = l.q.Acquire(ctx, l.options(false))
 	}

@@ -27,13 +27,31 @@ func newCombiner(t *testing.T, c *client.Client, dir string, max int) *recipes.C
 func acquireLater(t *testing.T, ctx context.Context, cb *recipes.Combiner) <-chan result {
 	t.Helper()
 	before := cb.Waiting()
-	out := make(chan result, 1)
-	go func() {
-		l, err := cb.Acquire(ctx, mutex)
-		out <- result{l, err}
-	}()
+	out := acquire(ctx, cb.Acquire)
 	recipetest.Eventually(t, "the caller waits behind the holder", func() bool { return cb.Waiting() > before })
 	return out
+}
+
+// acquire runs fn (a Combiner's or a Queue's Acquire) in the background.
+func acquire(ctx context.Context, fn func(context.Context, recipes.AcquireOptions) (*recipes.Lease, error)) <-chan result {
+	out := make(chan result, 1)
+	go func() {
+		l, err := fn(ctx, mutex)
+		out <- result{l, err}
+	}()
+	return out
+}
+
+// ended waits until l has ended and returns why.
+func ended(t *testing.T, ctx context.Context, l *recipes.Lease, what string) error {
+	t.Helper()
+	select {
+	case <-l.Done():
+		return l.Err()
+	case <-ctx.Done():
+		t.Fatal(what)
+		return nil
+	}
 }
 
 type result struct {
@@ -107,22 +125,14 @@ func TestCombinerBoundsLocalTurns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		theirs := make(chan result, 1)
-		go func() {
-			l, err := recipes.NewQueue(remote, dir, nil, recipes.MutexKind).Acquire(ctx, mutex)
-			theirs <- result{l, err}
-		}()
+		theirs := acquire(ctx, recipes.NewQueue(remote, dir, nil, recipes.MutexKind).Acquire)
 		recipetest.Eventually(t, "the remote waiter queued", func() bool { return len(recipetest.Children(t, c, dir)) == 2 })
 		second := acquireLater(t, ctx, cb)
 		if err := first.Unlock(ctx); err != nil {
 			t.Fatal(err)
 		}
 		held := (<-second).must(t)
-		third := make(chan result, 1)
-		go func() {
-			l, err := cb.Acquire(ctx, mutex)
-			third <- result{l, err}
-		}()
+		third := acquire(ctx, cb.Acquire)
 		recipetest.Eventually(t, "the third local caller queued a node of its own", func() bool {
 			return len(recipetest.Children(t, c, dir)) == 3
 		})
@@ -165,13 +175,8 @@ func TestCombinerNodeLost(t *testing.T) {
 		}
 		next := acquireLater(t, ctx, cb)
 		b.ExpireSession(t, a.Session())
-		select {
-		case <-a.Done():
-		case <-ctx.Done():
-			t.Fatal("the holder's lease outlived its session")
-		}
-		if !errors.Is(a.Err(), recipes.ErrLost) {
-			t.Fatalf("the holder's lease ended with %v, want ErrLost", a.Err())
+		if err := ended(t, ctx, a, "the holder's lease outlived its session"); !errors.Is(err, recipes.ErrLost) {
+			t.Fatalf("the holder's lease ended with %v, want ErrLost", err)
 		}
 		bl := (<-next).must(t)
 		if bl.Node() == a.Node() || bl.Token() <= a.Token() || bl.Session() == a.Session() {
@@ -200,11 +205,7 @@ func TestCombinerCancel(t *testing.T) {
 		}
 		cb := newCombiner(t, c, dir, 4)
 		firstCtx, cancelFirst := context.WithCancel(ctx)
-		first := make(chan result, 1)
-		go func() {
-			l, err := cb.Acquire(firstCtx, mutex)
-			first <- result{l, err}
-		}()
+		first := acquire(firstCtx, cb.Acquire)
 		recipetest.Eventually(t, "the first caller queued", func() bool { return len(recipetest.Children(t, c, dir)) == 2 })
 		lateCtx, cancelLate := context.WithCancel(ctx)
 		late := acquireLater(t, lateCtx, cb)
@@ -250,13 +251,8 @@ func TestCombinerForeignDeleteAfterHandOver(t *testing.T) {
 		if err := other.Delete(ctx, bl.Node(), -1); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case <-bl.Done():
-		case <-ctx.Done():
-			t.Fatal("the holder's lease outlived its node")
-		}
-		if !errors.Is(bl.Err(), recipes.ErrNodeDeleted) {
-			t.Fatalf("the holder's lease ended with %v, want ErrNodeDeleted", bl.Err())
+		if err := ended(t, ctx, bl, "the holder's lease outlived its node"); !errors.Is(err, recipes.ErrNodeDeleted) {
+			t.Fatalf("the holder's lease ended with %v, want ErrNodeDeleted", err)
 		}
 		if !errors.Is(a.Err(), recipes.ErrReleased) {
 			t.Fatalf("the first holder's lease: %v, want ErrReleased", a.Err())

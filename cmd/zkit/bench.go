@@ -183,11 +183,8 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 			for _, s := range specs {
 				q := p
 				q.Clients = n
-				if s.Rounds || s.Clients > 0 {
-					q.Clients = 8 // W3 is defined with 8 members
-					if s.Clients > 0 {
-						q.Clients = s.Clients
-					}
+				if s.Clients > 0 { // defined at one count only: run once
+					q.Clients = s.Clients
 					if n != clients[0] {
 						continue
 					}

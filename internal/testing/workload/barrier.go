@@ -30,7 +30,7 @@ func DoubleBarrier() Spec { return doubleBarrier("zkit.DoubleBarrier", false) }
 func DoubleBarrierReuse() Spec { return doubleBarrier("zkit.DoubleBarrier.reuse", true) }
 
 func doubleBarrier(impl string, reuse bool) Spec {
-	return Spec{Workload: "W3_dbarrier", Impl: impl, Rounds: true, Setup: func(ctx context.Context, p Point) (*Instance, error) {
+	return Spec{Workload: "W3_dbarrier", Impl: impl, Rounds: true, Clients: 8, Setup: func(ctx context.Context, p Point) (*Instance, error) {
 		cs, base, closeAll, err := connectAt(ctx, p, "barrier")
 		if err != nil {
 			return nil, err

@@ -38,7 +38,7 @@ type Spec struct {
 	// and leave).
 	Rounds bool
 	// Clients, when not 0, is the only client count the workload is
-	// defined at (W1_lock_shared: 32 goroutines).
+	// defined at (W3: 8 members; W1_lock_shared: 32 goroutines).
 	Clients int
 	// Setup prepares Point.Clients clients.
 	Setup func(ctx context.Context, p Point) (*Instance, error)
