@@ -271,6 +271,51 @@ func TestCombinerForeignDeleteAfterHandOver(t *testing.T) {
 	})
 }
 
+// Curator's InterProcessMutex queued directly behind a combined node waits
+// while the node passes between local holders, and takes the lock on the
+// last one's release; a combining caller queued directly behind Curator
+// takes it on Curator's plain delete.
+func TestCombinerCuratorInterop(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		dir := recipetest.LockDir(t, c)
+		java := recipetest.StartCurator(t, b.Servers)
+		cb := newCombiner(t, c, dir, 4)
+		a, err := cb.Acquire(ctx, mutex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		java.Send("j1 mutex %s acquire", dir)
+		recipetest.WaitChildren(t, c, dir, 2)
+		next := acquireLater(t, ctx, cb)
+		if err := a.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		bl := (<-next).must(t)
+		java.Quiet("the node passed between zkit's local holders")
+		if err := bl.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		java.Expect("j1 acquired")
+
+		// A combining caller behind Curator: a node of its own.
+		after := acquire(ctx, cb.Acquire)
+		recipetest.WaitChildren(t, c, dir, 2)
+		java.Quiet("zkit waits behind Curator")
+		java.Send("j1 mutex %s release", dir)
+		java.Expect("j1 released")
+		l := (<-after).must(t)
+		if l.Token() <= bl.Token() {
+			t.Fatalf("zkit's token %d after Curator, %d before it", l.Token(), bl.Token())
+		}
+		if err := l.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		recipetest.WaitChildren(t, c, dir, 0)
+	})
+}
+
 func TestCombinerInput(t *testing.T) {
 	c := zktest.ReferenceBackend(t).Connect(t)
 	for _, n := range []int{-1, 0, 1, recipes.MaxHolders + 1} {
