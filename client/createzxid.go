@@ -15,22 +15,30 @@ import (
 // of its reply.
 type createZxids struct {
 	wanted atomic.Int64 // entries in paths: none, and sniffConn looks no further
-	paths  sync.Map     // the server's path of a create asked for → *atomic.Int64
+	paths  sync.Map     // the server's path of a create asked for → *createSlot
 
 	mu    sync.Mutex
-	byXid map[int32]*atomic.Int64 // creates sent, until their reply
+	byXid map[int32]*createSlot // creates sent, until their reply
+}
+
+// createSlot is what sniffConn learns of one create: when it was first
+// written, and the zxid of its reply.
+type createSlot struct {
+	zxid    atomic.Int64
+	written chan struct{} // closed when the create is first written
+	once    sync.Once
 }
 
 // want asks for the czxid of the next create of path (the server's path).
-func (z *createZxids) want(path string) *atomic.Int64 {
-	slot := new(atomic.Int64)
+func (z *createZxids) want(path string) *createSlot {
+	slot := &createSlot{written: make(chan struct{})}
 	z.paths.Store(path, slot)
 	z.wanted.Add(1)
 	return slot
 }
 
 // done forgets path.
-func (z *createZxids) done(path string, slot *atomic.Int64) {
+func (z *createZxids) done(path string, slot *createSlot) {
 	if z.paths.CompareAndDelete(path, slot) {
 		z.wanted.Add(-1)
 	}
@@ -65,9 +73,13 @@ func (z *createZxids) sent(p []byte) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if z.byXid == nil {
-		z.byXid = map[int32]*atomic.Int64{}
+		z.byXid = map[int32]*createSlot{}
 	}
-	z.byXid[int32(binary.BigEndian.Uint32(p[4:8]))] = slot.(*atomic.Int64)
+	cs := slot.(*createSlot)
+	z.byXid[int32(binary.BigEndian.Uint32(p[4:8]))] = cs
+	// The wire client writes this frame before it takes the next request:
+	// a request queued from now on reaches the server after the create.
+	cs.once.Do(func() { close(cs.written) })
 }
 
 // replied sees a reply header (xid, zxid, err) on its way in.
@@ -80,7 +92,7 @@ func (z *createZxids) replied(xid int32, zxid int64, code int32) {
 	if slot, ok := z.byXid[xid]; ok {
 		delete(z.byXid, xid)
 		if code == 0 {
-			slot.Store(zxid)
+			slot.zxid.Store(zxid)
 		}
 	}
 }

@@ -61,42 +61,103 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 // answers), or from the look-up after a lost reply. It is 0 when neither
 // told it (a reply the connection wrapper did not see); read the node then.
 func (c *Client) CreateProtectedZxid(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (string, int64, error) {
+	p, czxid, _, err := c.createProtected(ctx, path, data, mode, opts, false)
+	return p, czxid, err
+}
+
+// CreateProtectedListed is CreateProtectedZxid that also lists the new
+// node's parent, in the same round trip: the listing is sent as soon as the
+// create has been written, and a server answers a session's requests in the
+// order they were sent, so the listing shows the new node and every node
+// created before it. A queue recipe learns its place from it without a
+// second round trip.
+//
+// children is nil when there is no such listing: the create's reply was
+// lost (the node was found by the look-up instead) or the listing failed.
+// List the parent then.
+func (c *Client) CreateProtectedListed(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (created string, czxid int64, children []string, err error) {
+	return c.createProtected(ctx, path, data, mode, opts, true)
+}
+
+// createProtected is CreateProtectedListed, with the listing only when list
+// is set.
+func (c *Client) createProtected(ctx context.Context, path string, data []byte, mode CreateMode, opts []CreateOption, list bool) (string, int64, []string, error) {
 	if _, err := c.createOptions(path, data, mode, opts); err != nil {
-		return "", 0, err
+		return "", 0, nil, err
 	}
 	parent, name := SplitPath(path)
 	if parent == "" {
-		return "", 0, &InputError{Op: "create", Path: path, Reason: "protected node needs a parent"}
+		return "", 0, nil, &InputError{Op: "create", Path: path, Reason: "protected node needs a parent"}
 	}
 	id := NewProtectedID()
 	full := JoinPath(parent, ProtectedName(id, name))
 	sess, err := c.current()
 	if err != nil {
-		return "", 0, err
+		return "", 0, nil, err
 	}
 	slot := c.creates.want(c.abs(full))
 	defer c.creates.done(c.abs(full), slot)
-	for {
+	for attempt := 0; ; attempt++ {
+		var listing <-chan listing
+		stop := make(chan struct{})
+		if list && attempt == 0 {
+			listing = c.listAfter(ctx, parent, slot, stop)
+		}
 		p, err := c.Create(ctx, full, data, mode, opts...)
+		close(stop)
 		if err == nil {
-			return p, slot.Load(), nil
+			var children []string
+			if listing != nil {
+				if l := <-listing; l.err == nil {
+					children = l.children
+				}
+			}
+			return p, slot.zxid.Load(), children, nil
 		}
 		if !IsOutcomeUnknown(err) && !IsRetryable(err) {
 			if IsSessionLost(err) && !mode.IsEphemeral() {
 				c.cleanupProtected(parent, id, nil)
 			}
-			return "", 0, err
+			return "", 0, nil, err
 		}
 		// The create may have been applied: find out before creating again.
 		found, czxid, ferr := c.resolveProtected(ctx, parent, id, sess, mode)
 		if found != "" {
-			return found, czxid, nil
+			return found, czxid, nil, nil
 		}
 		if ferr != nil {
 			c.cleanupProtected(parent, id, sess)
-			return "", 0, fmt.Errorf("zkit: create %q: %w (after %w)", path, ferr, err)
+			return "", 0, nil, fmt.Errorf("zkit: create %q: %w (after %w)", path, ferr, err)
 		}
 	}
+}
+
+// listing is a parent's children, or why they could not be listed.
+type listing struct {
+	children []string
+	err      error
+}
+
+// listAfter lists parent as soon as the create of slot has been written,
+// so that the server lists after creating. It gives up, with an error, when
+// stop is closed while the create has not been written.
+func (c *Client) listAfter(ctx context.Context, parent string, slot *createSlot, stop <-chan struct{}) <-chan listing {
+	out := make(chan listing, 1)
+	go func() {
+		select {
+		case <-slot.written:
+		case <-stop:
+			select {
+			case <-slot.written:
+			default:
+				out <- listing{err: ErrConnectionClosed}
+				return
+			}
+		}
+		children, _, err := c.Children(ctx, parent)
+		out <- listing{children, err}
+	}()
+	return out
 }
 
 // resolveProtected looks for the node carrying protection id until it gets

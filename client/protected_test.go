@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -120,10 +121,37 @@ type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
 
-// CreateProtectedZxid's czxid is the node's, whether it came from the
-// create's reply or from the look-up after a lost one; concurrent creates
-// of other clients do not confuse it.
+// createdWith is a protected create that returns the czxid, and maybe a
+// listing (listed says whether it is meant to).
+type createdWith struct {
+	name   string
+	listed bool
+	create func(context.Context, *client.Client, string) (string, int64, []string, error)
+}
+
+var protectedZxidCreates = []createdWith{
+	{"CreateProtectedZxid", false, func(ctx context.Context, c *client.Client, path string) (string, int64, []string, error) {
+		p, czxid, err := c.CreateProtectedZxid(ctx, path, nil, client.EphemeralSequential)
+		return p, czxid, nil, err
+	}},
+	{"CreateProtectedListed", true, func(ctx context.Context, c *client.Client, path string) (string, int64, []string, error) {
+		return c.CreateProtectedListed(ctx, path, nil, client.EphemeralSequential)
+	}},
+}
+
+// The czxid of CreateProtectedZxid and CreateProtectedListed is the node's,
+// whether it came from the create's reply or from the look-up after a lost
+// one; concurrent creates of other clients do not confuse it.
+// CreateProtectedListed's listing is taken after the create: it always
+// holds the new node and every node created before it (here, the client's
+// own earlier nodes). After a lost reply there is no listing.
 func TestCreateProtectedZxid(t *testing.T) {
+	for _, cw := range protectedZxidCreates {
+		t.Run(cw.name, func(t *testing.T) { testCreateProtectedZxid(t, cw) })
+	}
+}
+
+func testCreateProtectedZxid(t *testing.T, cw createdWith) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		base := zktest.UniquePath(t)
@@ -131,13 +159,17 @@ func TestCreateProtectedZxid(t *testing.T) {
 		require.NoError(t, admin.EnsurePath(ctx, base))
 		var wg sync.WaitGroup
 		for g := range 4 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				c := b.Connect(t)
+				var mine []string
 				for range 50 {
-					p, czxid, err := c.CreateProtectedZxid(ctx, base+"/n-", nil, client.EphemeralSequential)
+					p, czxid, children, err := cw.create(ctx, c, base+"/n-")
 					if !assert.NoError(t, err) {
+						return
+					}
+					_, name := client.SplitPath(p)
+					mine = append(mine, name)
+					if cw.listed && !assert.Subset(t, children, mine, "client %d: the listing after creating %s", g, name) {
 						return
 					}
 					_, st, err := c.Exists(ctx, p)
@@ -146,15 +178,25 @@ func TestCreateProtectedZxid(t *testing.T) {
 					}
 					assert.Equal(t, st.Czxid, czxid, "client %d, %s", g, p)
 				}
-			}()
+			})
 		}
 		wg.Wait()
 
 		c := b.Connect(t, b.CutNextCreate(t, base)...)
-		p, czxid, err := c.CreateProtectedZxid(ctx, base+"/cut-", nil, client.EphemeralSequential)
+		p, czxid, children, err := cw.create(ctx, c, base+"/cut-")
 		require.NoError(t, err)
+		assert.Nil(t, children, "no listing after a lost reply")
 		_, st, err := c.Exists(ctx, p)
 		require.NoError(t, err)
 		require.Equal(t, st.Czxid, czxid, "after a lost reply")
+
+		before, _, err := c.Children(ctx, base)
+		require.NoError(t, err)
+		_, _, _, err = cw.create(ctx, c, base+"/bad\x00")
+		var ie *client.InputError
+		require.ErrorAs(t, err, &ie)
+		after, _, err := c.Children(ctx, base)
+		require.NoError(t, err)
+		assert.ElementsMatch(t, before, after, "nothing created for bad input")
 	})
 }

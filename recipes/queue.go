@@ -158,8 +158,9 @@ func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.
 		return nil, err
 	}
 	t := &Ticket{q: q, sess: sess}
+	var children []string // the listing that came with the create, if any
 	for creates := 0; ; creates++ {
-		t.path, t.token, err = q.c.CreateProtectedZxid(ctx, client.JoinPath(q.dir, kind.Marker), data, client.EphemeralSequential, opts...)
+		t.path, t.token, children, err = q.c.CreateProtectedListed(ctx, client.JoinPath(q.dir, kind.Marker), data, client.EphemeralSequential, opts...)
 		if !errors.Is(err, client.ErrNoNode) {
 			break
 		}
@@ -182,26 +183,34 @@ func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.
 		t.Abandon(ctx)
 		return nil, fmt.Errorf("zkit: created %q, which is not a %q node", t.path, kind.Marker)
 	}
-	if err := t.start(ctx); err != nil {
+	if err := t.start(ctx, children); err != nil {
 		t.Abandon(ctx)
 		return nil, err
 	}
 	return t, nil
 }
 
-// start lists the queue. A ticket first in line, created on the session
-// it started with, needs nothing more: its token (the node's czxid) came
-// with the create's reply, and its lease watches the node itself once it
-// has been held a moment (lease.go), so that a lone client pays create,
-// list and release, as a lock without fencing does. A ticket that must
+// start learns the ticket's place in the queue from children, the listing
+// that came with the create (client.CreateProtectedListed), or from a
+// listing of its own when there is none. A ticket first in line, created on
+// the session it started with, needs nothing more: its token (the node's
+// czxid) came with the create's reply, and its lease watches the node
+// itself once it has been held a moment (lease.go), so that a lone client
+// pays create and list (one round trip) and release. A ticket that must
 // wait watches its own node too, which also gives the node's owner.
-func (t *Ticket) start(ctx context.Context) error {
+func (t *Ticket) start(ctx context.Context, children []string) error {
 	if t.token == 0 || t.q.c.Session() != t.sess {
 		// No token from the reply, or the session changed around the
 		// create: let the node's Stat tell (watchSelf checks its owner).
 		return t.startWatched(ctx)
 	}
-	if err := t.relist(ctx); err != nil {
+	var err error
+	if children != nil {
+		err = t.place(children)
+	} else {
+		err = t.relist(ctx)
+	}
+	if err != nil {
 		return err
 	}
 	if !t.Blocked() || t.node.Kind.Confirmed {
@@ -416,33 +425,39 @@ func (t *Ticket) relist(ctx context.Context) error {
 			return err
 		}
 		t.backoff.Reset()
-		// One pass, no sort: a queue may hold thousands of nodes, and only
-		// the lower ones that block this ticket matter.
-		if cap(t.known) < len(children) {
-			t.known = make([]Node, 0, len(children))
-		}
-		t.known = t.known[:0]
-		found := false
-		for _, ch := range children {
-			n, ok := ParseNode(ch, t.q.kinds...)
-			switch {
-			case !ok:
-				if other, ok := ParseNode(ch, queueKinds...); ok {
-					return fmt.Errorf("zkit: %s holds %s: %w; use one recipe per path",
-						t.q.dir, other.Name, ErrOtherRecipe)
-				}
-			case n.Seq == t.node.Seq && n.Name == t.node.Name:
-				found = true
-			case n.Blocks(t.node):
-				t.known = append(t.known, n)
-			}
-		}
-		if !found {
-			return t.gone()
-		}
-		t.listed = true
-		return nil
+		return t.place(children)
 	}
+}
+
+// place learns, from a listing of the directory, the lower nodes that block
+// the ticket. A listing without the ticket's node means it is gone.
+func (t *Ticket) place(children []string) error {
+	// One pass, no sort: a queue may hold thousands of nodes, and only the
+	// lower ones that block this ticket matter.
+	if cap(t.known) < len(children) {
+		t.known = make([]Node, 0, len(children))
+	}
+	t.known = t.known[:0]
+	found := false
+	for _, ch := range children {
+		n, ok := ParseNode(ch, t.q.kinds...)
+		switch {
+		case !ok:
+			if other, ok := ParseNode(ch, queueKinds...); ok {
+				return fmt.Errorf("zkit: %s holds %s: %w; use one recipe per path",
+					t.q.dir, other.Name, ErrOtherRecipe)
+			}
+		case n.Seq == t.node.Seq && n.Name == t.node.Name:
+			found = true
+		case n.Blocks(t.node):
+			t.known = append(t.known, n)
+		}
+	}
+	if !found {
+		return t.gone()
+	}
+	t.listed = true
+	return nil
 }
 
 // pause waits before retrying a request refused while disconnected.
