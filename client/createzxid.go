@@ -30,15 +30,22 @@ type createSlot struct {
 }
 
 // want asks for the czxid of the next create of path (the server's path).
+// It returns nil when a create of path is watched for already: two creates
+// of one path cannot be told apart on the wire.
 func (z *createZxids) want(path string) *createSlot {
 	slot := &createSlot{written: make(chan struct{})}
-	z.paths.Store(path, slot)
+	if _, taken := z.paths.LoadOrStore(path, slot); taken {
+		return nil
+	}
 	z.wanted.Add(1)
 	return slot
 }
 
 // done forgets path.
 func (z *createZxids) done(path string, slot *createSlot) {
+	if slot == nil {
+		return
+	}
 	if z.paths.CompareAndDelete(path, slot) {
 		z.wanted.Add(-1)
 	}

@@ -66,22 +66,21 @@ func (c *Client) CreateProtectedZxid(ctx context.Context, path string, data []by
 }
 
 // CreateProtectedListed is CreateProtectedZxid that also lists the new
-// node's parent, in the same round trip: the listing is sent as soon as the
-// create has been written, and a server answers a session's requests in the
-// order they were sent, so the listing shows the new node and every node
-// created before it. A queue recipe learns its place from it without a
-// second round trip.
+// node's parent, in the same round trip (listed.go): the listing shows the
+// new node and every node created before it. A queue recipe learns its
+// place from it without a second round trip.
 //
-// children is nil when there is no such listing: the create's reply was
-// lost (the node was found by the look-up instead) or the listing failed.
-// List the parent then.
-func (c *Client) CreateProtectedListed(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (created string, czxid int64, children []string, err error) {
+// listing is nil when there is none: the create's reply was lost (the node
+// was found by the look-up instead), the listing failed, or it does not
+// show the new node (deleted at once by someone else). List the parent
+// then.
+func (c *Client) CreateProtectedListed(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (created string, czxid int64, listing *Listing, err error) {
 	return c.createProtected(ctx, path, data, mode, opts, true)
 }
 
 // createProtected is CreateProtectedListed, with the listing only when list
 // is set.
-func (c *Client) createProtected(ctx context.Context, path string, data []byte, mode CreateMode, opts []CreateOption, list bool) (string, int64, []string, error) {
+func (c *Client) createProtected(ctx context.Context, path string, data []byte, mode CreateMode, opts []CreateOption, list bool) (string, int64, *Listing, error) {
 	if _, err := c.createOptions(path, data, mode, opts); err != nil {
 		return "", 0, nil, err
 	}
@@ -98,21 +97,22 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 	slot := c.creates.want(c.abs(full))
 	defer c.creates.done(c.abs(full), slot)
 	for attempt := 0; ; attempt++ {
-		var listing <-chan listing
-		stop := make(chan struct{})
+		var (
+			p       string
+			listing *Listing
+		)
+		create := func() (string, error) { return c.Create(ctx, full, data, mode, opts...) }
 		if list && attempt == 0 {
-			listing = c.listAfter(ctx, parent, slot, stop)
+			p, listing, err = c.listedCreate(ctx, parent, slot, create)
+		} else {
+			p, err = create()
 		}
-		p, err := c.Create(ctx, full, data, mode, opts...)
-		close(stop)
 		if err == nil {
-			var children []string
-			if listing != nil {
-				if l := <-listing; l.err == nil {
-					children = l.children
-				}
+			var czxid int64
+			if slot != nil {
+				czxid = slot.zxid.Load()
 			}
-			return p, slot.zxid.Load(), children, nil
+			return p, czxid, listing, nil
 		}
 		if !IsOutcomeUnknown(err) && !IsRetryable(err) {
 			if IsSessionLost(err) && !mode.IsEphemeral() {
@@ -130,34 +130,6 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 			return "", 0, nil, fmt.Errorf("zkit: create %q: %w (after %w)", path, ferr, err)
 		}
 	}
-}
-
-// listing is a parent's children, or why they could not be listed.
-type listing struct {
-	children []string
-	err      error
-}
-
-// listAfter lists parent as soon as the create of slot has been written,
-// so that the server lists after creating. It gives up, with an error, when
-// stop is closed while the create has not been written.
-func (c *Client) listAfter(ctx context.Context, parent string, slot *createSlot, stop <-chan struct{}) <-chan listing {
-	out := make(chan listing, 1)
-	go func() {
-		select {
-		case <-slot.written:
-		case <-stop:
-			select {
-			case <-slot.written:
-			default:
-				out <- listing{err: ErrConnectionClosed}
-				return
-			}
-		}
-		children, _, err := c.Children(ctx, parent)
-		out <- listing{children, err}
-	}()
-	return out
 }
 
 // resolveProtected looks for the node carrying protection id until it gets

@@ -126,15 +126,15 @@ func (quiet) Printf(string, ...any) {}
 type createdWith struct {
 	name   string
 	listed bool
-	create func(context.Context, *client.Client, string) (string, int64, []string, error)
+	create func(context.Context, *client.Client, string) (string, int64, *client.Listing, error)
 }
 
 var protectedZxidCreates = []createdWith{
-	{"CreateProtectedZxid", false, func(ctx context.Context, c *client.Client, path string) (string, int64, []string, error) {
+	{"CreateProtectedZxid", false, func(ctx context.Context, c *client.Client, path string) (string, int64, *client.Listing, error) {
 		p, czxid, err := c.CreateProtectedZxid(ctx, path, nil, client.EphemeralSequential)
 		return p, czxid, nil, err
 	}},
-	{"CreateProtectedListed", true, func(ctx context.Context, c *client.Client, path string) (string, int64, []string, error) {
+	{"CreateProtectedListed", true, func(ctx context.Context, c *client.Client, path string) (string, int64, *client.Listing, error) {
 		return c.CreateProtectedListed(ctx, path, nil, client.EphemeralSequential)
 	}},
 }
@@ -163,13 +163,15 @@ func testCreateProtectedZxid(t *testing.T, cw createdWith) {
 				c := b.Connect(t)
 				var mine []string
 				for range 50 {
-					p, czxid, children, err := cw.create(ctx, c, base+"/n-")
+					p, czxid, listing, err := cw.create(ctx, c, base+"/n-")
 					if !assert.NoError(t, err) {
 						return
 					}
 					_, name := client.SplitPath(p)
 					mine = append(mine, name)
-					if cw.listed && !assert.Subset(t, children, mine, "client %d: the listing after creating %s", g, name) {
+					if cw.listed && !(assert.NotNil(t, listing, "client %d: no listing", g) &&
+						assert.Subset(t, listing.Children, mine, "client %d: the listing after creating %s", g, name) &&
+						assert.Equal(t, int(listing.Stat.NumChildren), len(listing.Children), "client %d: the parent's Stat is the listing's", g)) {
 						return
 					}
 					_, st, err := c.Exists(ctx, p)
@@ -183,9 +185,9 @@ func testCreateProtectedZxid(t *testing.T, cw createdWith) {
 		wg.Wait()
 
 		c := b.Connect(t, b.CutNextCreate(t, base)...)
-		p, czxid, children, err := cw.create(ctx, c, base+"/cut-")
+		p, czxid, listing, err := cw.create(ctx, c, base+"/cut-")
 		require.NoError(t, err)
-		assert.Nil(t, children, "no listing after a lost reply")
+		assert.Nil(t, listing, "no listing after a lost reply")
 		_, st, err := c.Exists(ctx, p)
 		require.NoError(t, err)
 		require.Equal(t, st.Czxid, czxid, "after a lost reply")

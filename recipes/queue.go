@@ -158,9 +158,9 @@ func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.
 		return nil, err
 	}
 	t := &Ticket{q: q, sess: sess}
-	var children []string // the listing that came with the create, if any
+	var listing *client.Listing // the listing that came with the create, if any
 	for creates := 0; ; creates++ {
-		t.path, t.token, children, err = q.c.CreateProtectedListed(ctx, client.JoinPath(q.dir, kind.Marker), data, client.EphemeralSequential, opts...)
+		t.path, t.token, listing, err = q.c.CreateProtectedListed(ctx, client.JoinPath(q.dir, kind.Marker), data, client.EphemeralSequential, opts...)
 		if !errors.Is(err, client.ErrNoNode) {
 			break
 		}
@@ -183,30 +183,30 @@ func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.
 		t.Abandon(ctx)
 		return nil, fmt.Errorf("zkit: created %q, which is not a %q node", t.path, kind.Marker)
 	}
-	if err := t.start(ctx, children); err != nil {
+	if err := t.start(ctx, listing); err != nil {
 		t.Abandon(ctx)
 		return nil, err
 	}
 	return t, nil
 }
 
-// start learns the ticket's place in the queue from children, the listing
-// that came with the create (client.CreateProtectedListed), or from a
+// start learns the ticket's place in the queue from the listing that came
+// with the create (client.CreateProtectedListed), or from a
 // listing of its own when there is none. A ticket first in line, created on
 // the session it started with, needs nothing more: its token (the node's
 // czxid) came with the create's reply, and its lease watches the node
 // itself once it has been held a moment (lease.go), so that a lone client
 // pays create and list (one round trip) and release. A ticket that must
 // wait watches its own node too, which also gives the node's owner.
-func (t *Ticket) start(ctx context.Context, children []string) error {
+func (t *Ticket) start(ctx context.Context, listing *client.Listing) error {
 	if t.token == 0 || t.q.c.Session() != t.sess {
 		// No token from the reply, or the session changed around the
 		// create: let the node's Stat tell (watchSelf checks its owner).
 		return t.startWatched(ctx)
 	}
 	var err error
-	if children != nil {
-		err = t.place(children)
+	if listing != nil {
+		err = t.place(listing.Children)
 	} else {
 		err = t.relist(ctx)
 	}
