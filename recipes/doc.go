@@ -5,7 +5,9 @@
 //     [SortNodes]): nodes are ordered by the numeric sequence suffix the
 //     server appends, never by the whole name, and names of other shapes are
 //     ignored;
-//   - the herd-free queue walk ([Queue], [Ticket]): each waiter watches
+//   - the herd-free queue walk ([Queue], [Ticket]): a joiner learns its
+//     place from a listing sent right behind its create, answered in the
+//     same round trip (client.CreateProtectedListed); each waiter watches
 //     exactly one node, and a handoff costs O(1) round trips whatever the
 //     number of waiters;
 //   - held things: a sequence node held in turn ([Lease]; [NewLease] for a

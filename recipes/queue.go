@@ -94,9 +94,9 @@ type Ticket struct {
 }
 
 // Join creates the participant's node (a protected ephemeral sequential
-// node "<dir>/_c_<uuid>-<marker><seq>") and lists the queue. The create
-// survives a lost reply without leaving a second node (see
-// client.CreateProtected). The node gets acl, or the client's default ACL
+// node "<dir>/_c_<uuid>-<marker><seq>") and lists the queue, both in one
+// round trip (client.CreateProtectedListed). The create survives a lost
+// reply without leaving a second node (see client.CreateProtected). The node gets acl, or the client's default ACL
 // when acl is empty.
 //
 // A missing directory is created: its parents as persistent nodes, the
