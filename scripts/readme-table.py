@@ -8,13 +8,15 @@ anchors' result format). go-zookeeper's columns come from zkit bench's in-run
 baselines (zkit.txt); the anchors' own go-zookeeper run (gozk.txt) only fills
 points zkit bench has no baseline for. Cells: ops/s (p50 / p99 ms); the last
 column is the requests the server received per operation (mntr's
-packets_received), zkit / go-zookeeper / Curator / kazoo.
+packets_received), zkit / go-zookeeper / Curator / kazoo. A run that stranded
+members (a note with HUNG_CLIENTS) has no rate: its cell says so, and it gets
+no ratio.
 """
 import re
 import sys
 
 d = sys.argv[1]
-res = {}; rx = {}
+res = {}; rx = {}; hung = {}; ops = {}
 for f in ['zkit', 'curator', 'kazoo', 'gozk']:
     for line in open(f'{d}/{f}.txt'):
         p = line.split()
@@ -23,10 +25,15 @@ for f in ['zkit', 'curator', 'kazoo', 'gozk']:
             m = re.search(r'rx_per_op=([\d.]+)', line)
             if m: rx[(p[2], p[3], p[4])] = float(m.group(1))
             continue
+        if p[0] == '#' and len(p) > 5 and p[1] == 'note':
+            m = re.match(r'HUNG_CLIENTS=(\d+)', p[5])
+            if m and int(m.group(1)) > 0: hung[(p[2], p[3], p[4])] = int(m.group(1))
+            continue
         if line.startswith('#'): continue
         if len(p) >= 8 and (f == 'zkit' or not p[0].startswith('gozk') or (p[0], p[1], p[2]) not in res):
             if f != 'zkit' and p[0].startswith('gozk'): continue  # gozk columns from zkit's in-run baseline
             res[(p[0], p[1], p[2])] = (float(p[5]), float(p[6]), float(p[7]))
+            ops[(p[0], p[1], p[2])] = int(p[3])
 rows = [('W1 lock', 'W1_lock', '1', 'zkit.Lock', 'gozk.Lock', 'curator.InterProcessMutex', 'kazoo.Lock'),
         ('W1 lock', 'W1_lock', '8', 'zkit.Lock', 'gozk.Lock', 'curator.InterProcessMutex', 'kazoo.Lock'),
         ('W1 lock', 'W1_lock', '32', 'zkit.Lock', 'gozk.Lock', 'curator.InterProcessMutex', 'kazoo.Lock'),
@@ -44,6 +51,7 @@ rows = [('W1 lock', 'W1_lock', '1', 'zkit.Lock', 'gozk.Lock', 'curator.InterProc
 def fmt(v):
     return f'{v:.1f}' if v < 100 else f'{v:.0f}'
 def cell(k):
+    if k in hung: return f'hung ({hung[k]} of {k[2]} members stuck after {ops[k]} rounds)'
     if k not in res: return '–'
     o, p50, p99 = res[k]
     return f'{o:.0f} ({fmt(p50)} / {fmt(p99)})'
@@ -55,7 +63,7 @@ for name, w, n, z, g, c, k in rows:
     keys = [(i, w, n) if i else None for i in (z, g, c, k)]
     zc = res.get(keys[0])
     def ratio(key):
-        if not key or key not in res or not zc: return '–'
+        if not key or key not in res or not zc or key in hung: return '–'
         return f'{zc[0]/res[key][0]:.2f}×'
     cells = [cell(x) if x else '–' for x in keys]
     reqs = ' / '.join(req(x) if x else '–' for x in keys)
