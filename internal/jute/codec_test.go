@@ -117,3 +117,24 @@ func TestFrame(t *testing.T) {
 		t.Fatal(Error(-101).Error(), OpName(14))
 	}
 }
+
+// The records the client's connection wrapper reads on every frame decode
+// themselves (no reflection), to what the reflective encoder wrote.
+func TestHandDecodedRecords(t *testing.T) {
+	for _, pair := range [][2]any{
+		{&GetDataRequest{"/w", true}, &GetDataRequest{}},
+		{&GetDataRequest{"/", false}, &GetDataRequest{}},
+		{&WatcherEvent{3, 3, "/x/y"}, &WatcherEvent{}},
+		{&WatcherEvent{-1, -112, ""}, &WatcherEvent{}},
+	} {
+		if err := Decode(Encode(pair[0]), pair[1]); err != nil {
+			t.Fatalf("%+v: %v", pair[0], err)
+		}
+		if !reflect.DeepEqual(pair[0], pair[1]) {
+			t.Errorf("decoded %+v, want %+v", pair[1], pair[0])
+		}
+	}
+	if err := Decode([]byte{0, 0, 0, 5, '/'}, &GetDataRequest{}); err == nil {
+		t.Error("a cut-off GetDataRequest decoded without an error")
+	}
+}

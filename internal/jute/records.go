@@ -135,6 +135,14 @@ type WatcherEvent struct {
 	Path  string
 }
 
+// UnmarshalJute reads the record without reflection: a client's connection
+// wrapper reads every watch event that passes.
+func (r *WatcherEvent) UnmarshalJute(d *Decoder) {
+	r.Type = d.Int32()
+	r.State = d.Int32()
+	r.Path = d.String()
+}
+
 // ErrorResponse carries an error code (multi results, addWatch).
 type ErrorResponse struct {
 	Err int32
@@ -189,6 +197,13 @@ type ExistsResponse struct {
 type GetDataRequest struct {
 	Path  string
 	Watch bool
+}
+
+// UnmarshalJute reads the record without reflection: a client's connection
+// wrapper reads every reading request that passes.
+func (r *GetDataRequest) UnmarshalJute(d *Decoder) {
+	r.Path = d.String()
+	r.Watch = d.Bool()
 }
 
 // GetDataResponse answers getData.
