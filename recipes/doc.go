@@ -64,13 +64,22 @@
 //
 // A zkit holder releases its node with one Multi of SetOp then DeleteOp on
 // that node (unless its recipe asks for a plain delete with
-// LeaseOptions.PlainRelease, as leader election does). The waiter right behind it watches the node with getData, so
-// its one-shot watch fires with NodeDataChanged instead of NodeDeleted.
-// Only a holder ever writes its node, so that event proves the node was held
-// and therefore that every node it waited for is gone too: the waiter holds
-// at once, without another round trip. A plain NodeDeleted (a waiter that
-// gave up, an expired session, a Curator or kazoo holder) proves nothing
-// about the other lower nodes, and the waiter looks again.
+// LeaseOptions.PlainRelease, as leader election does). The waiter right
+// behind it watches the node with getData, so its one-shot watch fires with
+// NodeDataChanged instead of NodeDeleted. Only a holder ever writes its
+// node, so that event proves the node was held and therefore that every
+// node it waited for is gone too: the waiter holds at once, without another
+// round trip. A plain NodeDeleted (a waiter that gave up, an expired
+// session, a Curator or kazoo holder) proves nothing about the other lower
+// nodes, and the waiter looks again, unless the node was the only one it
+// knew of.
+//
+// A holder whose node was alone in the queue when it joined releases with a
+// plain delete, which the server applies faster than the Multi: whoever
+// waits right behind it joined later, when no node lower than the holder's
+// was left, so the holder's node is the only one it knows of, and the plain
+// NodeDeleted tells it as much as the signal would. A lone client pays
+// create and list (one round trip) and a plain delete.
 //
 // Consequence: nobody else may write to a node of a queue. In particular
 // Curator's cooperative revocation (Revoker.attemptRevoke, which writes to a

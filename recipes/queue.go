@@ -87,6 +87,7 @@ type Ticket struct {
 	self    <-chan client.WatchEvent // one-shot watch on the ticket's own node
 	known   []Node                   // lower nodes still to wait for, in no order
 	listed  bool                     // known is what the last listing showed: nothing deduced since
+	alone   bool                     // the last listing showed no other node of the queue
 	backoff client.Backoff
 	joined  time.Time  // when Join was called: the start of the wait
 	woke    time.Time  // when the last event on a lower node came
@@ -438,7 +439,7 @@ func (t *Ticket) place(children []string) error {
 		t.known = make([]Node, 0, len(children))
 	}
 	t.known = t.known[:0]
-	found := false
+	found, others := false, 0
 	for _, ch := range children {
 		n, ok := ParseNode(ch, t.q.kinds...)
 		switch {
@@ -451,12 +452,15 @@ func (t *Ticket) place(children []string) error {
 			found = true
 		case n.Blocks(t.node):
 			t.known = append(t.known, n)
+			others++
+		default:
+			others++
 		}
 	}
 	if !found {
 		return t.gone()
 	}
-	t.listed = true
+	t.listed, t.alone = true, others == 0
 	return nil
 }
 
@@ -502,6 +506,11 @@ func (t *Ticket) event(name, detail string) {
 func (t *Ticket) Hold(o LeaseOptions) *Lease {
 	if o.Logger == nil {
 		o.Logger = t.q.log
+	}
+	if t.alone {
+		// Nobody behind the node knows of another one: the release signal
+		// would tell them nothing (see the package documentation).
+		o.PlainRelease = true
 	}
 	if t.span != nil {
 		InstrumentsOf(t.q.c).Acquired(t.node.Kind.Recipe, t.joined, t.woke)

@@ -1,0 +1,48 @@
+package recipes_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// A holder whose node was alone in the queue when it joined releases with
+// a plain delete; a holder that found another node there releases with the
+// signal (NodeDataChanged on the node before it goes).
+func TestReleaseSignalOnlyWhenOthersWereThere(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c1, c2, observer := b.Connect(t), b.Connect(t), b.Connect(t)
+		dir := recipetest.LockDir(t, c1)
+		released := func(l *recipes.Lease) client.EventType {
+			_, _, ch, err := observer.GetW(ctx, l.Node())
+			require.NoError(t, err)
+			require.NoError(t, l.Unlock(ctx))
+			select {
+			case ev := <-ch:
+				return ev.Type
+			case <-ctx.Done():
+				t.Fatal("no event on the released node")
+				return 0
+			}
+		}
+
+		alone, err := recipes.NewQueue(c1, dir, nil, recipes.MutexKind).Acquire(ctx, mutex)
+		require.NoError(t, err)
+		require.Equal(t, client.EventNodeDeleted, released(alone), "alone when it joined: a plain delete")
+
+		first, err := recipes.NewQueue(c1, dir, nil, recipes.MutexKind).Acquire(ctx, mutex)
+		require.NoError(t, err)
+		q2 := recipes.NewQueue(c2, dir, nil, recipes.MutexKind)
+		second := acquire(ctx, q2.Acquire)
+		recipetest.Eventually(t, "the second waits", func() bool { return len(recipetest.Children(t, c1, dir)) == 2 })
+		require.Equal(t, client.EventNodeDeleted, released(first), "alone when it joined, with a waiter since")
+		r := <-second
+		require.NoError(t, r.err)
+		require.Equal(t, client.EventNodeDataChanged, released(r.l), "the first was there when it joined: the signal")
+	})
+}
