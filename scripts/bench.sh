@@ -14,12 +14,17 @@
 # the PIDs start-zk.sh recorded.
 #
 # Env: DUR (seconds per point, 10), ROUNDS (W3 rounds, 300),
-#   OUT (result files, /tmp/zkit-bench), PLOT (docs/bench.png).
+#   PASSES (1): with more, every program runs that many times in turn
+#   (results in OUT/pass1, OUT/pass2, ...) and the table takes the median
+#   of each cell: a single point moves by 10-20% between passes,
+#   OUT (result files, /tmp/zkit-bench), PLOT (docs/bench.png, from the last
+#   pass).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ANCHORS=$(cd "${1:-bench/anchors}" && pwd)
 DUR=${DUR:-10}
 ROUNDS=${ROUNDS:-300}
+PASSES=${PASSES:-1}
 OUT=${OUT:-/tmp/zkit-bench}
 PLOT=${PLOT:-docs/bench.png}
 BUILD=/tmp/zkbench-build # where the anchors' run-all.sh builds
@@ -29,6 +34,7 @@ J=/usr/share/java
 CURATOR_CP=$(ls $J/{curator-framework,curator-client,curator-recipes,guava,zookeeper,zookeeper-jute,slf4j-api,slf4j-nop,netty-handler,netty-common,netty-buffer,netty-transport,netty-codec,netty-resolver,netty-transport-native-epoll,netty-transport-native-unix-common}.jar | tr '\n' ':')
 
 mkdir -p "$OUT"
+rm -rf "$OUT"/pass* # a table is made from this sitting's passes only
 BUILD_DIR=$BUILD "$ANCHORS/run-all.sh" build
 go build -o "$OUT/zkit" ./cmd/zkit
 
@@ -44,15 +50,20 @@ PIDS=$(paste -sd, "$ZKBENCH_DIR/pids")
 # Warm the server's JIT before the first measured point, as run-all.sh does.
 "$BUILD/bench_gozk" -zk "$ZK" -workloads W4,W1 -clients 8 -w4clients 8 -dur 5s -warmup 0 >/dev/null
 
-echo "# curator ($(date +%T))" >&2
-java -Xms1g -Xmx1g -cp "$BUILD/curator:$CURATOR_CP" BenchCurator \
-  --zk "$ZK" --dur "$DUR" --rounds "$ROUNDS" --pids "$PIDS" --workloads W1,W1S,W2,W3,W4,W5 >"$OUT/curator.txt" 2>&1
-echo "# kazoo ($(date +%T))" >&2
-/usr/bin/python3 "$ANCHORS/bench_kazoo.py" --zk "$ZK" --dur "$DUR" --rounds "$ROUNDS" --pids "$PIDS" >"$OUT/kazoo.txt" 2>&1
-echo "# go-zookeeper ($(date +%T))" >&2
-"$BUILD/bench_gozk" -zk "$ZK" -dur "${DUR}s" -pids "$PIDS" -workloads W1,W1S,W2,W4,W5 >"$OUT/gozk.txt" 2>&1
-echo "# zkit ($(date +%T))" >&2
-"$OUT/zkit" bench --servers "$ZK" --pids "$PIDS" --dur "${DUR}s" --rounds "$ROUNDS" --baseline \
-  --compare "$OUT/curator.txt,$OUT/kazoo.txt" --plot "$PLOT" | tee "$OUT/zkit.txt"
+for pass in $(seq 1 "$PASSES"); do
+  P=$OUT
+  if [[ $PASSES -gt 1 ]]; then P=$OUT/pass$pass; mkdir -p "$P"; fi
+  echo "# pass $pass of $PASSES: curator ($(date +%T))" >&2
+  java -Xms1g -Xmx1g -cp "$BUILD/curator:$CURATOR_CP" BenchCurator \
+    --zk "$ZK" --dur "$DUR" --rounds "$ROUNDS" --pids "$PIDS" --workloads W1,W1S,W2,W3,W4,W5 >"$P/curator.txt" 2>&1
+  echo "# kazoo ($(date +%T))" >&2
+  /usr/bin/python3 "$ANCHORS/bench_kazoo.py" --zk "$ZK" --dur "$DUR" --rounds "$ROUNDS" --pids "$PIDS" >"$P/kazoo.txt" 2>&1
+  echo "# go-zookeeper ($(date +%T))" >&2
+  "$BUILD/bench_gozk" -zk "$ZK" -dur "${DUR}s" -pids "$PIDS" -workloads W1,W1S,W2,W4,W5 >"$P/gozk.txt" 2>&1
+  echo "# zkit ($(date +%T))" >&2
+  "$OUT/zkit" bench --servers "$ZK" --pids "$PIDS" --dur "${DUR}s" --rounds "$ROUNDS" --baseline \
+    --compare "$P/curator.txt,$P/kazoo.txt" --plot "$PLOT" | tee "$P/zkit.txt"
+  [[ $P == "$OUT" ]] || cp "$OUT/env.txt" "$P/env.txt"
+done
 /usr/bin/python3 scripts/readme-table.py "$OUT" >"$OUT/table.md"
 echo "# done ($(date +%T)); results in $OUT, the README's table in $OUT/table.md, plot in $PLOT" >&2
