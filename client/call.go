@@ -67,11 +67,11 @@ func run[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error)
 	}
 	ch := make(chan result, 1)
 	c.pending.Add(1)
-	go func() {
+	c.workers.run(func() {
 		v, err := fn()
 		c.pending.Add(-1)
 		ch <- result{v, err}
-	}()
+	})
 	select {
 	case r := <-ch:
 		return r.v, r.err

@@ -34,6 +34,7 @@ type Client struct {
 	watches   watchTable                // the wire client's watches, as seen on the wire (rewatch.go)
 	creates   createZxids               // creates whose czxid their reply gives (createzxid.go)
 	pending   atomic.Int64              // wire calls not yet answered
+	workers   workers                   // run the wire calls (workers.go)
 	abandoned atomic.Int64              // the id of the last session declared lost: never resumed
 
 	mu          sync.Mutex
@@ -200,6 +201,7 @@ func (c *Client) Close() {
 	c.endLife()
 	c.background.Wait()
 	c.conn.Close()
+	c.workers.close()
 	c.settled() // go-zookeeper failed every call with ErrClosing
 	c.mu.Lock()
 	if c.lossTimer != nil {
