@@ -55,7 +55,7 @@ func (c *Client) listAfter(ctx context.Context, parent string, slot *createSlot,
 	if slot != nil {
 		written = slot.written
 	}
-	go func() {
+	c.workers.run(func() {
 		select {
 		case <-written:
 		case <-stop:
@@ -66,6 +66,6 @@ func (c *Client) listAfter(ctx context.Context, parent string, slot *createSlot,
 			return
 		}
 		out <- &Listing{children, st}
-	}()
+	})
 	return out
 }

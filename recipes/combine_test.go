@@ -59,6 +59,13 @@ type result struct {
 	err error
 }
 
+// hold acquires through cb, failing the test on an error.
+func hold(t *testing.T, ctx context.Context, cb *recipes.Combiner) *recipes.Lease {
+	t.Helper()
+	l, err := cb.Acquire(ctx, mutex)
+	return result{l, err}.must(t)
+}
+
 func (r result) must(t *testing.T) *recipes.Lease {
 	t.Helper()
 	if r.err != nil {
@@ -79,10 +86,7 @@ func TestCombinerHandsOverLocally(t *testing.T) {
 			t.Fatal(err)
 		}
 		cb := newCombiner(t, c, dir, 4)
-		a, err := cb.Acquire(ctx, mutex)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := hold(t, ctx, cb)
 		if a.Token()%recipes.MaxHolders != 0 {
 			t.Fatalf("the node's first holder has token %d, not a multiple of %d", a.Token(), recipes.MaxHolders)
 		}
@@ -121,10 +125,7 @@ func TestCombinerBoundsLocalTurns(t *testing.T) {
 		c, remote := b.Connect(t), b.Connect(t)
 		dir := recipetest.LockDir(t, c)
 		cb := newCombiner(t, c, dir, 2)
-		first, err := cb.Acquire(ctx, mutex)
-		if err != nil {
-			t.Fatal(err)
-		}
+		first := hold(t, ctx, cb)
 		theirs := acquire(ctx, recipes.NewQueue(remote, dir, nil, recipes.MutexKind).Acquire)
 		recipetest.Eventually(t, "the remote waiter queued", func() bool { return len(recipetest.Children(t, c, dir)) == 2 })
 		second := acquireLater(t, ctx, cb)
@@ -169,10 +170,7 @@ func TestCombinerNodeLost(t *testing.T) {
 		c := b.Connect(t)
 		dir := recipetest.LockDir(t, c)
 		cb := newCombiner(t, c, dir, 4)
-		a, err := cb.Acquire(ctx, mutex)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := hold(t, ctx, cb)
 		next := acquireLater(t, ctx, cb)
 		b.ExpireSession(t, a.Session())
 		if err := ended(t, ctx, a, "the holder's lease outlived its session"); !errors.Is(err, recipes.ErrLost) {
@@ -239,10 +237,7 @@ func TestCombinerForeignDeleteAfterHandOver(t *testing.T) {
 		c, other := b.Connect(t), b.Connect(t)
 		dir := recipetest.LockDir(t, c)
 		cb := newCombiner(t, c, dir, 4)
-		a, err := cb.Acquire(ctx, mutex)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := hold(t, ctx, cb)
 		next := acquireLater(t, ctx, cb)
 		if err := a.Unlock(ctx); err != nil {
 			t.Fatal(err)
@@ -258,10 +253,7 @@ func TestCombinerForeignDeleteAfterHandOver(t *testing.T) {
 			t.Fatalf("the first holder's lease: %v, want ErrReleased", a.Err())
 		}
 		// The lock is free again for whoever comes next.
-		l, err := cb.Acquire(ctx, mutex)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := hold(t, ctx, cb)
 		if l.Node() == bl.Node() || l.Token() <= bl.Token() {
 			t.Fatalf("after the delete: node %s token %d, before: node %s token %d", l.Node(), l.Token(), bl.Node(), bl.Token())
 		}
@@ -282,10 +274,7 @@ func TestCombinerCuratorInterop(t *testing.T) {
 		dir := recipetest.LockDir(t, c)
 		java := recipetest.StartCurator(t, b.Servers)
 		cb := newCombiner(t, c, dir, 4)
-		a, err := cb.Acquire(ctx, mutex)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := hold(t, ctx, cb)
 		java.Send("j1 mutex %s acquire", dir)
 		recipetest.WaitChildren(t, c, dir, 2)
 		next := acquireLater(t, ctx, cb)

@@ -97,8 +97,8 @@ type Ticket struct {
 // Join creates the participant's node (a protected ephemeral sequential
 // node "<dir>/_c_<uuid>-<marker><seq>") and lists the queue, both in one
 // round trip (client.CreateProtectedListed). The create survives a lost
-// reply without leaving a second node (see client.CreateProtected). The node gets acl, or the client's default ACL
-// when acl is empty.
+// reply without leaving a second node (see client.CreateProtected). The
+// node gets acl, or the client's default ACL when acl is empty.
 //
 // A missing directory is created: its parents as persistent nodes, the
 // directory itself as a container node where the server has them
@@ -192,8 +192,8 @@ func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.
 }
 
 // start learns the ticket's place in the queue from the listing that came
-// with the create (client.CreateProtectedListed), or from a
-// listing of its own when there is none. A ticket first in line, created on
+// with the create (client.CreateProtectedListed), or from a listing of its
+// own when there is none. A ticket first in line, created on
 // the session it started with, needs nothing more: its token (the node's
 // czxid) came with the create's reply, and its lease watches the node
 // itself once it has been held a moment (lease.go), so that a lone client
