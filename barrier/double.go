@@ -173,13 +173,23 @@ func (d *Double) clearStale(ctx context.Context, version int32) error {
 }
 
 // join creates the member node, and the directory (a container, as Curator
-// makes it) when it is missing. The name is unique: a create whose reply
-// was lost is sent again, and "node exists" then means it was applied.
+// makes it) when it is missing: first, if this client has not seen it (see
+// recipes.DirKnown; a barrier's path per phase is new to all its members,
+// who reach it at once). The name is unique: a create whose reply was lost
+// is sent again, and "node exists" then means it was applied.
 func (d *Double) join(ctx context.Context) error {
+	if !recipes.DirKnown(d.c, d.dir) {
+		if err := d.makeDir(ctx); err != nil {
+			return err
+		}
+	}
 	var b client.Backoff
 	maybeApplied := false
 	for dirs := 0; ; {
 		_, err := d.c.Create(ctx, d.node(), nil, client.Ephemeral, d.cfg.CreateOptions()...)
+		if err == nil {
+			recipes.SawDir(d.c, d.dir)
+		}
 		switch {
 		case err == nil, maybeApplied && errors.Is(err, client.ErrNodeExists):
 			if !d.sess.Alive() {
