@@ -39,9 +39,22 @@ const settleGrace = 100 * time.Millisecond
 func do[T any](ctx context.Context, c *Client, r request, fn func() (T, error)) (T, error) {
 	start := time.Now()
 	v, raw := run(ctx, c, fn)
+	return v, c.settle(r, start, raw)
+}
+
+// send is do for a direct call (see direct.go): fn writes the request and
+// waits for its reply itself, on the caller's goroutine.
+func send[T any](c *Client, r request, fn func() (T, error)) (T, error) {
+	start := time.Now()
+	v, raw := fn()
+	return v, c.settle(r, start, raw)
+}
+
+// settle classifies and records the outcome of call r, started at start.
+func (c *Client) settle(r request, start time.Time, raw error) error {
 	err := classify(r.op, r.path, r.write, raw)
 	c.tel.request(r.op, start, outcome(raw, err))
-	return v, err
+	return err
 }
 
 // request names a call: its operation, the caller's path, and whether it

@@ -35,6 +35,8 @@ type Client struct {
 	creates   createZxids               // creates whose czxid their reply gives (createzxid.go)
 	pending   atomic.Int64              // wire calls not yet answered
 	workers   workers                   // run the wire calls (workers.go)
+	wire      atomic.Pointer[sniffConn] // the connection direct calls go on (direct.go); nil while there is none
+	creds     atomic.Int32              // credentials the wire client sends again on each connection
 	abandoned atomic.Int64              // the id of the last session declared lost: never resumed
 
 	mu          sync.Mutex
@@ -123,7 +125,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		return nil, fmt.Errorf("zkit: connect %v: %w", servers, ctx.Err())
 	}
 	for _, a := range c.cfg.auth {
-		if _, err := do(ctx, c, request{"addAuth", "", false}, func() (struct{}, error) { return struct{}{}, conn.AddAuth(a.scheme, a.auth) }); err != nil {
+		if err := c.addAuth(ctx, a.scheme, a.auth); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("zkit: auth %s: %w", a.scheme, err)
 		}

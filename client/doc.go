@@ -25,7 +25,11 @@
 //   - TLS ([WithTLS]) under any dialer, with client certificates for
 //     ZooKeeper's x509 authentication ([X509ACL]), and a Connect that says
 //     at once when a certificate is not trusted;
-//   - error classification: [IsRetryable], [IsOutcomeUnknown], [IsSessionLost].
+//   - error classification: [IsRetryable], [IsOutcomeUnknown], [IsSessionLost];
+//   - cheap calls: the calls that set no watch are written on the session's
+//     connection by the client itself and answered on the caller's own
+//     goroutine (see direct.go), so that a context costs nothing per call;
+//     the wire client keeps the handshake, pings, credentials and watches.
 //
 // Connection loss and session loss are different things. While disconnected
 // (Suspended) the session may still live on the server and its ephemeral

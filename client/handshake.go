@@ -7,6 +7,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/zkit-dev/zkit/internal/jute"
 )
 
@@ -48,7 +49,8 @@ type sniffConn struct {
 	buf         []byte        // the frame being read
 	err         error         // the error that ended the connection, once out is drained
 	wrote       bool
-	rw          rewatch // SetWatches first, as ZooKeeper's client sends it (rewatch.go)
+	rw          rewatch    // SetWatches first, as ZooKeeper's client sends it (rewatch.go)
+	dc          directConn // zkit's own calls on this connection (direct.go)
 }
 
 // Write passes p through, with three rewrites. The connect request (the
@@ -82,7 +84,9 @@ func (s *sniffConn) Write(p []byte) (int, error) {
 	}
 	// A request after the length: xid int32, opcode int32, then the
 	// record; SetWatches starts with relativeZxid int64.
-	s.c.creates.sent(p)
+	if len(p) >= 12 {
+		s.dc.wireWrote(int32(binary.BigEndian.Uint32(p[4:8])), int32(binary.BigEndian.Uint32(p[8:12])))
+	}
 	if len(p) >= 20 && int32(binary.BigEndian.Uint32(p[8:12])) == jute.OpSetWatches {
 		q, carried := s.rw.setWatches(p, s.c.endZxid.Load())
 		s.rw.wmu.Lock()
@@ -95,10 +99,35 @@ func (s *sniffConn) Write(p []byte) (int, error) {
 	}
 	s.rw.wmu.Lock()
 	defer s.rw.wmu.Unlock()
+	s.c.creates.sent(p)
 	if s.rw.request(p) {
 		return len(p), nil
 	}
-	return s.Conn.Write(p)
+	n, err := s.Conn.Write(p)
+	if err != nil && len(p) >= 12 && int32(binary.BigEndian.Uint32(p[8:12])) == jute.OpAuth {
+		// go-zookeeper 1.0.4 hands the credentials it sends again on a
+		// new connection a reply channel of one slot, fills it when the
+		// write fails, and fills it again when it fails the connection's
+		// calls: its event loop then blocks for good, and the client never
+		// connects again. Told the write went, it finds the connection
+		// closed on its reading side and fails the call once.
+		_ = s.Conn.Close()
+		return len(p), nil
+	}
+	return n, err
+}
+
+// Close closes the connection and fails the direct calls waiting on it.
+func (s *sniffConn) Close() error {
+	s.endDirect(zk.ErrConnectionClosed)
+	return s.Conn.Close()
+}
+
+// endDirect ends the direct calls of the connection: no more are sent on
+// it, and those waiting fail with err.
+func (s *sniffConn) endDirect(err error) {
+	s.c.wire.CompareAndSwap(s, nil)
+	s.dc.end(err)
 }
 
 // write writes q in place of p.
@@ -128,6 +157,7 @@ func (s *sniffConn) Read(p []byte) (int, error) {
 			if s.established {
 				s.c.endZxid.Store(s.c.wireZxid.Load())
 			}
+			s.endDirect(zk.ErrConnectionClosed)
 			s.err = err
 			return 0, err
 		}
@@ -137,39 +167,57 @@ func (s *sniffConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// fill reads the next frame from the server into out.
+// fill reads the next frame for the wire client into out. Replies to
+// direct calls on the way go to their callers.
 func (s *sniffConn) fill() error {
-	s.buf = append(s.buf[:0], 0, 0, 0, 0)
-	if _, err := io.ReadFull(s.in, s.buf); err != nil {
-		return err
-	}
-	size := int(binary.BigEndian.Uint32(s.buf))
-	if size > s.c.cfg.maxBuffer+wireSlack {
-		// The wire client refuses such a frame and closes the connection:
-		// hand over the length alone.
+	for {
+		s.buf = append(s.buf[:0], 0, 0, 0, 0)
+		if _, err := io.ReadFull(s.in, s.buf); err != nil {
+			return err
+		}
+		size := int(binary.BigEndian.Uint32(s.buf))
+		if size > s.c.cfg.maxBuffer+wireSlack {
+			// The wire client refuses such a frame and closes the
+			// connection: hand over the length alone.
+			s.out = s.buf
+			return nil
+		}
+		s.buf = append(s.buf, make([]byte, size)...)
+		if _, err := io.ReadFull(s.in, s.buf[4:]); err != nil {
+			return err
+		}
+		b := s.buf[4:]
+		if !s.done {
+			s.done = true
+			s.parse(b)
+			s.out = s.buf
+			return nil
+		}
+		if len(b) >= 16 {
+			switch xid := int32(binary.BigEndian.Uint32(b)); {
+			case isDirectXid(xid):
+				s.takeZxid(b)
+				s.dc.deliver(xid, b)
+				continue
+			default:
+				s.dc.wireReplied(xid)
+			}
+		}
+		s.rw.reply(b)
+		s.takeZxid(b)
 		s.out = s.buf
 		return nil
 	}
-	s.buf = append(s.buf, make([]byte, size)...)
-	if _, err := io.ReadFull(s.in, s.buf[4:]); err != nil {
-		return err
-	}
-	if !s.done {
-		s.done = true
-		s.parse(s.buf[4:])
-	} else {
-		s.rw.reply(s.buf[4:])
-		s.takeZxid(s.buf[4:])
-	}
-	s.out = s.buf
-	return nil
 }
 
 // takeZxid keeps the zxid of a reply (ReplyHeader: xid int32, zxid int64,
 // err int32) and zeroes it. Pings, watch events and auth replies (negative
 // xids) are left alone, as ZooKeeper's own client does.
 func (s *sniffConn) takeZxid(b []byte) {
-	if len(b) < 16 || int32(binary.BigEndian.Uint32(b)) < 0 {
+	if len(b) < 16 {
+		return
+	}
+	if xid := int32(binary.BigEndian.Uint32(b)); xid < 0 && !isDirectXid(xid) {
 		return
 	}
 	z := int64(binary.BigEndian.Uint64(b[4:]))
@@ -201,6 +249,8 @@ func (s *sniffConn) parse(b []byte) {
 	}
 	s.established = true
 	s.rw.started(true)
+	s.dc.start(int(s.c.creds.Load()))
+	s.c.wire.Store(s)
 	s.c.handshake.Store(&handshake{
 		sessionID: id,
 		passwd:    append([]byte(nil), b[20:20+plen]...),

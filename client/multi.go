@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zkit-dev/zkit/internal/jute"
 )
 
 // Op is one operation of a Multi. Build it with CreateOp, SetOp, DeleteOp or
@@ -126,7 +127,7 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	if c.life.Err() != nil {
 		return nil, fmt.Errorf("zkit: multi %q: %w", ops[0].path, ErrClosed)
 	}
-	reqs := make([]any, len(ops))
+	reqs := make([]jute.MultiOp, len(ops))
 	size := requestOverhead
 	for i, o := range ops {
 		if err := c.checkOp(i, o); err != nil {
@@ -139,13 +140,13 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 		size += opSize(o.path, o.data, acl)
 		switch o.kind {
 		case opCreate:
-			reqs[i] = &zk.CreateRequest{Path: c.abs(o.path), Data: o.data, Acl: acl, Flags: int32(o.mode)}
+			reqs[i] = jute.MultiOp{Type: jute.OpCreate, Body: &jute.CreateRequest{Path: c.abs(o.path), Data: o.data, ACL: juteACL(acl), Flags: int32(o.mode)}}
 		case opSet:
-			reqs[i] = &zk.SetDataRequest{Path: c.abs(o.path), Data: o.data, Version: o.version}
+			reqs[i] = jute.MultiOp{Type: jute.OpSetData, Body: &jute.SetDataRequest{Path: c.abs(o.path), Data: o.data, Version: o.version}}
 		case opDelete:
-			reqs[i] = &zk.DeleteRequest{Path: c.abs(o.path), Version: o.version}
+			reqs[i] = jute.MultiOp{Type: jute.OpDelete, Body: &jute.DeleteRequest{Path: c.abs(o.path), Version: o.version}}
 		case opCheck:
-			reqs[i] = &zk.CheckVersionRequest{Path: c.abs(o.path), Version: o.version}
+			reqs[i] = jute.MultiOp{Type: jute.OpCheck, Body: &jute.CheckVersionRequest{Path: c.abs(o.path), Version: o.version}}
 		}
 	}
 	if size > c.cfg.maxBuffer {
@@ -153,7 +154,13 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			"%d ops of about %d bytes together: the request would exceed the server's %d-byte limit (jute.maxbuffer)",
 			len(ops), size, c.cfg.maxBuffer)}
 	}
-	resp, err := do(ctx, c, request{"multi", ops[0].path, true}, func() ([]zk.MultiResponse, error) { return c.conn.Multi(reqs...) })
+	resp, err := send(c, request{"multi", ops[0].path, true}, func() ([]zk.MultiResponse, error) {
+		var resp jute.MultiResponse
+		if _, err := direct(ctx, c, jute.OpMulti, &jute.MultiRequest{Ops: reqs}, &resp); err != nil {
+			return nil, err
+		}
+		return multiResults(resp.Results)
+	})
 	if err != nil && len(resp) != len(ops) {
 		return nil, err
 	}
@@ -185,3 +192,25 @@ var ErrRolledBack = errors.New("zkit: rolled back: another op of the multi faile
 
 // wireRolledBack is how the wire client spells code -2: it has no sentinel.
 const wireRolledBack = "unknown error: -2"
+
+// multiResults turns a multi's results into the wire client's form, with
+// the first op's error as the error.
+func multiResults(results []jute.MultiResult) ([]zk.MultiResponse, error) {
+	out := make([]zk.MultiResponse, len(results))
+	var first error
+	for i, r := range results {
+		switch b := r.Body.(type) {
+		case *jute.CreateResponse:
+			out[i].String = b.Path
+		case *jute.SetDataResponse:
+			out[i].Stat = wireStat(&b.Stat)
+		}
+		if r.Type == jute.OpError && r.Err != 0 {
+			out[i].Error = wireError(r.Err)
+			if first == nil {
+				first = out[i].Error
+			}
+		}
+	}
+	return out, first
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zkit-dev/zkit/internal/jute"
 )
 
 // CreateMode says what kind of znode Create makes.
@@ -97,14 +98,17 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, mode Crea
 		return "", err
 	}
 	abs := c.abs(path)
-	p, err := do(ctx, c, request{"create", path, true}, func() (string, error) {
+	p, err := send(c, request{"create", path, true}, func() (string, error) {
+		op, req := jute.OpCreate, any(&jute.CreateRequest{Path: abs, Data: data, ACL: juteACL(o.acl), Flags: int32(mode)})
 		switch {
 		case mode == Container:
-			return c.conn.CreateContainer(abs, data, int32(mode), o.acl)
+			op = jute.OpCreateContainer
 		case mode.ttl():
-			return c.conn.CreateTTL(abs, data, int32(mode), o.acl, o.ttl)
+			op, req = jute.OpCreateTTL, &jute.CreateTTLRequest{Path: abs, Data: data, ACL: juteACL(o.acl), Flags: int32(mode), TTL: o.ttl.Milliseconds()}
 		}
-		return c.conn.Create(abs, data, int32(mode), o.acl)
+		var resp jute.CreateResponse // createContainer and createTTL add a Stat
+		_, err := direct(ctx, c, op, req, &resp)
+		return resp.Path, err
 	})
 	return c.rel(p), err
 }
@@ -114,9 +118,12 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
 	if err := c.checkPath("get", path, false); err != nil {
 		return nil, nil, err
 	}
-	r, err := do(ctx, c, request{"get", path, false}, func() (pair[[]byte], error) {
-		d, st, err := c.conn.Get(c.abs(path))
-		return pair[[]byte]{d, st}, err
+	r, err := send(c, request{"get", path, false}, func() (pair[[]byte], error) {
+		var resp jute.GetDataResponse
+		if _, err := direct(ctx, c, jute.OpGetData, &jute.GetDataRequest{Path: c.abs(path)}, &resp); err != nil {
+			return pair[[]byte]{}, err
+		}
+		return pair[[]byte]{resp.Data, wireStat(&resp.Stat)}, nil
 	})
 	c.observe(r.stat)
 	return r.v, r.stat, err
@@ -147,7 +154,13 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 	if err := checkVersion("set", path, version); err != nil {
 		return nil, err
 	}
-	st, err := do(ctx, c, request{"set", path, true}, func() (*Stat, error) { return c.conn.Set(c.abs(path), data, version) })
+	st, err := send(c, request{"set", path, true}, func() (*Stat, error) {
+		var resp jute.SetDataResponse
+		if _, err := direct(ctx, c, jute.OpSetData, &jute.SetDataRequest{Path: c.abs(path), Data: data, Version: version}, &resp); err != nil {
+			return nil, err
+		}
+		return wireStat(&resp.Stat), nil
+	})
 	c.observe(st)
 	return st, err
 }
@@ -163,8 +176,9 @@ func (c *Client) Delete(ctx context.Context, path string, version int32) error {
 	if err := checkVersion("delete", path, version); err != nil {
 		return err
 	}
-	_, err := do(ctx, c, request{"delete", path, true}, func() (struct{}, error) {
-		return struct{}{}, c.conn.Delete(c.abs(path), version)
+	_, err := send(c, request{"delete", path, true}, func() (struct{}, error) {
+		_, err := direct(ctx, c, jute.OpDelete, &jute.DeleteRequest{Path: c.abs(path), Version: version}, nil)
+		return struct{}{}, err
 	})
 	return err
 }
@@ -174,9 +188,16 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *Stat, error) {
 	if err := c.checkPath("exists", path, false); err != nil {
 		return false, nil, err
 	}
-	r, err := do(ctx, c, request{"exists", path, false}, func() (pair[bool], error) {
-		ok, st, err := c.conn.Exists(c.abs(path))
-		return pair[bool]{ok, st}, err
+	r, err := send(c, request{"exists", path, false}, func() (pair[bool], error) {
+		var resp jute.ExistsResponse
+		_, err := direct(ctx, c, jute.OpExists, &jute.ExistsRequest{Path: c.abs(path)}, &resp)
+		switch {
+		case errors.Is(err, ErrNoNode):
+			return pair[bool]{false, &Stat{}}, nil
+		case err != nil:
+			return pair[bool]{}, err
+		}
+		return pair[bool]{true, wireStat(&resp.Stat)}, nil
 	})
 	if r.v {
 		c.observe(r.stat)
@@ -206,9 +227,12 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *Stat, er
 	if err := c.checkPath("children", path, false); err != nil {
 		return nil, nil, err
 	}
-	r, err := do(ctx, c, request{"children", path, false}, func() (pair[[]string], error) {
-		ch, st, err := c.conn.Children(c.abs(path))
-		return pair[[]string]{ch, st}, err
+	r, err := send(c, request{"children", path, false}, func() (pair[[]string], error) {
+		var resp jute.GetChildren2Response
+		if _, err := direct(ctx, c, jute.OpGetChildren2, &jute.GetChildren2Request{Path: c.abs(path)}, &resp); err != nil {
+			return pair[[]string]{}, err
+		}
+		return pair[[]string]{resp.Children, wireStat(&resp.Stat)}, nil
 	})
 	c.observe(r.stat)
 	return r.v, r.stat, err
@@ -234,7 +258,10 @@ func (c *Client) Sync(ctx context.Context, path string) error {
 	if err := c.checkPath("sync", path, false); err != nil {
 		return err
 	}
-	_, err := do(ctx, c, request{"sync", path, false}, func() (string, error) { return c.conn.Sync(c.abs(path)) })
+	_, err := send(c, request{"sync", path, false}, func() (struct{}, error) {
+		_, err := direct(ctx, c, jute.OpSync, &jute.SyncRequest{Path: c.abs(path)}, nil)
+		return struct{}{}, err
+	})
 	return err
 }
 
@@ -273,9 +300,19 @@ func (c *Client) AddAuth(ctx context.Context, scheme string, auth []byte) error 
 	if scheme == "" {
 		return &InputError{Op: "addAuth", Reason: "empty scheme"}
 	}
-	_, err := do(ctx, c, request{"addAuth", "", false}, func() (struct{}, error) { return struct{}{}, c.conn.AddAuth(scheme, auth) })
+	err := c.addAuth(ctx, scheme, auth)
 	if err == nil {
 		c.addScheme(scheme)
+	}
+	return err
+}
+
+// addAuth sends credentials through the wire client, which keeps them to
+// send again on every new connection, before anything else.
+func (c *Client) addAuth(ctx context.Context, scheme string, auth []byte) error {
+	_, err := do(ctx, c, request{"addAuth", "", false}, func() (struct{}, error) { return struct{}{}, c.conn.AddAuth(scheme, auth) })
+	if err == nil {
+		c.creds.Add(1)
 	}
 	return err
 }

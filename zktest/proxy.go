@@ -355,7 +355,7 @@ func (c *proxyConn) clientToServer() {
 			return
 		}
 		xid, hasXid := frameXid(chunk, framed)
-		if framed && !first && hasXid && xid >= 0 {
+		if framed && !first && hasXid && isCall(xid) {
 			c.p.requests.Add(1)
 		}
 		if c.cut.Load() {
@@ -367,7 +367,7 @@ func (c *proxyConn) clientToServer() {
 			}
 			continue
 		}
-		if framed && !first && hasXid && xid >= 0 && (c.p.cutArmed.CompareAndSwap(true, false) || c.p.takeCreateCut(chunk)) {
+		if framed && !first && hasXid && isCall(xid) && (c.p.cutArmed.CompareAndSwap(true, false) || c.p.takeCreateCut(chunk)) {
 			c.cutXid.Store(xid)
 			c.cut.Store(true)
 			c.mu.Lock()
@@ -378,7 +378,7 @@ func (c *proxyConn) clientToServer() {
 			}
 			continue
 		}
-		if framed && !first && hasXid && xid >= 0 && c.p.replyCut.CompareAndSwap(true, false) {
+		if framed && !first && hasXid && isCall(xid) && c.p.replyCut.CompareAndSwap(true, false) {
 			c.replyCutXid.Store(xid)
 			c.replyCut.Store(true)
 		}
@@ -433,6 +433,11 @@ func (c *proxyConn) serverToClient() {
 		}
 	}
 }
+
+// isCall reports whether a request's xid is a call's: a client numbers its
+// calls itself (go-zookeeper from 0 up, zkit's own calls below -8), and
+// ZooKeeper reserves -1 to -8 for pings, credentials and SetWatches.
+func isCall(xid int32) bool { return xid >= 0 || xid < -8 }
 
 // frameXid returns the xid at the start of a frame's body.
 func frameXid(chunk []byte, framed bool) (int32, bool) {

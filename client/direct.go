@@ -1,0 +1,307 @@
+package client
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/zkit-dev/zkit/internal/jute"
+)
+
+// Direct calls.
+//
+// go-zookeeper's calls block their goroutine until the reply comes and know
+// nothing of contexts, so a call made through it has to run on a goroutine
+// of its own for its caller to return when the context ends (see run). That
+// hand-over, two goroutine wake-ups per call on top of the wire client's own
+// two, was the last per-call cost that go-zookeeper used directly does not
+// pay: about 10 µs of CPU per call, enough to put a loop of creates and
+// deletes below go-zookeeper's.
+//
+// So the calls that set no watch (create, delete, setData, getData, exists,
+// getChildren without a watch, sync, multi) are written on the connection by
+// the connection wrapper itself, and their replies are taken out of the
+// stream before the wire client reads it: the caller writes its request and
+// waits for its reply on a channel that the wire client's reading goroutine
+// fills, one wake-up per call. The wire client keeps everything that needs
+// its state: the handshake, pings, watches and their events, credentials,
+// closing the session.
+//
+// The two share the session's stream safely because ZooKeeper treats a
+// request's xid as the client's own: it answers every request with the xid
+// it came with and in the order the session sent them, and matches nothing
+// else by it but for replies, which are told apart on the client. The
+// connection wrapper gives its requests xids of their own, negative and
+// below the ones ZooKeeper reserves (-1 events, -2 pings, -4 credentials, -8
+// SetWatches), so that they never meet the wire client's (0 and up); the
+// server does no throttle accounting for xids of 0 and below, on either
+// side. Frames are written whole, one writer at a time, in the order they
+// were handed over, and the rewatch hold-back (SetWatches first on a new
+// connection) applies to them as to the wire client's.
+//
+// On a new connection of a client that has credentials, the wire client
+// sends them again before anything else; direct calls wait until the server
+// has answered that many, or until the wire client writes something else.
+// When a connection ends, every direct call waiting on it fails as the wire
+// client fails its own: connection closed (an unknown outcome for a write),
+// or "closing" once the client is closed.
+
+// Direct xids run down from firstDirectXid, and start again there after
+// reaching the smallest int32.
+const firstDirectXid int32 = -16
+
+// isDirectXid reports whether xid is one of the connection wrapper's own.
+func isDirectXid(xid int32) bool { return xid <= firstDirectXid }
+
+// directConn is the direct calls' part of one connection.
+type directConn struct {
+	mu     sync.Mutex
+	next   int32                        // the next xid to give out
+	calls  map[int32]chan<- directReply // awaiting their reply, by xid
+	ended  bool                         // the connection ended: calls fail
+	open   chan struct{}                // closed once calls may be written
+	auths  int                          // credentials still to be answered before open
+	opened bool
+
+	authXids  map[int32]bool // credentials written, not yet answered
+	authsSent atomic.Int32   // len(authXids), read without the lock
+}
+
+// directReply is the server's reply to a direct call, or why none came.
+type directReply struct {
+	hdr  jute.ReplyHeader
+	body []byte // after the header; a copy
+	err  error  // the connection ended first
+}
+
+// start readies the direct calls of a connection whose session is
+// established; the wire client will first send auths credentials again.
+func (d *directConn) start(auths int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.next, d.open, d.auths = firstDirectXid, make(chan struct{}), auths
+	if auths <= 0 {
+		d.openLocked()
+	}
+}
+
+func (d *directConn) openLocked() {
+	if !d.opened && d.open != nil {
+		d.opened = true
+		close(d.open)
+	}
+}
+
+// wireWrote notes a frame the wire client writes: credentials are
+// awaited, anything else means it has sent them all.
+func (d *directConn) wireWrote(xid, op int32) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if op != jute.OpAuth {
+		d.openLocked()
+		return
+	}
+	if d.authXids == nil {
+		d.authXids = make(map[int32]bool)
+	}
+	d.authXids[xid] = true
+	d.authsSent.Store(int32(len(d.authXids)))
+}
+
+// wireReplied notes a reply to the wire client: the server's answer to
+// credentials counts.
+func (d *directConn) wireReplied(xid int32) {
+	if d.authsSent.Load() == 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.authXids[xid] {
+		return
+	}
+	delete(d.authXids, xid)
+	d.authsSent.Store(int32(len(d.authXids)))
+	if d.auths--; d.auths <= 0 {
+		d.openLocked()
+	}
+}
+
+// register gives a call its xid, or reports false when the connection has
+// ended.
+func (d *directConn) register(reply chan<- directReply) (int32, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ended {
+		return 0, false
+	}
+	xid := d.next
+	if d.next == math.MinInt32 {
+		d.next = firstDirectXid
+	} else {
+		d.next--
+	}
+	if d.calls == nil {
+		d.calls = make(map[int32]chan<- directReply)
+	}
+	d.calls[xid] = reply
+	return xid, true
+}
+
+// deliver hands a reply (length prefix excluded) to its call.
+func (d *directConn) deliver(xid int32, b []byte) {
+	d.mu.Lock()
+	reply, ok := d.calls[xid]
+	delete(d.calls, xid)
+	d.mu.Unlock()
+	if !ok {
+		return // its caller gave up, or a reply nobody asked for
+	}
+	var r directReply
+	r.hdr.Xid = xid
+	r.hdr.Zxid = int64(binary.BigEndian.Uint64(b[4:]))
+	r.hdr.Err = int32(binary.BigEndian.Uint32(b[12:]))
+	r.body = append([]byte(nil), b[16:]...)
+	reply <- r
+}
+
+// end fails every call still waiting, with err.
+func (d *directConn) end(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ended {
+		return
+	}
+	d.ended = true
+	for xid, reply := range d.calls {
+		reply <- directReply{err: err}
+		delete(d.calls, xid)
+	}
+	if d.open == nil {
+		d.open = make(chan struct{})
+	}
+	d.openLocked() // waiters find the connection ended
+}
+
+// send writes one request on the connection and returns the channel its
+// reply comes on. It reports false, with nothing written, when the
+// connection has ended.
+func (s *sniffConn) send(ctx context.Context, op int32, req any) (<-chan directReply, bool, error) {
+	d := &s.dc
+	select {
+	case <-d.open:
+	case <-ctx.Done():
+		return nil, true, notSent{ctx.Err()}
+	}
+	reply := make(chan directReply, 1)
+	xid, ok := d.register(reply)
+	if !ok {
+		return nil, false, nil
+	}
+	frame := jute.Frame(&jute.RequestHeader{Xid: xid, Type: op}, req)
+	s.rw.wmu.Lock()
+	s.c.creates.sent(frame)
+	var err error
+	if !s.rw.request(frame) {
+		_, err = s.Conn.Write(frame)
+	}
+	s.rw.wmu.Unlock()
+	if err != nil {
+		// Part of the frame may have gone: the connection is broken, and
+		// the call ends with it like any other.
+		_ = s.Conn.Close()
+	}
+	return reply, true, nil
+}
+
+// direct sends one call on the current connection and returns its reply:
+// the header's error as the wire client reports it, or the body decoded
+// into resp. ctx's error (in notSent if nothing was written) when ctx ends
+// first; errNotConnected when there is no connection.
+func direct(ctx context.Context, c *Client, op int32, req, resp any) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, notSent{err}
+	}
+	s := c.wire.Load()
+	if s == nil || c.link.Load() == nil {
+		if c.life.Err() != nil {
+			return 0, zk.ErrClosing
+		}
+		return 0, errNotConnected
+	}
+	ch, ok, err := s.send(ctx, op, req)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, errNotConnected
+	}
+	var r directReply
+	select {
+	case r = <-ch:
+	case <-ctx.Done():
+		select {
+		case r = <-ch: // answered at the same moment: the answer wins
+		default:
+			return 0, ctx.Err()
+		}
+	}
+	switch {
+	case r.err != nil:
+		if c.life.Err() != nil {
+			return 0, zk.ErrClosing
+		}
+		return 0, r.err
+	case r.hdr.Err != 0:
+		return r.hdr.Zxid, wireError(r.hdr.Err)
+	case resp != nil:
+		if err := jute.Decode(r.body, resp); err != nil {
+			return r.hdr.Zxid, fmt.Errorf("zk: decoding the reply: %w", err)
+		}
+	}
+	return r.hdr.Zxid, nil
+}
+
+// wireError is the error the wire client gives for a server's error code.
+func wireError(code int32) error {
+	if err, ok := wireErrors[code]; ok {
+		return err
+	}
+	return fmt.Errorf("unknown error: %v", zk.ErrCode(code))
+}
+
+var wireErrors = map[int32]error{
+	-100: zk.ErrAPIError,
+	-101: zk.ErrNoNode,
+	-102: zk.ErrNoAuth,
+	-103: zk.ErrBadVersion,
+	-108: zk.ErrNoChildrenForEphemerals,
+	-110: zk.ErrNodeExists,
+	-111: zk.ErrNotEmpty,
+	-112: zk.ErrSessionExpired,
+	-114: zk.ErrInvalidACL,
+	-115: zk.ErrAuthFailed,
+	-116: zk.ErrClosing,
+	-117: zk.ErrNothing,
+	-118: zk.ErrSessionMoved,
+	-123: zk.ErrReconfigDisabled,
+	-8:   zk.ErrBadArguments,
+}
+
+// juteACL is acl as the wire encodes it.
+func juteACL(acl []ACL) []jute.ACL {
+	out := make([]jute.ACL, len(acl))
+	for i, a := range acl {
+		out[i] = jute.ACL{Perms: a.Perms, ID: jute.Id{Scheme: a.Scheme, ID: a.ID}}
+	}
+	return out
+}
+
+// wireStat is st as the wire client returns it.
+func wireStat(st *jute.Stat) *Stat {
+	s := Stat(*st)
+	return &s
+}

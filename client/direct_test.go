@@ -1,0 +1,65 @@
+package client_test
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+// On a new connection the wire client sends the client's credentials again
+// before anything else, and the calls the client writes itself wait for
+// them: a read of a node only the credentials may read, made the moment
+// the client reconnects, is never refused with NoAuth.
+func TestDirectCallsWaitForCredentials(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := connect(t, []string{proxy.Addr()}, client.WithDigestAuth("alice", "secret"))
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
+		private, err := c.Create(ctx, base+"/private", []byte("s"), client.Persistent,
+			client.WithACL(client.DigestACL(client.PermAll, "alice", "secret")...))
+		require.NoError(t, err)
+		sub := c.Subscribe()
+		t.Cleanup(sub.Close)
+
+		var reads, refused atomic.Int64
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { // reads as fast as it can, reconnects or not
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_, _, err := c.Get(ctx, private)
+				switch {
+				case err == nil:
+					reads.Add(1)
+				case errors.Is(err, client.ErrNoAuth):
+					refused.Add(1)
+				}
+			}
+		}()
+		const reconnects = 20
+		for range reconnects {
+			before := reads.Load()
+			proxy.ResetAll()
+			require.Equal(t, client.StateSuspended, nextState(t, sub, 10*time.Second).State)
+			require.Equal(t, client.StateReconnected, nextState(t, sub, 10*time.Second).State)
+			eventually(t, 10*time.Second, "a read on the new connection", func() bool { return reads.Load() > before })
+		}
+		close(stop)
+		wg.Wait()
+		require.Zero(t, refused.Load(), "reads refused with NoAuth right after a reconnect (of %d)", reads.Load())
+	})
+}
