@@ -32,7 +32,6 @@ type Client struct {
 	wireZxid  atomic.Int64              // the highest zxid of a reply on the wire (watch.go)
 	endZxid   atomic.Int64              // wireZxid when the last connection ended
 	watches   watchTable                // the wire client's watches, as seen on the wire (rewatch.go)
-	creates   createZxids               // creates whose czxid their reply gives (createzxid.go)
 	pending   atomic.Int64              // wire calls not yet answered
 	workers   workers                   // run the wire calls (workers.go)
 	wire      atomic.Pointer[sniffConn] // the connection direct calls go on (direct.go); nil while there is none

@@ -203,7 +203,6 @@ func (s *sniffConn) send(ctx context.Context, op int32, req any) (<-chan directR
 	}
 	frame := jute.Frame(&jute.RequestHeader{Xid: xid, Type: op}, req)
 	s.rw.wmu.Lock()
-	s.c.creates.sent(frame)
 	var err error
 	if !s.rw.request(frame) {
 		_, err = s.Conn.Write(frame)
@@ -217,41 +216,67 @@ func (s *sniffConn) send(ctx context.Context, op int32, req any) (<-chan directR
 	return reply, true, nil
 }
 
-// direct sends one call on the current connection and returns its reply:
-// the header's error as the wire client reports it, or the body decoded
-// into resp. ctx's error (in notSent if nothing was written) when ctx ends
-// first; errNotConnected when there is no connection.
+// direct sends one call on the current connection and returns its reply
+// (see pending.wait).
 func direct(ctx context.Context, c *Client, op int32, req, resp any) (int64, error) {
+	p, err := begin(ctx, c, op, req)
+	if err != nil {
+		return 0, err
+	}
+	return p.wait(ctx, resp)
+}
+
+// pending is a direct call written on the connection, its reply to come.
+type pending struct {
+	c     *Client
+	reply <-chan directReply
+}
+
+// begin writes one call on the current connection. It fails with ctx's
+// error in notSent when ctx ends before the call was written, and with
+// errNotConnected when there is no connection. Calls begun one after the
+// other on one goroutine reach the server in that order, and are answered
+// in that order, when they go on the same connection.
+func begin(ctx context.Context, c *Client, op int32, req any) (*pending, error) {
 	if err := ctx.Err(); err != nil {
-		return 0, notSent{err}
+		return nil, notSent{err}
 	}
 	s := c.wire.Load()
 	if s == nil || c.link.Load() == nil {
 		if c.life.Err() != nil {
-			return 0, zk.ErrClosing
+			return nil, zk.ErrClosing
 		}
-		return 0, errNotConnected
+		return nil, errNotConnected
 	}
 	ch, ok, err := s.send(ctx, op, req)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if !ok {
-		return 0, errNotConnected
+		return nil, errNotConnected
 	}
+	return &pending{c, ch}, nil
+}
+
+// wait returns the call's reply: the header's error as the wire client
+// reports it, or the body decoded into resp, with the zxid of the reply.
+// It returns ctx's error when ctx ends first, and zk.ErrConnectionClosed
+// (zk.ErrClosing once the client is closed) when the connection ended
+// before the reply came.
+func (p *pending) wait(ctx context.Context, resp any) (int64, error) {
 	var r directReply
 	select {
-	case r = <-ch:
+	case r = <-p.reply:
 	case <-ctx.Done():
 		select {
-		case r = <-ch: // answered at the same moment: the answer wins
+		case r = <-p.reply: // answered at the same moment: the answer wins
 		default:
 			return 0, ctx.Err()
 		}
 	}
 	switch {
 	case r.err != nil:
-		if c.life.Err() != nil {
+		if p.c.life.Err() != nil {
 			return 0, zk.ErrClosing
 		}
 		return 0, r.err

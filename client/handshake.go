@@ -99,7 +99,6 @@ func (s *sniffConn) Write(p []byte) (int, error) {
 	}
 	s.rw.wmu.Lock()
 	defer s.rw.wmu.Unlock()
-	s.c.creates.sent(p)
 	if s.rw.request(p) {
 		return len(p), nil
 	}
@@ -196,7 +195,7 @@ func (s *sniffConn) fill() error {
 		if len(b) >= 16 {
 			switch xid := int32(binary.BigEndian.Uint32(b)); {
 			case isDirectXid(xid):
-				s.takeZxid(b)
+				s.sawZxid(int64(binary.BigEndian.Uint64(b[4:])))
 				s.dc.deliver(xid, b)
 				continue
 			default:
@@ -214,23 +213,21 @@ func (s *sniffConn) fill() error {
 // err int32) and zeroes it. Pings, watch events and auth replies (negative
 // xids) are left alone, as ZooKeeper's own client does.
 func (s *sniffConn) takeZxid(b []byte) {
-	if len(b) < 16 {
+	if len(b) < 16 || int32(binary.BigEndian.Uint32(b)) < 0 {
 		return
 	}
-	if xid := int32(binary.BigEndian.Uint32(b)); xid < 0 && !isDirectXid(xid) {
-		return
-	}
-	z := int64(binary.BigEndian.Uint64(b[4:]))
-	if len(b) >= 16 {
-		s.c.creates.replied(int32(binary.BigEndian.Uint32(b)), z, int32(binary.BigEndian.Uint32(b[12:])))
-	}
+	s.sawZxid(int64(binary.BigEndian.Uint64(b[4:])))
+	binary.BigEndian.PutUint64(b[4:], 0)
+}
+
+// sawZxid keeps z if it is the highest zxid of a reply so far.
+func (s *sniffConn) sawZxid(z int64) {
 	for {
 		cur := s.c.wireZxid.Load()
 		if z <= cur || s.c.wireZxid.CompareAndSwap(cur, z) {
-			break
+			return
 		}
 	}
-	binary.BigEndian.PutUint64(b[4:], 0)
 }
 
 // parse reads the connect response.

@@ -3,6 +3,9 @@ package client
 import (
 	"context"
 	"slices"
+	"time"
+
+	"github.com/zkit-dev/zkit/internal/jute"
 )
 
 // Creates listed in the same round trip.
@@ -10,11 +13,9 @@ import (
 // A recipe that creates a node in a directory usually lists the directory
 // next, to learn where its node stands. ZooKeeper answers a session's
 // requests in the order they were sent, so the listing need not wait for
-// the create's reply: sent right behind the create, it is answered right
-// after it and shows the new node and everything created before it. The
-// listing is queued once the connection wrapper has seen the create on its
-// way out (the wire client writes that frame before it takes the next
-// request), which saves the recipe a round trip.
+// the create's reply: written right behind the create, it is answered right
+// after it and shows the new node and everything created before it, which
+// saves the recipe a round trip.
 
 // Listing is a node's children and Stat, as one listing saw them.
 type Listing struct {
@@ -22,50 +23,48 @@ type Listing struct {
 	Stat     *Stat
 }
 
-// listedCreate runs create (which creates a node under parent, noted in
-// slot) and lists parent behind it. The listing is nil when create fails,
-// and when it does not show the created node.
-func (c *Client) listedCreate(ctx context.Context, parent string, slot *createSlot, create func() (string, error)) (string, *Listing, error) {
-	stop := make(chan struct{})
-	listed := c.listAfter(ctx, parent, slot, stop)
-	p, err := create()
-	close(stop)
-	if err != nil {
-		return "", nil, err
+// create makes a node (Create, with the options already checked) and
+// returns its path and the zxid of its creation, which the reply carries (a
+// write's reply carries its own transaction's zxid: ZooKeeper applies writes
+// one at a time and answers each right after applying it). With list set
+// it lists that node (the new node's parent) right behind the create; the
+// listing is nil when the create or the listing failed, or when the listing
+// does not show the new node (it went out on another connection than the
+// create, or someone deleted the node at once).
+func (c *Client) create(ctx context.Context, path string, data []byte, mode CreateMode, o createOpts, list string) (string, int64, *Listing, error) {
+	abs := c.abs(path)
+	op, req := jute.OpCreate, any(&jute.CreateRequest{Path: abs, Data: data, ACL: juteACL(o.acl), Flags: int32(mode)})
+	switch {
+	case mode == Container:
+		op = jute.OpCreateContainer
+	case mode.ttl():
+		op, req = jute.OpCreateTTL, &jute.CreateTTLRequest{Path: abs, Data: data, ACL: juteACL(o.acl), Flags: int32(mode), TTL: o.ttl.Milliseconds()}
 	}
-	l := <-listed
-	if _, name := SplitPath(p); l == nil || !slices.Contains(l.Children, name) {
-		return p, nil, nil
+	start := time.Now()
+	created, raw := begin(ctx, c, op, req)
+	var listing *pending
+	if raw == nil && list != "" {
+		listing, _ = begin(ctx, c, jute.OpGetChildren2, &jute.GetChildren2Request{Path: c.abs(list)})
 	}
-	return p, l, nil
-}
-
-// listAfter lists parent as soon as a create of slot's path has been
-// written, so that the server lists after creating; without a slot (nil),
-// or when stop is closed first (the create has returned), it lists then.
-// The first create of the path written after slot was taken could be
-// another caller's (the same path asked for twice; a create cut off by its
-// context that the wire client still sends): the listing went out too early
-// then, and does not show the caller's node, which is how listedCreate
-// tells. A create that fails still costs its listing if it was written (a
-// missing parent: the listing fails too). A failed listing is nil.
-func (c *Client) listAfter(ctx context.Context, parent string, slot *createSlot, stop <-chan struct{}) <-chan *Listing {
-	out := make(chan *Listing, 1)
-	var written <-chan struct{}
-	if slot != nil {
-		written = slot.written
+	var resp jute.CreateResponse // createContainer and createTTL add a Stat
+	var zxid int64
+	if raw == nil {
+		zxid, raw = created.wait(ctx, &resp)
 	}
-	c.workers.run(func() {
-		select {
-		case <-written:
-		case <-stop:
-		}
-		children, st, err := c.Children(ctx, parent)
-		if err != nil {
-			out <- nil
-			return
-		}
-		out <- &Listing{children, st}
-	})
-	return out
+	err := c.settle(request{"create", path, true}, start, raw)
+	p := c.rel(resp.Path)
+	if listing == nil {
+		return p, zxid, nil, err
+	}
+	var lr jute.GetChildren2Response
+	_, lerr := listing.wait(ctx, &lr)
+	if c.settle(request{"children", list, false}, start, lerr) != nil || err != nil {
+		return p, zxid, nil, err
+	}
+	l := &Listing{lr.Children, wireStat(&lr.Stat)}
+	c.observe(l.Stat)
+	if _, name := SplitPath(p); !slices.Contains(l.Children, name) {
+		return p, zxid, nil, nil
+	}
+	return p, zxid, l, nil
 }

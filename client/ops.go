@@ -97,20 +97,8 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, mode Crea
 	if err != nil {
 		return "", err
 	}
-	abs := c.abs(path)
-	p, err := send(c, request{"create", path, true}, func() (string, error) {
-		op, req := jute.OpCreate, any(&jute.CreateRequest{Path: abs, Data: data, ACL: juteACL(o.acl), Flags: int32(mode)})
-		switch {
-		case mode == Container:
-			op = jute.OpCreateContainer
-		case mode.ttl():
-			op, req = jute.OpCreateTTL, &jute.CreateTTLRequest{Path: abs, Data: data, ACL: juteACL(o.acl), Flags: int32(mode), TTL: o.ttl.Milliseconds()}
-		}
-		var resp jute.CreateResponse // createContainer and createTTL add a Stat
-		_, err := direct(ctx, c, op, req, &resp)
-		return resp.Path, err
-	})
-	return c.rel(p), err
+	p, _, _, err := c.create(ctx, path, data, mode, o, "")
+	return p, err
 }
 
 // Get returns a znode's data and Stat.

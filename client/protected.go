@@ -58,8 +58,7 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 // CreateProtectedZxid is CreateProtected that also returns the new node's
 // czxid, the fencing token of a recipe's node, without reading the node:
 // from the create's reply (which carries the zxid of the transaction it
-// answers), or from the look-up after a lost reply. It is 0 when neither
-// told it (a reply the connection wrapper did not see); read the node then.
+// answers), or from the look-up after a lost reply.
 func (c *Client) CreateProtectedZxid(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (string, int64, error) {
 	p, czxid, _, err := c.createProtected(ctx, path, data, mode, opts, false)
 	return p, czxid, err
@@ -81,7 +80,8 @@ func (c *Client) CreateProtectedListed(ctx context.Context, path string, data []
 // createProtected is CreateProtectedListed, with the listing only when list
 // is set.
 func (c *Client) createProtected(ctx context.Context, path string, data []byte, mode CreateMode, opts []CreateOption, list bool) (string, int64, *Listing, error) {
-	if _, err := c.createOptions(path, data, mode, opts); err != nil {
+	o, err := c.createOptions(path, data, mode, opts)
+	if err != nil {
 		return "", 0, nil, err
 	}
 	parent, name := SplitPath(path)
@@ -94,24 +94,13 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 	if err != nil {
 		return "", 0, nil, err
 	}
-	slot := c.creates.want(c.abs(full))
-	defer c.creates.done(c.abs(full), slot)
 	for attempt := 0; ; attempt++ {
-		var (
-			p       string
-			listing *Listing
-		)
-		create := func() (string, error) { return c.Create(ctx, full, data, mode, opts...) }
+		listParent := ""
 		if list && attempt == 0 {
-			p, listing, err = c.listedCreate(ctx, parent, slot, create)
-		} else {
-			p, err = create()
+			listParent = parent
 		}
+		p, czxid, listing, err := c.create(ctx, full, data, mode, o, listParent)
 		if err == nil {
-			var czxid int64
-			if slot != nil {
-				czxid = slot.zxid.Load()
-			}
 			return p, czxid, listing, nil
 		}
 		if !IsOutcomeUnknown(err) && !IsRetryable(err) {
