@@ -42,9 +42,9 @@ func do[T any](ctx context.Context, c *Client, r request, fn func() (T, error)) 
 	return v, c.settle(r, start, raw)
 }
 
-// send is do for a direct call (see direct.go): fn writes the request and
+// doDirect is do for a direct call (see direct.go): fn writes the request and
 // waits for its reply itself, on the caller's goroutine.
-func send[T any](c *Client, r request, fn func() (T, error)) (T, error) {
+func doDirect[T any](c *Client, r request, fn func() (T, error)) (T, error) {
 	start := time.Now()
 	v, raw := fn()
 	return v, c.settle(r, start, raw)

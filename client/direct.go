@@ -73,7 +73,8 @@ type directConn struct {
 
 // directReply is the server's reply to a direct call, or why none came.
 type directReply struct {
-	hdr  jute.ReplyHeader
+	zxid int64  // the reply header's
+	code int32  // the reply header's error code
 	body []byte // after the header; a copy
 	err  error  // the connection ended first
 }
@@ -160,12 +161,11 @@ func (d *directConn) deliver(xid int32, b []byte) {
 	if !ok {
 		return // its caller gave up, or a reply nobody asked for
 	}
-	var r directReply
-	r.hdr.Xid = xid
-	r.hdr.Zxid = int64(binary.BigEndian.Uint64(b[4:]))
-	r.hdr.Err = int32(binary.BigEndian.Uint32(b[12:]))
-	r.body = append([]byte(nil), b[16:]...)
-	reply <- r
+	reply <- directReply{
+		zxid: int64(binary.BigEndian.Uint64(b[4:])),
+		code: int32(binary.BigEndian.Uint32(b[12:])),
+		body: append([]byte(nil), b[16:]...),
+	}
 }
 
 // end fails every call still waiting, with err.
@@ -204,7 +204,7 @@ func (s *sniffConn) send(ctx context.Context, op int32, req any) (<-chan directR
 	frame := jute.Frame(&jute.RequestHeader{Xid: xid, Type: op}, req)
 	s.rw.wmu.Lock()
 	var err error
-	if !s.rw.request(frame) {
+	if !s.rw.hold(frame) {
 		_, err = s.Conn.Write(frame)
 	}
 	s.rw.wmu.Unlock()
@@ -280,14 +280,14 @@ func (p *pending) wait(ctx context.Context, resp any) (int64, error) {
 			return 0, zk.ErrClosing
 		}
 		return 0, r.err
-	case r.hdr.Err != 0:
-		return r.hdr.Zxid, wireError(r.hdr.Err)
+	case r.code != 0:
+		return r.zxid, wireError(r.code)
 	case resp != nil:
 		if err := jute.Decode(r.body, resp); err != nil {
-			return r.hdr.Zxid, fmt.Errorf("zk: decoding the reply: %w", err)
+			return r.zxid, fmt.Errorf("zk: decoding the reply: %w", err)
 		}
 	}
-	return r.hdr.Zxid, nil
+	return r.zxid, nil
 }
 
 // wireError is the error the wire client gives for a server's error code.

@@ -84,10 +84,12 @@ func (s *sniffConn) Write(p []byte) (int, error) {
 	}
 	// A request after the length: xid int32, opcode int32, then the
 	// record; SetWatches starts with relativeZxid int64.
+	var op int32
 	if len(p) >= 12 {
-		s.dc.wireWrote(int32(binary.BigEndian.Uint32(p[4:8])), int32(binary.BigEndian.Uint32(p[8:12])))
+		op = int32(binary.BigEndian.Uint32(p[8:12]))
+		s.dc.wireWrote(int32(binary.BigEndian.Uint32(p[4:8])), op)
 	}
-	if len(p) >= 20 && int32(binary.BigEndian.Uint32(p[8:12])) == jute.OpSetWatches {
+	if len(p) >= 20 && op == jute.OpSetWatches {
 		q, carried := s.rw.setWatches(p, s.c.endZxid.Load())
 		s.rw.wmu.Lock()
 		n, err := s.write(p, q)
@@ -103,7 +105,7 @@ func (s *sniffConn) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	n, err := s.Conn.Write(p)
-	if err != nil && len(p) >= 12 && int32(binary.BigEndian.Uint32(p[8:12])) == jute.OpAuth {
+	if err != nil && op == jute.OpAuth {
 		// go-zookeeper 1.0.4 hands the credentials it sends again on a
 		// new connection a reply channel of one slot, fills it when the
 		// write fails, and fills it again when it fails the connection's

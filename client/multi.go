@@ -154,7 +154,7 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			"%d ops of about %d bytes together: the request would exceed the server's %d-byte limit (jute.maxbuffer)",
 			len(ops), size, c.cfg.maxBuffer)}
 	}
-	resp, err := send(c, request{"multi", ops[0].path, true}, func() ([]zk.MultiResponse, error) {
+	resp, err := doDirect(c, request{"multi", ops[0].path, true}, func() ([]zk.MultiResponse, error) {
 		var resp jute.MultiResponse
 		if _, err := direct(ctx, c, jute.OpMulti, &jute.MultiRequest{Ops: reqs}, &resp); err != nil {
 			return nil, err

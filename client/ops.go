@@ -106,7 +106,7 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
 	if err := c.checkPath("get", path, false); err != nil {
 		return nil, nil, err
 	}
-	r, err := send(c, request{"get", path, false}, func() (pair[[]byte], error) {
+	r, err := doDirect(c, request{"get", path, false}, func() (pair[[]byte], error) {
 		var resp jute.GetDataResponse
 		if _, err := direct(ctx, c, jute.OpGetData, &jute.GetDataRequest{Path: c.abs(path)}, &resp); err != nil {
 			return pair[[]byte]{}, err
@@ -142,7 +142,7 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 	if err := checkVersion("set", path, version); err != nil {
 		return nil, err
 	}
-	st, err := send(c, request{"set", path, true}, func() (*Stat, error) {
+	st, err := doDirect(c, request{"set", path, true}, func() (*Stat, error) {
 		var resp jute.SetDataResponse
 		if _, err := direct(ctx, c, jute.OpSetData, &jute.SetDataRequest{Path: c.abs(path), Data: data, Version: version}, &resp); err != nil {
 			return nil, err
@@ -164,7 +164,7 @@ func (c *Client) Delete(ctx context.Context, path string, version int32) error {
 	if err := checkVersion("delete", path, version); err != nil {
 		return err
 	}
-	_, err := send(c, request{"delete", path, true}, func() (struct{}, error) {
+	_, err := doDirect(c, request{"delete", path, true}, func() (struct{}, error) {
 		_, err := direct(ctx, c, jute.OpDelete, &jute.DeleteRequest{Path: c.abs(path), Version: version}, nil)
 		return struct{}{}, err
 	})
@@ -176,7 +176,7 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *Stat, error) {
 	if err := c.checkPath("exists", path, false); err != nil {
 		return false, nil, err
 	}
-	r, err := send(c, request{"exists", path, false}, func() (pair[bool], error) {
+	r, err := doDirect(c, request{"exists", path, false}, func() (pair[bool], error) {
 		var resp jute.ExistsResponse
 		_, err := direct(ctx, c, jute.OpExists, &jute.ExistsRequest{Path: c.abs(path)}, &resp)
 		switch {
@@ -215,7 +215,7 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *Stat, er
 	if err := c.checkPath("children", path, false); err != nil {
 		return nil, nil, err
 	}
-	r, err := send(c, request{"children", path, false}, func() (pair[[]string], error) {
+	r, err := doDirect(c, request{"children", path, false}, func() (pair[[]string], error) {
 		var resp jute.GetChildren2Response
 		if _, err := direct(ctx, c, jute.OpGetChildren2, &jute.GetChildren2Request{Path: c.abs(path)}, &resp); err != nil {
 			return pair[[]string]{}, err
@@ -246,7 +246,7 @@ func (c *Client) Sync(ctx context.Context, path string) error {
 	if err := c.checkPath("sync", path, false); err != nil {
 		return err
 	}
-	_, err := send(c, request{"sync", path, false}, func() (struct{}, error) {
+	_, err := doDirect(c, request{"sync", path, false}, func() (struct{}, error) {
 		_, err := direct(ctx, c, jute.OpSync, &jute.SyncRequest{Path: c.abs(path)}, nil)
 		return struct{}{}, err
 	})

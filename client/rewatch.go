@@ -168,6 +168,18 @@ func (r *rewatch) request(p []byte) (held bool) {
 	case jute.OpAuth, jute.OpPing:
 		return false
 	}
+	return r.holdLocked(p)
+}
+
+// hold holds back a request frame p that sets no watch (a direct call's)
+// while SetWatches is due, and reports whether it did.
+func (r *rewatch) hold(p []byte) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.holdLocked(p)
+}
+
+func (r *rewatch) holdLocked(p []byte) bool {
 	if !r.holding {
 		return false
 	}

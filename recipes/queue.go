@@ -200,9 +200,9 @@ func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.
 // pays create and list (one round trip) and release. A ticket that must
 // wait watches its own node too, which also gives the node's owner.
 func (t *Ticket) start(ctx context.Context, listing *client.Listing) error {
-	if t.token == 0 || t.q.c.Session() != t.sess {
-		// No token from the reply, or the session changed around the
-		// create: let the node's Stat tell (watchSelf checks its owner).
+	if t.q.c.Session() != t.sess {
+		// The session changed around the create: let the node's Stat
+		// tell (watchSelf checks its owner).
 		return t.startWatched(ctx)
 	}
 	var err error
