@@ -31,7 +31,7 @@ type Client struct {
 	dropped   atomic.Pointer[link]      // a lost connection's, until the wire client has settled its calls
 	wireZxid  atomic.Int64              // the highest zxid of a reply on the wire (watch.go)
 	endZxid   atomic.Int64              // wireZxid when the last connection ended
-	watches   watchTable                // the wire client's watches, as seen on the wire (rewatch.go)
+	watches   watchSet                  // the client's watches (watch.go)
 	pending   atomic.Int64              // wire calls not yet answered
 	workers   workers                   // run the wire calls (workers.go)
 	wire      atomic.Pointer[sniffConn] // the connection direct calls go on (direct.go); nil while there is none
@@ -89,6 +89,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		return nil, &InputError{Op: "connect", Reason: "default ACL: " + reason, Err: ErrInvalidACL}
 	}
 	c.log = c.cfg.logger
+	c.watches.rel = c.rel
 	c.tel = newTelemetry(c.cfg)
 	c.life, c.endLife = context.WithCancel(context.Background())
 	c.reconn = newReconnector(c.life.Done(), c.cfg.sessionTimeout, c.settled)
@@ -202,6 +203,7 @@ func (c *Client) Close() {
 	c.endLife()
 	c.background.Wait()
 	c.conn.Close()
+	c.watches.close()
 	c.workers.close()
 	c.settled() // go-zookeeper failed every call with ErrClosing
 	c.mu.Lock()
@@ -335,6 +337,7 @@ func (c *Client) loseLocked(why string, cause error) {
 	c.abandoned.Store(c.sess.id)
 	c.log.Warn("zkit: session lost", "session", fmt.Sprintf("0x%x", c.sess.id), "cause", cause)
 	c.sess.lose(cause)
+	c.watches.lose(c.sess.id, cause)
 	c.notifyLocked()
 	c.tel.sessionLost(why)
 	c.publishLocked(StateLost)

@@ -22,14 +22,14 @@ import (
 // pay: about 10 µs of CPU per call, enough to put a loop of creates and
 // deletes below go-zookeeper's.
 //
-// So the calls that set no watch (create, delete, setData, getData, exists,
-// getChildren without a watch, sync, multi) are written on the connection by
-// the connection wrapper itself, and their replies are taken out of the
-// stream before the wire client reads it: the caller writes its request and
-// waits for its reply on a channel that the wire client's reading goroutine
-// fills, one wake-up per call. The wire client keeps everything that needs
-// its state: the handshake, pings, watches and their events, credentials,
-// closing the session.
+// So every call but credentials and ACLs (create, delete, setData, getData,
+// exists, getChildren, sync, multi, and the watching getData, exists and
+// getChildren) is written on the connection by the connection wrapper
+// itself, and its reply is taken out of the stream before the wire client
+// reads it: the caller writes its request and waits for its reply on a
+// channel that the wire client's reading goroutine fills, one wake-up per
+// call. The wire client keeps the handshake, pings, credentials, ACL calls
+// and closing the session; zkit keeps the watches (watch.go).
 //
 // The two share the session's stream safely because ZooKeeper treats a
 // request's xid as the client's own: it answers every request with the xid
@@ -40,8 +40,7 @@ import (
 // SetWatches), so that they never meet the wire client's (0 and up); the
 // server does no throttle accounting for xids of 0 and below, on either
 // side. Frames are written whole, one writer at a time, in the order they
-// were handed over, and the rewatch hold-back (SetWatches first on a new
-// connection) applies to them as to the wire client's.
+// were handed over.
 //
 // On a new connection of a client that has credentials, the wire client
 // sends them again before anything else; direct calls wait until the server
@@ -60,15 +59,32 @@ func isDirectXid(xid int32) bool { return xid <= firstDirectXid }
 // directConn is the direct calls' part of one connection.
 type directConn struct {
 	mu     sync.Mutex
-	next   int32                        // the next xid to give out
-	calls  map[int32]chan<- directReply // awaiting their reply, by xid
-	ended  bool                         // the connection ended: calls fail
-	open   chan struct{}                // closed once calls may be written
-	auths  int                          // credentials still to be answered before open
+	next   int32                // the next xid to give out
+	calls  map[int32]directCall // awaiting their reply, by xid
+	ended  bool                 // the connection ended: calls fail
+	open   chan struct{}        // closed once calls may be written
+	auths  int                  // credentials still to be answered before open
 	opened bool
 
 	authXids  map[int32]bool // credentials written, not yet answered
 	authsSent atomic.Int32   // len(authXids), read without the lock
+
+	watches *watchSet // the client's, where watching calls file their watch
+	session int64     // the connection's
+}
+
+// directCall is a call awaiting its reply.
+type directCall struct {
+	reply chan<- directReply
+	op    int32
+	watch watchReg
+}
+
+// watchReg is where a watching call's watch goes: the channel its event
+// comes on, and the path as on the wire. The zero value is no watch.
+type watchReg struct {
+	ch   chan<- WatchEvent
+	path string
 }
 
 // directReply is the server's reply to a direct call, or why none came.
@@ -79,12 +95,12 @@ type directReply struct {
 	err  error  // the connection ended first
 }
 
-// start readies the direct calls of a connection whose session is
-// established; the wire client will first send auths credentials again.
-func (d *directConn) start(auths int) {
+// start readies the direct calls of a connection of session, established;
+// the wire client will first send auths credentials again.
+func (d *directConn) start(session int64, auths int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.next, d.open, d.auths = firstDirectXid, make(chan struct{}), auths
+	d.session, d.next, d.open, d.auths = session, firstDirectXid, make(chan struct{}), auths
 	if auths <= 0 {
 		d.openLocked()
 	}
@@ -133,7 +149,7 @@ func (d *directConn) wireReplied(xid int32) {
 
 // register gives a call its xid, or reports false when the connection has
 // ended.
-func (d *directConn) register(reply chan<- directReply) (int32, bool) {
+func (d *directConn) register(call directCall) (int32, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.ended {
@@ -146,24 +162,31 @@ func (d *directConn) register(reply chan<- directReply) (int32, bool) {
 		d.next--
 	}
 	if d.calls == nil {
-		d.calls = make(map[int32]chan<- directReply)
+		d.calls = make(map[int32]directCall)
 	}
-	d.calls[xid] = reply
+	d.calls[xid] = call
 	return xid, true
 }
 
-// deliver hands a reply (length prefix excluded) to its call.
+// deliver hands a reply (length prefix excluded) to its call, and files
+// the watch it set, before the frames after it are read: the server sends
+// a watch's event only after that reply.
 func (d *directConn) deliver(xid int32, b []byte) {
 	d.mu.Lock()
-	reply, ok := d.calls[xid]
+	call, ok := d.calls[xid]
 	delete(d.calls, xid)
 	d.mu.Unlock()
 	if !ok {
-		return // its caller gave up, or a reply nobody asked for
+		return // a reply nobody asked for
 	}
-	reply <- directReply{
+	code := int32(binary.BigEndian.Uint32(b[12:]))
+	if w := call.watch; w.ch != nil {
+		// Filed even when the caller has gone: the server set it.
+		d.watches.file(d.session, call.op, w.path, code, w.ch)
+	}
+	call.reply <- directReply{
 		zxid: int64(binary.BigEndian.Uint64(b[4:])),
-		code: int32(binary.BigEndian.Uint32(b[12:])),
+		code: code,
 		body: append([]byte(nil), b[16:]...),
 	}
 }
@@ -176,8 +199,8 @@ func (d *directConn) end(err error) {
 		return
 	}
 	d.ended = true
-	for xid, reply := range d.calls {
-		reply <- directReply{err: err}
+	for xid, call := range d.calls {
+		call.reply <- directReply{err: err}
 		delete(d.calls, xid)
 	}
 	if d.open == nil {
@@ -187,9 +210,9 @@ func (d *directConn) end(err error) {
 }
 
 // send writes one request on the connection and returns the channel its
-// reply comes on. It reports false, with nothing written, when the
-// connection has ended.
-func (s *sniffConn) send(ctx context.Context, op int32, req any) (<-chan directReply, bool, error) {
+// reply comes on; a watching call's watch goes to w. It reports false,
+// with nothing written, when the connection has ended.
+func (s *sniffConn) send(ctx context.Context, op int32, req any, w watchReg) (<-chan directReply, bool, error) {
 	d := &s.dc
 	select {
 	case <-d.open:
@@ -197,17 +220,14 @@ func (s *sniffConn) send(ctx context.Context, op int32, req any) (<-chan directR
 		return nil, true, notSent{ctx.Err()}
 	}
 	reply := make(chan directReply, 1)
-	xid, ok := d.register(reply)
+	xid, ok := d.register(directCall{reply, op, w})
 	if !ok {
 		return nil, false, nil
 	}
 	frame := jute.Frame(&jute.RequestHeader{Xid: xid, Type: op}, req)
-	s.rw.wmu.Lock()
-	var err error
-	if !s.rw.hold(frame) {
-		_, err = s.Conn.Write(frame)
-	}
-	s.rw.wmu.Unlock()
+	s.wmu.Lock()
+	_, err := s.Conn.Write(frame)
+	s.wmu.Unlock()
 	if err != nil {
 		// Part of the frame may have gone: the connection is broken, and
 		// the call ends with it like any other.
@@ -238,6 +258,11 @@ type pending struct {
 // other on one goroutine reach the server in that order, and are answered
 // in that order, when they go on the same connection.
 func begin(ctx context.Context, c *Client, op int32, req any) (*pending, error) {
+	return beginWatch(ctx, c, op, req, watchReg{})
+}
+
+// beginWatch is begin for a watching call, whose watch goes to w.
+func beginWatch(ctx context.Context, c *Client, op int32, req any, w watchReg) (*pending, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, notSent{err}
 	}
@@ -248,7 +273,7 @@ func begin(ctx context.Context, c *Client, op int32, req any) (*pending, error) 
 		}
 		return nil, errNotConnected
 	}
-	ch, ok, err := s.send(ctx, op, req)
+	ch, ok, err := s.send(ctx, op, req, w)
 	if err != nil {
 		return nil, err
 	}

@@ -26,10 +26,11 @@
 //     ZooKeeper's x509 authentication ([X509ACL]), and a Connect that says
 //     at once when a certificate is not trusted;
 //   - error classification: [IsRetryable], [IsOutcomeUnknown], [IsSessionLost];
-//   - cheap calls: the calls that set no watch are written on the session's
+//   - cheap calls: calls and watches are written on the session's
 //     connection by the client itself and answered on the caller's own
-//     goroutine (see direct.go), so that a context costs nothing per call;
-//     the wire client keeps the handshake, pings, credentials and watches.
+//     goroutine (see direct.go and watch.go), so that a context costs
+//     nothing per call and a watch no goroutine; the wire client keeps the
+//     handshake, pings, credentials and ACL calls.
 //
 // Connection loss and session loss are different things. While disconnected
 // (Suspended) the session may still live on the server and its ephemeral

@@ -5,11 +5,15 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/zkit-dev/zkit/internal/jute"
 )
+
+// wireSlack is what a frame may add to the server's request limit.
+const wireSlack = 64 * 1024
 
 // handshake is what the server said in its connect response. The wire client
 // keeps the session password and negotiated timeout to itself, so the
@@ -30,14 +34,15 @@ func (c *Client) dial(network, address string, timeout time.Duration) (net.Conn,
 		return nil, err
 	}
 	s := &sniffConn{Conn: conn, c: c, addr: address, in: bufio.NewReaderSize(conn, 16<<10)}
-	s.rw = rewatch{table: &c.watches, write: func(p []byte) error { _, err := conn.Write(p); return err }}
+	s.dc.watches = &c.watches
 	return s, nil
 }
 
 // sniffConn passes everything through, frame by frame. It parses the
 // first frame the server sends (the connect response), may rewrite the
-// first frame the client sends (the connect request; see Write), and when
-// the connection ends it drops the wire client's watches (see Read).
+// first frame the client sends (the connect request; see Write), writes
+// zkit's own calls and takes their replies and the watch events out of the
+// stream (direct.go, watch.go).
 type sniffConn struct {
 	net.Conn
 	c           *Client
@@ -49,16 +54,13 @@ type sniffConn struct {
 	buf         []byte        // the frame being read
 	err         error         // the error that ended the connection, once out is drained
 	wrote       bool
-	rw          rewatch    // SetWatches first, as ZooKeeper's client sends it (rewatch.go)
+	wmu         sync.Mutex // serialises writes to the connection
 	dc          directConn // zkit's own calls on this connection (direct.go)
 }
 
-// Write passes p through, with three rewrites. The connect request (the
-// first frame) carries the last zxid zkit saw (see watch.go), and asks for a
-// new session instead of resuming one the client has declared lost; a
-// SetWatches request carries the zxid the last connection ended at, and
-// only the watches the connection started with, written before any other
-// request (rewatch.go).
+// Write passes p through, whole, with one rewrite: the connect request (the
+// first frame) carries the last zxid zkit saw (see takeZxid), and asks for
+// a new session instead of resuming one the client has declared lost.
 //
 // After the client gave a session up (its holders were told it is gone),
 // the servers may still have it: a server that restarts, or a quorum that
@@ -83,27 +85,14 @@ func (s *sniffConn) Write(p []byte) (int, error) {
 		}
 	}
 	// A request after the length: xid int32, opcode int32, then the
-	// record; SetWatches starts with relativeZxid int64.
+	// record.
 	var op int32
 	if len(p) >= 12 {
 		op = int32(binary.BigEndian.Uint32(p[8:12]))
 		s.dc.wireWrote(int32(binary.BigEndian.Uint32(p[4:8])), op)
 	}
-	if len(p) >= 20 && op == jute.OpSetWatches {
-		q, carried := s.rw.setWatches(p, s.c.endZxid.Load())
-		s.rw.wmu.Lock()
-		n, err := s.write(p, q)
-		s.rw.wmu.Unlock()
-		if err != nil {
-			return n, err
-		}
-		return n, s.rw.carriedSome(carried)
-	}
-	s.rw.wmu.Lock()
-	defer s.rw.wmu.Unlock()
-	if s.rw.request(p) {
-		return len(p), nil
-	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	n, err := s.Conn.Write(p)
 	if err != nil && op == jute.OpAuth {
 		// go-zookeeper 1.0.4 hands the credentials it sends again on a
@@ -129,6 +118,22 @@ func (s *sniffConn) Close() error {
 func (s *sniffConn) endDirect(err error) {
 	s.c.wire.CompareAndSwap(s, nil)
 	s.dc.end(err)
+}
+
+// setWatches sets keys again on a new connection of their session, before
+// anything else is written on it (see watch.go).
+func (s *sniffConn) setWatches(keys []watchKey) {
+	if len(keys) == 0 {
+		return
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	for _, f := range setWatchesFrames(keys, s.c.endZxid.Load()) {
+		if _, err := s.Conn.Write(f); err != nil {
+			_ = s.Conn.Close() // the wire client finds it closed, and reconnects
+			return
+		}
+	}
 }
 
 // write writes q in place of p.
@@ -200,11 +205,18 @@ func (s *sniffConn) fill() error {
 				s.sawZxid(int64(binary.BigEndian.Uint64(b[4:])))
 				s.dc.deliver(xid, b)
 				continue
+			case xid == jute.XidSetWatches: // zkit's own (see watch.go)
+				if code := int32(binary.BigEndian.Uint32(b[12:])); code != 0 {
+					s.c.log.Warn("zkit: the server refused to set the watches again", "err", wireError(code))
+				}
+				continue
+			case xid == jute.XidNotification:
+				// The wire client still sees the event, for subscribers.
+				s.c.watches.fire(b[16:])
 			default:
 				s.dc.wireReplied(xid)
 			}
 		}
-		s.rw.reply(b)
 		s.takeZxid(b)
 		s.out = s.buf
 		return nil
@@ -214,6 +226,16 @@ func (s *sniffConn) fill() error {
 // takeZxid keeps the zxid of a reply (ReplyHeader: xid int32, zxid int64,
 // err int32) and zeroes it. Pings, watch events and auth replies (negative
 // xids) are left alone, as ZooKeeper's own client does.
+//
+// A client sends the last zxid it saw in each connect request, so that no
+// server behind it takes the session. go-zookeeper 1.0.4 keeps it in a
+// field its receive loop writes for every reply while its connection loop
+// reads it for the connect request, without synchronisation: a data race
+// (go-zookeeper/zk#35) that `go test -race` reports in any program that
+// reconnects. zkit takes the last zxid off the receive loop instead: it
+// keeps the highest zxid of every reply on its way in and hands the wire
+// client a zxid of 0, which it ignores; it writes the zxid it kept into the
+// connect request (see Write) and SetWatches (watch.go).
 func (s *sniffConn) takeZxid(b []byte) {
 	if len(b) < 16 || int32(binary.BigEndian.Uint32(b)) < 0 {
 		return
@@ -241,14 +263,14 @@ func (s *sniffConn) parse(b []byte) {
 	id := int64(binary.BigEndian.Uint64(b[8:16]))
 	plen := int(int32(binary.BigEndian.Uint32(b[16:20])))
 	if id == 0 {
-		s.rw.started(false) // expired
+		s.c.watches.expired()
 	}
 	if id == 0 || plen < 0 || 20+plen > len(b) {
 		return
 	}
 	s.established = true
-	s.rw.started(true)
-	s.dc.start(int(s.c.creds.Load()))
+	s.dc.start(id, int(s.c.creds.Load()))
+	s.setWatches(s.c.watches.resume(id))
 	s.c.wire.Store(s)
 	s.c.handshake.Store(&handshake{
 		sessionID: id,

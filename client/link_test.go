@@ -11,10 +11,11 @@ import (
 )
 
 // Calls made the moment a client with watches reconnects do not race with
-// go-zookeeper's SetWatches (its read of the last zxid against its receive
-// loop's write for their replies, go-zookeeper/zk#35): run with -race, this
-// test reported that race within a few reconnects until the client kept the
-// last zxid itself (watch.go). The watches still fire.
+// the setting of its watches again: run with -race, this test reported
+// go-zookeeper's race on the last zxid (its read for SetWatches against its
+// receive loop's write for their replies, go-zookeeper/zk#35) within a few
+// reconnects until the client kept the last zxid itself (takeZxid). The
+// watches, kept by zkit since, still fire.
 func TestCallsAtReconnectDoNotRace(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(60*time.Second))

@@ -123,7 +123,14 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan W
 	if err := c.checkPath("get", path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := watch(ctx, c, request{"get", path, false}, c.getW(c.abs(path)))
+	r, err := doDirect(c, request{"get", path, false}, func() (watched[[]byte], error) {
+		var resp jute.GetDataResponse
+		ch, err := watchCall(ctx, c, jute.OpGetData, c.abs(path), &jute.GetDataRequest{Path: c.abs(path), Watch: true}, &resp)
+		if err != nil {
+			return watched[[]byte]{}, err
+		}
+		return watched[[]byte]{resp.Data, wireStat(&resp.Stat), ch}, nil
+	})
 	c.observe(r.stat)
 	if err != nil {
 		return nil, nil, nil, err
@@ -199,7 +206,17 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan 
 	if err := c.checkPath("exists", path, false); err != nil {
 		return false, nil, nil, err
 	}
-	r, err := watch(ctx, c, request{"exists", path, false}, c.existsW(c.abs(path)))
+	r, err := doDirect(c, request{"exists", path, false}, func() (watched[bool], error) {
+		var resp jute.ExistsResponse
+		ch, err := watchCall(ctx, c, jute.OpExists, c.abs(path), &jute.ExistsRequest{Path: c.abs(path), Watch: true}, &resp)
+		switch {
+		case errors.Is(err, ErrNoNode):
+			return watched[bool]{false, &Stat{}, ch}, nil
+		case err != nil:
+			return watched[bool]{}, err
+		}
+		return watched[bool]{true, wireStat(&resp.Stat), ch}, nil
+	})
 	if err != nil {
 		return false, nil, nil, err
 	}
@@ -232,7 +249,14 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, <
 	if err := c.checkPath("children", path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	r, err := watch(ctx, c, request{"children", path, false}, c.childrenW(c.abs(path)))
+	r, err := doDirect(c, request{"children", path, false}, func() (watched[[]string], error) {
+		var resp jute.GetChildren2Response
+		ch, err := watchCall(ctx, c, jute.OpGetChildren2, c.abs(path), &jute.GetChildren2Request{Path: c.abs(path), Watch: true}, &resp)
+		if err != nil {
+			return watched[[]string]{}, err
+		}
+		return watched[[]string]{resp.Children, wireStat(&resp.Stat), ch}, nil
+	})
 	c.observe(r.stat)
 	if err != nil {
 		return nil, nil, nil, err
@@ -310,17 +334,12 @@ type pair[T any] struct {
 	stat *Stat
 }
 
-// The watching wire calls, in the shape watch takes.
-func (c *Client) getW(path string) func() ([]byte, *Stat, <-chan zk.Event, error) {
-	return func() ([]byte, *Stat, <-chan zk.Event, error) { return c.conn.GetW(path) }
-}
-
-func (c *Client) existsW(path string) func() (bool, *Stat, <-chan zk.Event, error) {
-	return func() (bool, *Stat, <-chan zk.Event, error) { return c.conn.ExistsW(path) }
-}
-
-func (c *Client) childrenW(path string) func() ([]string, *Stat, <-chan zk.Event, error) {
-	return func() ([]string, *Stat, <-chan zk.Event, error) { return c.conn.ChildrenW(path) }
+// watched is what a watching call returns: its value, the node's Stat and
+// the watch's channel.
+type watched[T any] struct {
+	v    T
+	stat *Stat
+	ch   <-chan WatchEvent
 }
 
 // EnsurePath creates path and any missing ancestors as empty persistent

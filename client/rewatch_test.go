@@ -1,6 +1,8 @@
 package client_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,22 +16,45 @@ import (
 // was away, fires only when the node changes: not at once because the
 // SetWatches that re-set the older watches compared it with the zxid the
 // last connection ended at (a lock waiter would take that for a release).
-// The older watch still fires for what happened while the client was away.
+// The older watches still fire for what happened while the client was
+// away: every kind together, and each kind alone (a SetWatches with an
+// empty list must say so, not send a null one, which servers refuse).
 func TestWatchSetAfterReconnectIsNotFiredBySetWatches(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		p := newProxied(t, b, zktest.Scale(4*time.Second))
 		ctx := testCtx(t)
-		for i := range 3 {
+		type olderWatch struct {
+			ch  <-chan client.WatchEvent
+			typ client.EventType
+		}
+		for i, kinds := range []string{"data exist child", "data", "exist", "child"} {
+			var olders []olderWatch
 			older := p.base + "/older"
 			_, err := p.observer.Create(ctx, older, nil, client.Persistent)
 			require.NoError(t, err)
-			_, _, olderW, err := p.c.GetW(ctx, older)
-			require.NoError(t, err)
+			if strings.Contains(kinds, "data") {
+				_, _, w, err := p.c.GetW(ctx, older)
+				require.NoError(t, err)
+				olders = append(olders, olderWatch{w, client.EventNodeDataChanged})
+			}
+			absent := fmt.Sprintf("%s/absent-%d", p.base, i)
+			if strings.Contains(kinds, "exist") {
+				_, _, w, err := p.c.ExistsW(ctx, absent)
+				require.NoError(t, err)
+				olders = append(olders, olderWatch{w, client.EventNodeCreated})
+			}
+			if strings.Contains(kinds, "child") {
+				_, _, w, err := p.c.ChildrenW(ctx, p.base)
+				require.NoError(t, err)
+				olders = append(olders, olderWatch{w, client.EventNodeChildrenChanged})
+			}
 
 			p.partition(t)
 			fresh, err := p.observer.Create(ctx, p.base+"/fresh-", nil, client.PersistentSequential)
 			require.NoError(t, err)
 			_, err = p.observer.Set(ctx, older, []byte("while away"), -1)
+			require.NoError(t, err)
+			_, err = p.observer.Create(ctx, absent, nil, client.Persistent)
 			require.NoError(t, err)
 			p.proxy.Heal()
 			require.Equal(t, client.StateReconnected, nextState(t, p.sub, 10*time.Second).State)
@@ -47,11 +72,13 @@ func TestWatchSetAfterReconnectIsNotFiredBySetWatches(t *testing.T) {
 				t.Fatalf("round %d: a watch set after the reconnect fired without a change: %+v", i, ev)
 			default:
 			}
-			select {
-			case ev := <-olderW:
-				require.Equal(t, client.EventNodeDataChanged, ev.Type, "round %d", i)
-			case <-time.After(10 * time.Second):
-				t.Fatalf("round %d: the older watch missed the write made while the client was away", i)
+			for _, older := range olders {
+				select {
+				case ev := <-older.ch:
+					require.Equal(t, older.typ, ev.Type, "round %d", i)
+				case <-time.After(10 * time.Second):
+					t.Fatalf("round %d: an older watch missed a %v made while the client was away", i, older.typ)
+				}
 			}
 
 			_, err = p.observer.Set(ctx, fresh, []byte("changed"), -1)
