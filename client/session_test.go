@@ -57,6 +57,8 @@ func TestPartitionLongerThanTimeoutLosesSession(t *testing.T) {
 		ctx := testCtx(t)
 		old := p.sess
 
+		_, _, watch, err := p.c.ExistsW(ctx, p.base+"/never")
+		require.NoError(t, err)
 		require.NoError(t, p.c.Sync(ctx, "/")) // the server hears from the client now
 		start := time.Now()
 		since := p.partition(t)
@@ -64,6 +66,15 @@ func TestPartitionLongerThanTimeoutLosesSession(t *testing.T) {
 		lostAt := time.Now()
 		require.Equal(t, client.StateLost, lost.State)
 		assert.Same(t, old, lost.Session)
+		// The watch ends with the session the client declared lost, while
+		// the server has not said so yet (the client cannot reach it).
+		select {
+		case we := <-watch:
+			assert.Equal(t, client.EventNotWatching, we.Type)
+			assert.ErrorIs(t, we.Err, client.ErrSessionLost)
+		default:
+			t.Fatal("a watch of the lost session is still set")
+		}
 		select {
 		case <-old.Done():
 		default:
@@ -92,7 +103,7 @@ func TestPartitionLongerThanTimeoutLosesSession(t *testing.T) {
 		t.Logf("%s: timeout %v; the client declared the loss %v after its last request, the server by %v; new session %v after the heal",
 			b.Name, timeout, lostAt.Sub(start), serverExpired, took)
 		assert.Less(t, took, zktest.Scale(500*time.Millisecond), "new session late")
-		_, err := p.c.Create(ctx, p.base+"/again", nil, client.Ephemeral)
+		_, err = p.c.Create(ctx, p.base+"/again", nil, client.Ephemeral)
 		require.NoError(t, err, "the client carries on with the new session")
 	})
 }
@@ -145,7 +156,15 @@ func TestCloseEndsSubscriptions(t *testing.T) {
 		require.NoError(t, err)
 		sub := c.Subscribe()
 		sess := c.Session()
+		_, _, watch, err := c.GetW(ctx, "/")
+		require.NoError(t, err)
 		c.Close()
+		select {
+		case we := <-watch:
+			assert.Equal(t, client.WatchEvent{Type: client.EventNotWatching, Err: client.ErrClosed}, we)
+		default:
+			t.Fatal("a watch is still set after Close")
+		}
 		ev := nextState(t, sub, 10*time.Second)
 		assert.Equal(t, client.StateClosed, ev.State)
 		_, open := <-sub.Events()
