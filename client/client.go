@@ -270,7 +270,7 @@ func (c *Client) onEvent(ev zk.Event) {
 			return
 		}
 		if c.sess != nil && c.sess.Alive() {
-			c.loseLocked("replaced", fmt.Errorf("%w: server gave a new session", ErrSessionLost))
+			c.loseLocked("replaced", errNewSession)
 		}
 		c.suspended = false
 		c.sess = newSession(h.sessionID, h.passwd, h.timeout)

@@ -95,8 +95,7 @@ type watchSet struct {
 
 	mu      sync.Mutex
 	session int64                            // the session the watches were set in
-	ended   error                            // why it ended; nil while it lives
-	closed  bool                             // the client is closed: ended for good
+	closed  bool                             // the client is closed: no more watches
 	keys    map[watchKey][]chan<- WatchEvent // each channel buffered, filed once
 }
 
@@ -109,8 +108,12 @@ func (w *watchSet) file(session int64, op int32, path string, code int32, ch cha
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.ended != nil || session != w.session {
-		notWatching(ch, orErr(w.ended, ErrSessionLost))
+	switch {
+	case w.closed:
+		notWatching(ch, ErrClosed)
+		return
+	case session != w.session:
+		notWatching(ch, ErrSessionLost)
 		return
 	}
 	if w.keys == nil {
@@ -153,7 +156,7 @@ func (w *watchSet) resume(session int64) []watchKey {
 	}
 	if session != w.session {
 		w.endLocked(errNewSession)
-		w.session, w.ended = session, nil
+		w.session = session
 		return nil
 	}
 	keys := make([]watchKey, 0, len(w.keys))
@@ -163,11 +166,13 @@ func (w *watchSet) resume(session int64) []watchKey {
 	return keys
 }
 
-// lose ends the watches of session, with cause.
+// lose ends the watches of session, with cause: the client declared it
+// lost. (Should the server still resume it on a connection being opened at
+// that moment, the client carries on with it, and so do new watches.)
 func (w *watchSet) lose(session int64, cause error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if session == w.session && w.ended == nil {
+	if session == w.session {
 		w.endLocked(cause)
 	}
 }
@@ -176,9 +181,7 @@ func (w *watchSet) lose(session int64, cause error) {
 func (w *watchSet) expired() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.ended == nil {
-		w.endLocked(fmt.Errorf("%w: %w", ErrSessionLost, zk.ErrSessionExpired))
-	}
+	w.endLocked(fmt.Errorf("%w: %w", ErrSessionLost, zk.ErrSessionExpired))
 }
 
 // close ends every watch for good: the client is closed.
@@ -186,10 +189,7 @@ func (w *watchSet) close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.closed = true
-	if w.ended == nil {
-		w.endLocked(ErrClosed)
-	}
-	w.ended = ErrClosed
+	w.endLocked(ErrClosed)
 }
 
 func (w *watchSet) endLocked(err error) {
@@ -199,20 +199,12 @@ func (w *watchSet) endLocked(err error) {
 		}
 		delete(w.keys, k)
 	}
-	w.ended = err
 }
 
 // notWatching tells a watch that it ended without firing.
 func notWatching(ch chan<- WatchEvent, err error) {
 	ch <- WatchEvent{Type: EventNotWatching, Err: err}
 	close(ch)
-}
-
-func orErr(err, otherwise error) error {
-	if err != nil {
-		return err
-	}
-	return otherwise
 }
 
 // setWatchesLimit bounds the paths of one SetWatches request, as
