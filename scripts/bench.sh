@@ -16,9 +16,13 @@
 # Env: DUR (seconds per point, 10), ROUNDS (W3 rounds, 300),
 #   PASSES (1): with more, every program runs that many times in turn
 #   (results in OUT/pass1, OUT/pass2, ...) and the table takes the median
-#   of each cell: a single point moves by 10-20% between passes,
-#   OUT (result files, /tmp/zkit-bench), PLOT (docs/bench.png, from the last
-#   pass).
+#   of each cell: a single point moves by 10-20% between passes. Each pass
+#   starts one program later (Curator, kazoo, go-zookeeper, zkit; then
+#   kazoo, go-zookeeper, zkit, Curator; ...), so that no program always
+#   meets the server at the same point of a pass (right after the warm-up,
+#   or after another program's heaviest points),
+#   OUT (result files, /tmp/zkit-bench), PLOT (docs/bench.png, from the
+#   last pass in which zkit ran after Curator and kazoo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ANCHORS=$(cd "${1:-bench/anchors}" && pwd)
@@ -50,19 +54,35 @@ PIDS=$(paste -sd, "$ZKBENCH_DIR/pids")
 # Warm the server's JIT before the first measured point, as run-all.sh does.
 "$BUILD/bench_gozk" -zk "$ZK" -workloads W4,W1 -clients 8 -w4clients 8 -dur 5s -warmup 0 >/dev/null
 
+run() { # run PROGRAM P: one program's points of a pass, into P
+  case $1 in
+  curator)
+    java -Xms1g -Xmx1g -cp "$BUILD/curator:$CURATOR_CP" BenchCurator \
+      --zk "$ZK" --dur "$DUR" --rounds "$ROUNDS" --pids "$PIDS" --workloads W1,W1S,W2,W3,W4,W5 >"$2/curator.txt" 2>&1 ;;
+  kazoo)
+    /usr/bin/python3 "$ANCHORS/bench_kazoo.py" --zk "$ZK" --dur "$DUR" --rounds "$ROUNDS" --pids "$PIDS" >"$2/kazoo.txt" 2>&1 ;;
+  gozk)
+    "$BUILD/bench_gozk" -zk "$ZK" -dur "${DUR}s" -pids "$PIDS" -workloads W1,W1S,W2,W4,W5 >"$2/gozk.txt" 2>&1 ;;
+  zkit)
+    # The anchors' lines for --compare and the plot, when they ran before.
+    local compare=() f
+    for f in curator kazoo; do [[ -f $2/$f.txt ]] && compare+=("$2/$f.txt"); done
+    local extra=()
+    if [[ ${#compare[@]} -eq 2 ]]; then extra=(--compare "$(IFS=,; echo "${compare[*]}")" --plot "$PLOT"); fi
+    "$OUT/zkit" bench --servers "$ZK" --pids "$PIDS" --dur "${DUR}s" --rounds "$ROUNDS" --baseline \
+      "${extra[@]}" | tee "$2/zkit.txt" ;;
+  esac
+}
+
+programs=(curator kazoo gozk zkit)
 for pass in $(seq 1 "$PASSES"); do
   P=$OUT
   if [[ $PASSES -gt 1 ]]; then P=$OUT/pass$pass; mkdir -p "$P"; fi
-  echo "# pass $pass of $PASSES: curator ($(date +%T))" >&2
-  java -Xms1g -Xmx1g -cp "$BUILD/curator:$CURATOR_CP" BenchCurator \
-    --zk "$ZK" --dur "$DUR" --rounds "$ROUNDS" --pids "$PIDS" --workloads W1,W1S,W2,W3,W4,W5 >"$P/curator.txt" 2>&1
-  echo "# kazoo ($(date +%T))" >&2
-  /usr/bin/python3 "$ANCHORS/bench_kazoo.py" --zk "$ZK" --dur "$DUR" --rounds "$ROUNDS" --pids "$PIDS" >"$P/kazoo.txt" 2>&1
-  echo "# go-zookeeper ($(date +%T))" >&2
-  "$BUILD/bench_gozk" -zk "$ZK" -dur "${DUR}s" -pids "$PIDS" -workloads W1,W1S,W2,W4,W5 >"$P/gozk.txt" 2>&1
-  echo "# zkit ($(date +%T))" >&2
-  "$OUT/zkit" bench --servers "$ZK" --pids "$PIDS" --dur "${DUR}s" --rounds "$ROUNDS" --baseline \
-    --compare "$P/curator.txt,$P/kazoo.txt" --plot "$PLOT" | tee "$P/zkit.txt"
+  for k in 0 1 2 3; do
+    prog=${programs[$(( (pass - 1 + k) % 4 ))]}
+    echo "# pass $pass of $PASSES: $prog ($(date +%T))" >&2
+    run "$prog" "$P"
+  done
   [[ $P == "$OUT" ]] || cp "$OUT/env.txt" "$P/env.txt"
 done
 /usr/bin/python3 scripts/readme-table.py "$OUT" >"$OUT/table.md"
