@@ -123,9 +123,10 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan W
 	if err := c.checkPath("get", path, false); err != nil {
 		return nil, nil, nil, err
 	}
+	abs := c.abs(path)
 	r, err := doDirect(c, request{"get", path, false}, func() (watched[[]byte], error) {
 		var resp jute.GetDataResponse
-		ch, err := watchCall(ctx, c, jute.OpGetData, c.abs(path), &jute.GetDataRequest{Path: c.abs(path), Watch: true}, &resp)
+		ch, err := watchCall(ctx, c, jute.OpGetData, abs, &jute.GetDataRequest{Path: abs, Watch: true}, &resp)
 		if err != nil {
 			return watched[[]byte]{}, err
 		}
@@ -206,9 +207,10 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan 
 	if err := c.checkPath("exists", path, false); err != nil {
 		return false, nil, nil, err
 	}
+	abs := c.abs(path)
 	r, err := doDirect(c, request{"exists", path, false}, func() (watched[bool], error) {
 		var resp jute.ExistsResponse
-		ch, err := watchCall(ctx, c, jute.OpExists, c.abs(path), &jute.ExistsRequest{Path: c.abs(path), Watch: true}, &resp)
+		ch, err := watchCall(ctx, c, jute.OpExists, abs, &jute.ExistsRequest{Path: abs, Watch: true}, &resp)
 		switch {
 		case errors.Is(err, ErrNoNode):
 			return watched[bool]{false, &Stat{}, ch}, nil
@@ -249,9 +251,10 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, <
 	if err := c.checkPath("children", path, false); err != nil {
 		return nil, nil, nil, err
 	}
+	abs := c.abs(path)
 	r, err := doDirect(c, request{"children", path, false}, func() (watched[[]string], error) {
 		var resp jute.GetChildren2Response
-		ch, err := watchCall(ctx, c, jute.OpGetChildren2, c.abs(path), &jute.GetChildren2Request{Path: c.abs(path), Watch: true}, &resp)
+		ch, err := watchCall(ctx, c, jute.OpGetChildren2, abs, &jute.GetChildren2Request{Path: abs, Watch: true}, &resp)
 		if err != nil {
 			return watched[[]string]{}, err
 		}
