@@ -13,14 +13,16 @@ import (
 // view is the counter node as this engine last saw it: read, or written by
 // itself.
 type view struct {
-	known   bool
-	exists  bool
-	data    []byte
-	value   int64
-	bad     bool  // data does not decode
-	version int32 // the node's data version
-	czxid   int64 // which incarnation of the node; 0 when not known
-	at      time.Time
+	known    bool
+	exists   bool
+	data     []byte
+	value    int64
+	bad      bool  // data does not decode
+	version  int32 // the node's data version
+	czxid    int64 // which incarnation of the node; 0 when not known
+	children int32 // the node's children: turns waiting (see turn.go)
+	mine     bool  // the view is this engine's own write
+	at       time.Time
 }
 
 // apply applies calls, in order, with one conditional write, and returns
@@ -57,8 +59,21 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 	start := time.Now()
 	log := calls[0].log
 	var pause client.Backoff // for connection trouble
+	var t *turn              // the batch's place in line, once it lost (turn.go)
+	defer func() { e.drop(t) }()
 	for {
-		if !e.view.known || e.pace.stale(e.view) {
+		switch {
+		case t != nil:
+			err := e.awaitTurn(ctx, t, &pause)
+			if errors.Is(err, errTurnGone) {
+				t, e.view.known = nil, false
+				continue
+			}
+			if err != nil {
+				return fail(calls, err) // nothing of this batch was applied
+			}
+			fresh = failed || gets
+		case !e.view.known || e.pace.stale(e.view) && !(e.view.mine && e.view.children > 0):
 			if err := e.read(ctx, gets, &pause); err != nil {
 				return fail(calls, err)
 			}
@@ -91,18 +106,44 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 			continue
 		}
 
+		if t == nil && v.exists && v.children > 0 && (!v.mine || gap(v)) {
+			// Turns wait: a writer that read the node joins the line; one
+			// at a gap lets the first in line write if it comes soon.
+			if !v.mine || e.yield(ctx) {
+				if err := ctx.Err(); err != nil {
+					return fail(calls, err)
+				}
+				if t = e.takeTurn(ctx); t != nil {
+					e.view.known = false
+					continue
+				}
+			}
+			if err := ctx.Err(); err != nil {
+				return fail(calls, err)
+			}
+		}
+
 		data := e.enc.encode(next.value)
-		err := e.write(ctx, v, data, calls[0].acl)
+		err := e.write(ctx, v, data, calls[0].acl, t)
 		switch {
 		case err == nil:
+			t = nil // deleted with the write
 			return res
+		case errors.Is(err, errTurnGone):
+			t = nil
 		case errors.Is(err, client.ErrBadVersion), errors.Is(err, client.ErrNodeExists):
-			// Another writer got in first. Wait, then read again: our
-			// session's read after the failed write sees at least what
-			// made it fail.
+			// Another writer got in first. Read again (our session's read
+			// after the failed write sees at least what made it fail), in
+			// line for a turn, or after a wait when none can be taken.
 			log.Debug("zkit: counter write conflict", "path", e.path, "version", v.version)
 			e.view.known, failed = false, true
 			conflicts++
+			if t == nil {
+				t = e.takeTurn(ctx)
+			}
+			if t != nil {
+				continue
+			}
 			if err := e.pace.conflict(ctx, time.Since(start)); err != nil {
 				return fail(calls, err) // nothing of this batch was applied
 			}
@@ -144,7 +185,8 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 }
 
 // write stores data if the node is still as v says, and updates the view.
-func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.ACL) error {
+// With a turn, the write deletes the turn too.
+func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.ACL, t *turn) error {
 	if !v.exists {
 		var opts []client.CreateOption
 		if len(acl) > 0 {
@@ -153,7 +195,7 @@ func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.AC
 		if _, err := e.c.Create(ctx, e.path, data, client.Persistent, opts...); err != nil {
 			return err
 		}
-		e.setView(data, 0, 0)
+		e.setView(data, &client.Stat{}, true)
 		e.pace.won()
 		// Learn the node's czxid (a create does not return it): without
 		// it, a later write whose reply is lost cannot be resolved.
@@ -163,18 +205,34 @@ func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.AC
 		}
 		return nil
 	}
-	st, err := e.c.Set(ctx, e.path, data, v.version)
-	if err != nil {
-		return err
+	var st *client.Stat
+	if t == nil {
+		var err error
+		if st, err = e.c.Set(ctx, e.path, data, v.version); err != nil {
+			return err
+		}
+	} else {
+		// The turn goes with the write that used it.
+		res, err := e.c.Multi(ctx, client.SetOp(e.path, data, v.version), client.DeleteOp(t.path, -1))
+		var me *client.MultiError
+		if errors.As(err, &me) && me.Index == 1 {
+			return errTurnGone
+		}
+		if err != nil {
+			return err
+		}
+		st = res[0].Stat
+		st.NumChildren-- // the turn, deleted right after
 	}
-	e.setView(data, st.Version, st.Czxid)
+	e.setView(data, st, true)
 	e.pace.won()
 	return nil
 }
 
-func (e *engine) setView(data []byte, version int32, czxid int64) {
+func (e *engine) setView(data []byte, st *client.Stat, mine bool) {
 	val, ok := e.enc.decode(data)
-	e.view = view{known: true, exists: true, data: data, value: val, bad: !ok, version: version, czxid: czxid, at: time.Now()}
+	e.view = view{known: true, exists: true, data: data, value: val, bad: !ok,
+		version: st.Version, czxid: st.Czxid, children: st.NumChildren, mine: mine, at: time.Now()}
 }
 
 // read loads the node into the view, after a sync when sync is set,
@@ -196,7 +254,7 @@ func (e *engine) read(ctx context.Context, sync bool, pause *client.Backoff) err
 		switch {
 		case err == nil:
 			e.pace.observe(e.view, st)
-			e.setView(data, st.Version, st.Czxid)
+			e.setView(data, st, false)
 			return nil
 		case errors.Is(err, client.ErrNoNode):
 			e.view = view{known: true, at: time.Now()}

@@ -27,10 +27,27 @@
 // # Contention
 //
 // A client writes from the value and version its own last write returned,
-// without reading first, as long as other writers seem quiet: one round
-// trip per increment. When a write fails because another got in first, it
-// waits a random time that adapts to the contention it meets (see pacer in
-// pace.go), reads, and tries again.
+// without reading first: one round trip per increment. Such a writer would
+// win nearly every race against writers that must read first, so a client
+// whose write lost takes a turn: a protected ephemeral sequential child
+// "_c_<id>-turn-<seq>" of the counter's node, served in sequence order. A
+// writer lets the first turn in line write at every fourth version while
+// turns wait, if it comes within a few milliseconds, and then takes a turn
+// itself; the first turn's write deletes it in the same multi. Writers so
+// take turns of four writes in the order they lost, and the slowest
+// increments wait about as long as in a plain read-and-write loop while
+// the throughput stays well above it (see turn.go for the rules and the
+// README for figures). A lone writer never waits for anything.
+//
+// Turns only decide who tries first: every write is still conditional, so
+// Curator, kazoo and older zkit clients, which take no turns, count
+// correctly beside zkit (they only do not wait their turn). Where a client
+// may not create children in the node (its ACL), it takes no turn and
+// retries after a random wait that adapts to contention instead (see
+// pacer in pace.go). While turns exist the node cannot be deleted: the
+// server refuses to delete a node with children. Give the counter a node
+// of its own: other children make writers wait a few milliseconds for
+// turns that never come.
 //
 // # Unknown outcomes
 //

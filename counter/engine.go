@@ -3,6 +3,7 @@ package counter
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/zkit-dev/zkit/client"
 )
@@ -24,6 +25,8 @@ type engine struct {
 	// Only the flusher touches these.
 	view view
 	pace pacer
+
+	turns atomic.Int64 // turns taken (turn.go), for tests
 }
 
 // batch is the calls one flusher round applies together.

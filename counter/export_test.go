@@ -19,3 +19,9 @@ func Flushing(c *client.Client, path string) bool {
 	defer e.mu.Unlock()
 	return e.running
 }
+
+// Turns returns how many turns c's engine for path (Long encoding) has
+// taken.
+func Turns(c *client.Client, path string) int64 {
+	return engineFor(c, path, Long).turns.Load()
+}

@@ -16,8 +16,10 @@ const (
 	maxAge    = 10 * time.Second
 )
 
-// pacer spaces out one engine's retries under contention, and judges
-// whether its view of the node is still worth writing from.
+// pacer spaces out one engine's retries when it cannot take a turn (see
+// turn.go: the node's ACL does not let it create children, or the create
+// failed), and judges whether its view of the node is still worth writing
+// from.
 //
 // After a conflict the engine waits a random time in the upper half of
 // its window, which doubles with each conflict up to maxWindow and halves
@@ -25,17 +27,15 @@ const (
 // writes fail. The wait shrinks as the batch ages: a batch that has been
 // trying for a while waits its window divided by 1 + waited/ageScale (a
 // fifth of it after 8 ms, a sixteenth after 30 ms), so the longest waiters
-// try most often. That is what keeps the tail short: the writer that has
-// just won writes again from the version its write returned, without
-// reading, and so wins most races; a loser gets in only by trying often
-// once it has waited long. A window of up to 96 ms that shrank only after
-// 96 ms of waiting let single increments wait 0.6 s with 8 sessions on one
-// counter.
+// try most often: the writer that has just won writes again from the
+// version its write returned, without reading, and so wins most races; a
+// loser gets in only by trying often once it has waited long.
 //
 // It also estimates how often other writers change the node (the versions
 // that went by between two of the engine's reads). A view older than half
 // the expected time between their writes is read again before writing from
-// it: a write from a stale view is a wasted write.
+// it: a write from a stale view is a wasted write. A view of the engine's
+// own write while turns wait is not: the turns decide who writes next.
 type pacer struct {
 	window time.Duration
 	rate   float64 // other writers' versions per second, smoothed
