@@ -21,7 +21,8 @@ what it holds: nothing is written.
   semaphore     the leases held, and the attempts queued at its lock
   election      the leader and the candidates in order, with their ids
   barrier       a double barrier's members, and whether ready exists
-  counter       the value in every encoding the data fits (long, int, text)
+  counter       the value in every encoding the data fits (long, int, text), and
+                the writers waiting their turn, first in line first
   group         the members and their payloads
   rendezvous    the owner and the address in it
   config        the keys and their values, and whether ready exists

@@ -43,12 +43,36 @@ func TestCounter(t *testing.T) {
 				t.Fatalf("%s counter: kind %q values %v, want counter %v", tc.enc, r.Kind, r.Values, tc.want)
 			}
 		}
-		// "1234" is a decimal and 4 bytes: both readings are shown.
+		// Writers waiting in line for their turn are listed, first in line
+		// first.
 		p := recipePath(t, c)
+		if _, err := counter.New(c, p).Add(ctx, 7); err != nil {
+			t.Fatal(err)
+		}
+		var made []string
+		for range 2 {
+			turn, err := c.Create(ctx, client.JoinPath(p, client.ProtectedName(client.NewProtectedID(), "turn-")), nil, client.EphemeralSequential)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, name := client.SplitPath(turn)
+			made = append(made, name)
+		}
+		r, err := inspect.Inspect(ctx, c, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waiting := r.With(inspect.Waiter)
+		if r.Kind != inspect.Counter || !slices.Equal(r.Values, []inspect.Value{{Encoding: "long", Value: 7}}) ||
+			len(waiting) != 2 || waiting[0].Name != made[0] || waiting[1].Name != made[1] {
+			t.Fatalf("counter with turns: kind %q values %v waiting %v, want counter 7 with %v", r.Kind, r.Values, waiting, made)
+		}
+		// "1234" is a decimal and 4 bytes: both readings are shown.
+		p = recipePath(t, c)
 		if _, err := c.Create(ctx, p, []byte("1234"), client.Persistent); err != nil {
 			t.Fatal(err)
 		}
-		r, err := inspect.Inspect(ctx, c, p)
+		r, err = inspect.Inspect(ctx, c, p)
 		if err != nil {
 			t.Fatal(err)
 		}
