@@ -94,10 +94,11 @@ func (d *Double) Enter(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := d.join(ctx); err != nil {
+	joined, err := d.join(ctx)
+	if err != nil {
 		return err
 	}
-	if err := d.await(ctx, opened); err != nil {
+	if err := d.await(ctx, opened, joined); err != nil {
 		d.abandon(ctx)
 		return err
 	}
@@ -176,17 +177,20 @@ func (d *Double) clearStale(ctx context.Context, version int32) error {
 // makes it) when it is missing: first, if this client has not seen it (see
 // recipes.DirKnown; a barrier's path per phase is new to all its members,
 // who reach it at once). The name is unique: a create whose reply was lost
-// is sent again, and "node exists" then means it was applied.
-func (d *Double) join(ctx context.Context) error {
+// is sent again, and "node exists" then means it was applied. The
+// directory is listed right behind the create, in the same round trip
+// (client.CreateListed): the listing, when there is one, is await's first
+// look.
+func (d *Double) join(ctx context.Context) (*client.Listing, error) {
 	if !recipes.DirKnown(d.c, d.dir) {
 		if err := d.makeDir(ctx); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var b client.Backoff
 	maybeApplied := false
 	for dirs := 0; ; {
-		_, err := d.c.Create(ctx, d.node(), nil, client.Ephemeral, d.cfg.CreateOptions()...)
+		_, listing, err := d.c.CreateListed(ctx, d.node(), nil, client.Ephemeral, d.cfg.CreateOptions()...)
 		if err == nil {
 			recipes.SawDir(d.c, d.dir)
 		}
@@ -195,33 +199,33 @@ func (d *Double) join(ctx context.Context) error {
 			if !d.sess.Alive() {
 				// Created under the client's next session: not ours to keep.
 				d.abandonUnder(ctx, d.c.Session())
-				return lost(d.dir, d.sess)
+				return nil, lost(d.dir, d.sess)
 			}
-			return nil
+			return listing, nil
 		case errors.Is(err, client.ErrNoNode) && dirs < 3:
 			dirs++
 			if err := d.makeDir(ctx); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		case client.IsOutcomeUnknown(err) && ctx.Err() == nil:
 			maybeApplied = true
 		case client.IsOutcomeUnknown(err):
 			d.abandon(ctx)
-			return d.wrap(err)
+			return nil, d.wrap(err)
 		case !client.IsRetryable(err):
 			// An earlier attempt may have been applied (its reply lost):
 			// this error, the context's say, says nothing of that node.
 			if maybeApplied && d.sess.Alive() {
 				d.abandon(ctx)
 			}
-			return d.wrap(err)
+			return nil, d.wrap(err)
 		}
 		if err := d.pause(ctx, &b); err != nil {
 			if maybeApplied && d.sess.Alive() {
 				d.abandon(ctx)
 			}
-			return err
+			return nil, err
 		}
 	}
 }
@@ -238,12 +242,18 @@ func (d *Double) makeDir(ctx context.Context) error {
 // await returns once the threshold is reached: this member counts count
 // members and creates the ready node, or the ready watch fires. It never
 // counts twice: once it has counted fewer than count members, only the
-// watch, set before its node existed, decides.
-func (d *Double) await(ctx context.Context, opened <-chan client.WatchEvent) error {
+// watch, set before its node existed, decides. joined is the listing that
+// came with the member's create, if any: the first look.
+func (d *Double) await(ctx context.Context, opened <-chan client.WatchEvent, joined *client.Listing) error {
 	for {
-		l, err := d.list(ctx, false)
-		if err != nil {
-			return err
+		var l listing
+		if joined != nil {
+			l, joined = listingOf(joined.Children, joined.Stat), nil
+		} else {
+			var err error
+			if l, err = d.list(ctx, false); err != nil {
+				return err
+			}
 		}
 		members := l.members
 		if !slices.Contains(members, d.name) {
@@ -333,10 +343,18 @@ func (d *Double) list(ctx context.Context, watch bool) (listing, error) {
 	if err != nil {
 		return listing{}, err
 	}
-	l.ready = slices.Contains(children, readyName)
-	l.members = slices.DeleteFunc(children, func(n string) bool { return !isMember(n) })
-	slices.Sort(l.members)
+	changed := l.changed
+	l = listingOf(children, l.stat)
+	l.changed = changed
 	return l, nil
+}
+
+// listingOf reads the directory's children and Stat.
+func listingOf(children []string, st *client.Stat) listing {
+	l := listing{stat: st, ready: slices.Contains(children, readyName)}
+	l.members = slices.DeleteFunc(slices.Clone(children), func(n string) bool { return !isMember(n) })
+	slices.Sort(l.members)
+	return l
 }
 
 // wait blocks until w fires, with any event: which one does not matter to

@@ -68,3 +68,22 @@ func (c *Client) create(ctx context.Context, path string, data []byte, mode Crea
 	}
 	return p, zxid, l, nil
 }
+
+// CreateListed is Create that also lists the new node's parent in the same
+// round trip: the listing shows the new node and every node created before
+// it, so a recipe that counts or orders a directory's nodes learns where
+// its own stands without a second round trip.
+//
+// listing is nil when there is none: the create failed, the listing
+// failed, or it does not show the new node (it went out on another
+// connection than the create, or someone deleted the node at once). List
+// the parent then.
+func (c *Client) CreateListed(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (created string, listing *Listing, err error) {
+	o, err := c.createOptions(path, data, mode, opts)
+	if err != nil {
+		return "", nil, err
+	}
+	parent, _ := SplitPath(path)
+	p, _, l, err := c.create(ctx, path, data, mode, o, parent)
+	return p, l, err
+}
