@@ -20,7 +20,9 @@ import (
 // writer in front of it for long:
 //
 //   - Every reply about the node carries its number of children, so every
-//     zkit writer learns for free that turns are waiting.
+//     zkit writer learns for free that turns are waiting. A writer that
+//     has read the node (it is not the one that wrote last) and sees
+//     children joins the line before it writes at all.
 //   - Turns are served at gaps: versions that are a multiple of streak.
 //     A writer that has just written a gap version while turns wait does
 //     not write again at once: it watches the node for up to yieldWait,
@@ -45,9 +47,11 @@ import (
 // between.
 //
 // A turn belongs to one batch: its winning write deletes it, and a batch
-// that ends otherwise deletes it (in the background if need be; the server
-// deletes it with the session anyway). While a turn exists the node cannot
-// be deleted (the server refuses to delete a node with children).
+// that ends otherwise deletes it in the background (the server deletes it
+// with the session anyway). Its protected name lets a create whose reply
+// was lost find the node instead of leaving a second one. While a turn
+// exists the node cannot be deleted (the server refuses to delete a node
+// with children).
 const (
 	streak       = 4
 	yieldWait    = 3 * time.Millisecond
