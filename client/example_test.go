@@ -66,3 +66,41 @@ func ExampleInputError() {
 	// Output:
 	// zkit: create "/jobs//1": empty node name (//)
 }
+
+// A member joins a group and counts it in the same round trip: the listing
+// is taken right after the create, so it shows the new node and every
+// node created before it.
+func ExampleClient_CreateListed() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	if err := c.EnsurePath(ctx, "/party"); err != nil {
+		log.Fatal(err)
+	}
+	for _, name := range []string{"alice", "bob"} {
+		_, listing, err := c.CreateListed(ctx, "/party/"+name, nil, client.Ephemeral)
+		if err != nil {
+			log.Fatal(err)
+		}
+		var members []string
+		if listing != nil {
+			members = listing.Children
+		} else if members, _, err = c.Children(ctx, "/party"); err != nil {
+			log.Fatal(err) // no listing came with the create: list instead
+		}
+		fmt.Println(name, "joined;", len(members), "in the party")
+	}
+	// Output:
+	// alice joined; 1 in the party
+	// bob joined; 2 in the party
+}
