@@ -95,8 +95,8 @@ func ExampleClient_CreateListed() {
 		var members []string
 		if listing != nil {
 			members = listing.Children
-		} else if members, _, err = c.Children(ctx, "/party"); err != nil {
-			log.Fatal(err) // no listing came with the create: list instead
+		} else if members, _, err = c.Children(ctx, "/party"); err != nil { // none came: list
+			log.Fatal(err)
 		}
 		fmt.Println(name, "joined;", len(members), "in the party")
 	}
