@@ -327,13 +327,14 @@ type listing struct {
 func (d *Double) list(ctx context.Context, watch bool) (listing, error) {
 	var (
 		children []string
-		l        listing
+		st       *client.Stat
+		changed  <-chan client.WatchEvent
 	)
 	err := d.retry(ctx, func() (err error) {
 		if watch {
-			children, l.stat, l.changed, err = d.c.ChildrenW(ctx, d.dir)
+			children, st, changed, err = d.c.ChildrenW(ctx, d.dir)
 		} else {
-			children, l.stat, err = d.c.Children(ctx, d.dir)
+			children, st, err = d.c.Children(ctx, d.dir)
 		}
 		return err
 	})
@@ -343,16 +344,15 @@ func (d *Double) list(ctx context.Context, watch bool) (listing, error) {
 	if err != nil {
 		return listing{}, err
 	}
-	changed := l.changed
-	l = listingOf(children, l.stat)
+	l := listingOf(children, st)
 	l.changed = changed
 	return l, nil
 }
 
-// listingOf reads the directory's children and Stat.
+// listingOf reads the directory's children (which it reuses) and Stat.
 func listingOf(children []string, st *client.Stat) listing {
 	l := listing{stat: st, ready: slices.Contains(children, readyName)}
-	l.members = slices.DeleteFunc(slices.Clone(children), func(n string) bool { return !isMember(n) })
+	l.members = slices.DeleteFunc(children, func(n string) bool { return !isMember(n) })
 	slices.Sort(l.members)
 	return l
 }

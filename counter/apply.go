@@ -106,7 +106,7 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 			continue
 		}
 
-		if t == nil && v.exists && v.children > 0 && (!v.mine || gap(v)) {
+		if t == nil && v.exists && v.children > 0 && (!v.mine || gap(v.version)) {
 			// Turns wait: a writer that read the node joins the line; one
 			// at a gap lets the first in line write if it comes soon.
 			if !v.mine || e.yield(ctx) {

@@ -60,9 +60,6 @@ const (
 	turnPatience = 100 * time.Millisecond
 )
 
-// turnKind is the shape of the counter's turn nodes.
-var turnKind = recipes.Kind{Marker: "turn-", Exclusive: true, Recipe: "counter"}
-
 // errTurnGone reports a turn node deleted under its batch: the session
 // that owned it was lost, or someone deleted it. The batch goes on
 // without a turn.
@@ -77,18 +74,16 @@ type turn struct {
 	first time.Time // when it became first in line
 }
 
-// gap reports whether v, this engine's own write, is where it must let
-// the first turn in line write.
-func gap(v view) bool {
-	return v.mine && v.exists && v.children > 0 && v.version%streak == 0
-}
+// gap reports whether version is one at which the first turn in line
+// writes.
+func gap(version int32) bool { return version%streak == 0 }
 
 // takeTurn joins the line. It returns nil (and the batch goes on without
 // a turn) when the turn cannot be taken: the node is gone, the client may
 // not create children in it, or the create failed.
 func (e *engine) takeTurn(ctx context.Context) *turn {
 	sess := e.c.Session()
-	created, _, listing, err := e.c.CreateProtectedListed(ctx, client.JoinPath(e.path, turnKind.Marker), nil, client.EphemeralSequential)
+	created, _, listing, err := e.c.CreateProtectedListed(ctx, client.JoinPath(e.path, recipes.CounterTurnKind.Marker), nil, client.EphemeralSequential)
 	if err != nil {
 		return nil
 	}
@@ -104,7 +99,7 @@ func (e *engine) takeTurn(ctx context.Context) *turn {
 // place finds the turn's place in children.
 func (t *turn) place(children []string) error {
 	t.ahead = ""
-	for _, n := range recipes.SortNodes(children, turnKind) {
+	for _, n := range recipes.SortNodes(children, recipes.CounterTurnKind) {
 		if n.Name == t.name {
 			return nil
 		}
@@ -170,7 +165,7 @@ func (e *engine) awaitTurn(ctx context.Context, t *turn, pause *client.Backoff) 
 		}
 		e.pace.observe(e.view, st)
 		e.setView(data, st, false)
-		if st.Version%streak == 0 || time.Since(t.first) > headPatience || !wait(ctx, ch, headIdle) {
+		if gap(st.Version) || time.Since(t.first) > headPatience || !wait(ctx, ch, headIdle) {
 			return ctx.Err()
 		}
 	}

@@ -17,11 +17,7 @@ var queueKinds = []recipes.Kind{recipes.MutexKind, recipes.ReadKind, recipes.Wri
 // queue recognises a lock, a read/write lock or an election: a directory
 // of sequence nodes.
 func queue(_ context.Context, _ *reader, r *Report, kids []child) (bool, error) {
-	byName := map[string]child{}
-	names := make([]string, len(kids))
-	for i, k := range kids {
-		byName[k.name], names[i] = k, k.name
-	}
+	names, byName := index(kids)
 	nodes := recipes.SortNodes(names, queueKinds...)
 	has := map[recipes.Kind]bool{}
 	for _, n := range nodes {
@@ -148,11 +144,7 @@ func sequenced(ctx context.Context, rd *reader, dir, prefix string, kind recipes
 	if err != nil {
 		return nil, err
 	}
-	byName := map[string]child{}
-	names := make([]string, len(kids))
-	for i, k := range kids {
-		byName[k.name], names[i] = k, k.name
-	}
+	names, byName := index(kids)
 	var out []Node
 	for _, n := range recipes.SortNodes(names, kind) {
 		k := byName[n.Name]

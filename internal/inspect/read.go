@@ -22,6 +22,15 @@ type child struct {
 	stat *client.Stat
 }
 
+// index returns the names of kids, in their order, and kids by name.
+func index(kids []child) (names []string, byName map[string]child) {
+	names, byName = make([]string, len(kids)), make(map[string]child, len(kids))
+	for i, k := range kids {
+		byName[k.name], names[i] = k, k.name
+	}
+	return names, byName
+}
+
 func (r *reader) get(ctx context.Context, path string) ([]byte, *client.Stat, error) {
 	if !r.w.arm(path, dataWatch) {
 		return r.c.Get(ctx, path)
