@@ -233,18 +233,38 @@ func (d *Decoder) NullableString() (string, bool) {
 	return s, false
 }
 
-// Strings reads a vector of strings; null gives nil.
+// Strings reads a vector of strings; null gives nil, and a null element
+// reads as "". The elements share one allocation (a lock's or an
+// election's every step reads a listing of the queue): the vector is
+// checked first, then its bytes are copied into one string once, and each
+// element is a slice of it.
 func (d *Decoder) Strings() []string {
 	n := d.vectorLen()
 	if n < 0 {
 		return nil
 	}
-	v := make([]string, 0, min(n, 1024))
-	for i := 0; i < n && d.err == nil; i++ {
-		v = append(v, d.String())
+	start := d.off
+	for range n {
+		l := d.length()
+		if l == -1 {
+			d.nulls++
+		} else if d.need(l) {
+			d.off += l
+		}
+		if d.err != nil {
+			return nil
+		}
 	}
-	if d.err != nil {
-		return nil
+	all := string(d.buf[start:d.off])
+	v := make([]string, n)
+	off := 0
+	for i := range v {
+		l := int(int32(binary.BigEndian.Uint32(d.buf[start+off:])))
+		off += 4
+		if l > 0 {
+			v[i] = all[off : off+l]
+			off += l
+		}
 	}
 	return v
 }

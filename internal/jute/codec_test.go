@@ -134,7 +134,75 @@ func TestHandDecodedRecords(t *testing.T) {
 			t.Errorf("decoded %+v, want %+v", pair[1], pair[0])
 		}
 	}
+	// A null element reads as "" and is counted, as a null string is.
+	d := NewDecoder([]byte{0, 0, 0, 3, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1, 'a', 0, 0, 0, 0}, 0)
+	if v := d.Strings(); d.Err() != nil || !reflect.DeepEqual(v, []string{"", "a", ""}) || d.Nulls() != 1 {
+		t.Errorf("vector with a null element: %q, %d nulls, %v", v, d.Nulls(), d.Err())
+	}
 	if err := Decode([]byte{0, 0, 0, 5, '/'}, &GetDataRequest{}); err == nil {
 		t.Error("a cut-off GetDataRequest decoded without an error")
 	}
+}
+
+// The hand-coded records (hot.go) write and read exactly what the
+// reflective codec writes and reads, and fail on every cut-off input on
+// which it fails.
+func TestHandCodedMatchesReflection(t *testing.T) {
+	stat := Stat{Czxid: 1, Mzxid: -2, Ctime: 3, Mtime: 4, Version: 5, Cversion: -6, Aversion: 7, EphemeralOwner: 8, DataLength: 9, NumChildren: 10, Pzxid: 1 << 40}
+	acl := []ACL{{Perms: 31, ID: Id{"digest", "u:x"}}, {Perms: 1, ID: Id{"world", ""}}}
+	for _, rec := range []any{
+		&Id{"ip", "127.0.0.1"}, &ACL{3, Id{"x509", "CN=a"}}, &stat,
+		&RequestHeader{-16, OpCreate2}, &ReplyHeader{-1, 1 << 33, -101},
+		&WatcherEvent{4, 3, "/a/b"},
+		&CreateRequest{"/p", []byte("d"), acl, 3}, &CreateRequest{"/p", nil, nil, 0}, &CreateRequest{"", []byte{}, []ACL{}, 1},
+		&CreateResponse{"/p-0000000001"}, &Create2Response{"/p", stat},
+		&DeleteRequest{"/p", -1}, &ExistsRequest{"/p", true}, &ExistsResponse{stat},
+		&GetDataRequest{"/p", false}, &GetDataResponse{[]byte("abc"), stat}, &GetDataResponse{nil, stat},
+		&SetDataRequest{"/p", []byte{}, 7}, &SetDataRequest{"/p", nil, -1}, &SetDataResponse{stat},
+		&GetChildrenRequest{"/p", true}, &GetChildrenResponse{[]string{"a", "", "c"}}, &GetChildrenResponse{nil}, &GetChildrenResponse{[]string{}},
+		&GetChildren2Request{"/", false}, &GetChildren2Response{[]string{"x"}, stat}, &GetChildren2Response{nil, stat},
+		&SyncRequest{"/s"}, &SyncResponse{"/s"}, &CheckVersionRequest{"/c", 2}, &ErrorResponse{-110},
+	} {
+		if _, ok := rec.(Marshaler); !ok {
+			t.Fatalf("%T is not hand-coded", rec)
+		}
+		want := reflectEncode(rec)
+		if got := Encode(rec); !bytes.Equal(got, want) {
+			t.Errorf("%T %+v: encoded %x, reflection %x", rec, rec, got, want)
+		}
+		hand := reflect.New(reflect.TypeOf(rec).Elem()).Interface()
+		if err := Decode(want, hand); err != nil || !reflect.DeepEqual(hand, rec) {
+			t.Errorf("%T: decoded %+v (%v), want %+v", rec, hand, err, rec)
+		}
+		for cut := range len(want) {
+			hand := reflect.New(reflect.TypeOf(rec).Elem()).Interface()
+			handErr := Decode(want[:cut], hand)
+			reflErr := reflectDecode(want[:cut], reflect.TypeOf(rec).Elem())
+			if (handErr == nil) != (reflErr == nil) {
+				t.Errorf("%T cut at %d: hand-coded %v, reflection %v", rec, cut, handErr, reflErr)
+			}
+		}
+	}
+}
+
+// reflectEncode encodes rec's fields with the reflective codec (nested
+// records encode themselves).
+func reflectEncode(rec any) []byte {
+	e := NewEncoder(nil)
+	v := reflect.ValueOf(rec).Elem()
+	for _, i := range fieldsOf(v.Type()) {
+		encodeValue(e, v.Field(i))
+	}
+	return e.Bytes()
+}
+
+// reflectDecode decodes b into a new record of type typ field by field
+// with the reflective codec.
+func reflectDecode(b []byte, typ reflect.Type) error {
+	d := NewDecoder(b, 0)
+	v := reflect.New(typ).Elem()
+	for _, i := range fieldsOf(typ) {
+		decodeValue(d, v.Field(i))
+	}
+	return d.Err()
 }
