@@ -47,6 +47,15 @@ import (
 // version it was computed from, whoever (zkit, Curator, kazoo) writes in
 // between.
 //
+// Why the first turn re-reads the node after each version instead of
+// counting versions from a persistent watch (addWatch, ZooKeeper 3.6+):
+// such a watch sends an event for every write to every session that holds
+// it, so it takes more from the server than the reads it saves (tried: 2.5
+// requests per increment instead of 2.85, but less than half the
+// throughput at 32 sessions). On ZooKeeper 3.8 it also ends as soon as the
+// same connection sets a one-shot watch on the node, and can be removed
+// only together with the connection's one-shot watches there.
+//
 // A turn belongs to one batch: its winning write deletes it, and a batch
 // that ends otherwise deletes it in the background (the server deletes it
 // with the session anyway). Its protected name lets a create whose reply
