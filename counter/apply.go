@@ -20,7 +20,7 @@ type view struct {
 	bad      bool  // data does not decode
 	version  int32 // the node's data version
 	czxid    int64 // which incarnation of the node; 0 when not known
-	children int32 // the node's children: turns waiting (see turn.go)
+	children int32 // the node's children: deltas left to apply (delegate.go)
 	mine     bool  // the view is this engine's own write
 	at       time.Time
 }
@@ -53,27 +53,24 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 	// failed: a write of this batch failed (reads after it are fresh).
 	fresh, failed := false, false
 	gets := true // only gets: the first read might as well be synced
+	addOnly, total := true, int64(0)
 	for _, cl := range calls {
 		gets = gets && cl.kind == opGet
+		addOnly = addOnly && cl.kind == opAdd
+		total += cl.a
 	}
 	start := time.Now()
 	log := calls[0].log
 	var pause client.Backoff // for connection trouble
-	var t *turn              // the batch's place in line, once it lost (turn.go)
-	defer func() { e.drop(t) }()
+	if addOnly && e.delegating {
+		// The last batch was applied by another writer: contention goes
+		// on, and a write of our own would most likely lose.
+		if res, ok := e.delegateBatch(ctx, calls, total, &pause); ok {
+			return res
+		}
+	}
 	for {
-		switch {
-		case t != nil:
-			err := e.awaitTurn(ctx, t, &pause)
-			if errors.Is(err, errTurnGone) {
-				t, e.view.known = nil, false
-				continue
-			}
-			if err != nil {
-				return fail(calls, err) // nothing of this batch was applied
-			}
-			fresh = failed || gets
-		case !e.view.known || e.pace.stale(e.view) && !(e.view.mine && e.view.children > 0):
+		if !e.view.known || e.pace.stale(e.view) {
 			if err := e.read(ctx, gets, &pause); err != nil {
 				return fail(calls, err)
 			}
@@ -106,43 +103,37 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 			continue
 		}
 
-		if t == nil && v.exists && v.children > 0 && (!v.mine || gap(v.version)) {
-			// Turns wait: a writer that read the node joins the line; one
-			// at a gap lets the first in line write if it comes soon.
-			if !v.mine || e.yield(ctx) {
-				if err := ctx.Err(); err != nil {
-					return fail(calls, err)
-				}
-				if t = e.takeTurn(ctx); t != nil {
-					e.view.known = false
-					continue
-				}
-			}
-			if err := ctx.Err(); err != nil {
-				return fail(calls, err)
-			}
+		// Deltas left by other writers (delegate.go) go with this write.
+		var ds []delegation
+		if v.exists && v.children > 0 {
+			ds = e.delegations(ctx, next.value)
 		}
-
 		data := e.enc.encode(next.value)
-		err := e.write(ctx, v, data, calls[0].acl, t)
+		var err error
+		if len(ds) > 0 {
+			// Read back, should the reply be lost, against what was
+			// written: ours and theirs.
+			data, err = e.writeServing(ctx, v, ds)
+		} else {
+			err = e.write(ctx, v, data, calls[0].acl)
+		}
 		switch {
 		case err == nil:
-			t = nil // deleted with the write
 			return res
-		case errors.Is(err, errTurnGone):
-			t = nil
+		case errors.Is(err, errServedElsewhere):
+			// A delegation was gone or applied: write again without it.
 		case errors.Is(err, client.ErrBadVersion), errors.Is(err, client.ErrNodeExists):
-			// Another writer got in first. Read again (our session's read
-			// after the failed write sees at least what made it fail), in
-			// line for a turn, or after a wait when none can be taken.
+			// Another writer got in first. A batch of adds leaves its
+			// delta for the writers to apply (delegate.go); others read
+			// again (our session's read after the failed write sees at
+			// least what made it fail) after a wait.
 			log.Debug("zkit: counter write conflict", "path", e.path, "version", v.version)
 			e.view.known, failed = false, true
 			conflicts++
-			if t == nil {
-				t = e.takeTurn(ctx)
-			}
-			if t != nil {
-				continue
+			if addOnly {
+				if res, ok := e.delegateBatch(ctx, calls, total, &pause); ok {
+					return res
+				}
 			}
 			if err := e.pace.conflict(ctx, time.Since(start)); err != nil {
 				return fail(calls, err) // nothing of this batch was applied
@@ -185,8 +176,7 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 }
 
 // write stores data if the node is still as v says, and updates the view.
-// With a turn, the write deletes the turn too.
-func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.ACL, t *turn) error {
+func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.ACL) error {
 	if !v.exists {
 		var opts []client.CreateOption
 		if len(acl) > 0 {
@@ -205,24 +195,9 @@ func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.AC
 		}
 		return nil
 	}
-	var st *client.Stat
-	if t == nil {
-		var err error
-		if st, err = e.c.Set(ctx, e.path, data, v.version); err != nil {
-			return err
-		}
-	} else {
-		// The turn goes with the write that used it.
-		res, err := e.c.Multi(ctx, client.SetOp(e.path, data, v.version), client.DeleteOp(t.path, -1))
-		var me *client.MultiError
-		if errors.As(err, &me) && me.Index == 1 {
-			return errTurnGone
-		}
-		if err != nil {
-			return err
-		}
-		st = res[0].Stat
-		st.NumChildren-- // the turn, deleted right after
+	st, err := e.c.Set(ctx, e.path, data, v.version)
+	if err != nil {
+		return err
 	}
 	e.setView(data, st, true)
 	e.pace.won()

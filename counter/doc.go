@@ -28,26 +28,26 @@
 //
 // A client writes from the value and version its own last write returned,
 // without reading first: one round trip per increment. Such a writer would
-// win nearly every race against writers that must read first, so a client
-// whose write lost takes a turn: a protected ephemeral sequential child
-// "_c_<id>-turn-<seq>" of the counter's node, served in sequence order. A
-// writer lets the first turn in line write at every fourth version while
-// turns wait, if it comes within a few milliseconds, and then takes a turn
-// itself; the first turn's write deletes it in the same multi. Writers so
-// take turns of four writes in the order they lost, and the slowest
-// increments wait about as long as in a plain read-and-write loop while
-// the throughput stays well above it (see turn.go for the rules and the
+// win nearly every race against writers that must read first, so a batch
+// of adds whose write lost does not try again: it leaves its delta in a
+// protected ephemeral sequential child "_c_<id>-<delta>-add-<seq>" of the
+// counter's node, and the next zkit write applies it, together with the
+// writer's own calls and every other delta waiting, in one multi that
+// also writes each delta's result into its node (see delegate.go). While
+// contention lasts, one writer applies everybody's increments, one write
+// for many, and the slowest increment waits a few round trips (see the
 // README for figures). A lone writer never waits for anything.
 //
-// Turns only decide who tries first: every write is still conditional, so
-// Curator, kazoo and older zkit clients, which take no turns, count
-// correctly beside zkit (they only do not wait their turn). Where a client
-// may not create children in the node (its ACL), it takes no turn and
-// retries after a random wait that adapts to contention instead (see
-// pacer in pace.go). While turns exist the node cannot be deleted: the
-// server refuses to delete a node with children. Give the counter a node
-// of its own: other children make writers wait a few milliseconds for
-// turns that never come.
+// Who applies a delta never matters for correctness: every write is still
+// conditional, and a delta's node goes from version 0 to 1 only with the
+// counter's write, so it is applied once. Curator, kazoo and older zkit
+// clients, which leave no deltas and apply none, count correctly beside
+// zkit; a delta nobody applies within 20 ms is taken back and written by
+// its own batch. Sets and compareAndSets, and clients that may not create
+// children in the node (its ACL), retry after a random wait that adapts
+// to contention instead (see pacer in pace.go). While deltas wait the node
+// cannot be deleted: the server refuses to delete a node with children.
+// Give the counter a node of its own.
 //
 // # Unknown outcomes
 //

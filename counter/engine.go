@@ -26,7 +26,11 @@ type engine struct {
 	view view
 	pace pacer
 
-	turns atomic.Int64 // turns taken (turn.go), for tests
+	served     map[string]bool // deltas this engine found applied (delegate.go)
+	delegating bool            // the last batch was applied by another writer
+
+	delegated atomic.Int64 // batches applied by other writers, for tests
+	applied   atomic.Int64 // other batches' deltas this engine applied, for tests
 }
 
 // batch is the calls one flusher round applies together.
@@ -50,7 +54,7 @@ func engineFor(c *client.Client, path string, enc Encoding) *engine {
 	if e, ok := c.Local().Load(k); ok {
 		return e.(*engine)
 	}
-	e, _ := c.Local().LoadOrStore(k, &engine{c: c, path: path, enc: enc})
+	e, _ := c.Local().LoadOrStore(k, &engine{c: c, path: path, enc: enc, served: map[string]bool{}})
 	return e.(*engine)
 }
 

@@ -20,8 +20,14 @@ func Flushing(c *client.Client, path string) bool {
 	return e.running
 }
 
-// Turns returns how many turns c's engine for path (Long encoding) has
-// taken.
-func Turns(c *client.Client, path string) int64 {
-	return engineFor(c, path, Long).turns.Load()
+// Delegated returns how many batches of c's engine for path (Long
+// encoding) other writers applied.
+func Delegated(c *client.Client, path string) int64 {
+	return engineFor(c, path, Long).delegated.Load()
+}
+
+// Applied returns how many other batches' deltas c's engine for path
+// (Long encoding) applied.
+func Applied(c *client.Client, path string) int64 {
+	return engineFor(c, path, Long).applied.Load()
 }

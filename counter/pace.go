@@ -16,10 +16,10 @@ const (
 	maxAge    = 10 * time.Second
 )
 
-// pacer spaces out one engine's retries when it cannot take a turn (see
-// turn.go: the node's ACL does not let it create children, or the create
-// failed), and judges whether its view of the node is still worth writing
-// from.
+// pacer spaces out one engine's retries when no other writer applies its
+// batch (see delegate.go: a set or a compareAndSet, a delta nobody applied
+// in time, or a node the client may not create children in), and judges
+// whether its view of the node is still worth writing from.
 //
 // After a conflict the engine waits a random time in the upper half of
 // its window, which doubles with each conflict up to maxWindow and halves
@@ -34,8 +34,7 @@ const (
 // It also estimates how often other writers change the node (the versions
 // that went by between two of the engine's reads). A view older than half
 // the expected time between their writes is read again before writing from
-// it: a write from a stale view is a wasted write. A view of the engine's
-// own write while turns wait is not: the turns decide who writes next.
+// it: a write from a stale view is a wasted write.
 type pacer struct {
 	window time.Duration
 	rate   float64 // other writers' versions per second, smoothed

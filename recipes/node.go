@@ -38,11 +38,11 @@ var (
 	// (InterProcessSemaphoreV2's "<path>/leases/_c_<uuid>-lease-<seq>").
 	// They are counted, not queued: it is no queue recipe's kind.
 	LeaseKind = Kind{Marker: "lease-", Recipe: "semaphore"}
-	// CounterTurnKind is the shape of the turns a contended counter's
-	// writers wait in ("<path>/_c_<uuid>-turn-<seq>", children of the
-	// counter's node). The counter serves them itself: it is no queue
-	// recipe's kind either.
-	CounterTurnKind = Kind{Marker: "turn-", Exclusive: true, Recipe: "counter"}
+	// CounterAddKind is the shape of the deltas a contended counter's
+	// writers leave for each other to apply ("<path>/_c_<uuid>-<delta>-add-<seq>",
+	// children of the counter's node). The counter applies them itself:
+	// it is no queue recipe's kind either.
+	CounterAddKind = Kind{Marker: "add-", Exclusive: true, Recipe: "counter"}
 )
 
 // queueKinds are every queue recipe's kinds, to tell another recipe's

@@ -43,15 +43,15 @@ func TestCounter(t *testing.T) {
 				t.Fatalf("%s counter: kind %q values %v, want counter %v", tc.enc, r.Kind, r.Values, tc.want)
 			}
 		}
-		// Writers waiting in line for their turn are listed, first in line
-		// first.
+		// Deltas left for the writers to apply are listed as waiters,
+		// oldest first.
 		p := recipePath(t, c)
 		if _, err := counter.New(c, p).Add(ctx, 7); err != nil {
 			t.Fatal(err)
 		}
 		var made []string
 		for range 2 {
-			turn, err := c.Create(ctx, client.JoinPath(p, client.ProtectedName(client.NewProtectedID(), "turn-")), nil, client.EphemeralSequential)
+			turn, err := c.Create(ctx, client.JoinPath(p, client.ProtectedName(client.NewProtectedID(), "3-add-")), nil, client.EphemeralSequential)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func TestCounter(t *testing.T) {
 		waiting := r.With(inspect.Waiter)
 		if r.Kind != inspect.Counter || !slices.Equal(r.Values, []inspect.Value{{Encoding: "long", Value: 7}}) ||
 			len(waiting) != 2 || waiting[0].Name != made[0] || waiting[1].Name != made[1] {
-			t.Fatalf("counter with turns: kind %q values %v waiting %v, want counter 7 with %v", r.Kind, r.Values, waiting, made)
+			t.Fatalf("counter with deltas: kind %q values %v waiting %v, want counter 7 with %v", r.Kind, r.Values, waiting, made)
 		}
 		// "1234" is a decimal and 4 bytes: both readings are shown.
 		p = recipePath(t, c)

@@ -1,0 +1,279 @@
+package counter
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
+)
+
+// Delegation: writers apply each other's deltas.
+//
+// Under contention one writer wins each version and the others lose
+// their writes. The writer that has just won could write again at once
+// from the version its write returned, while a loser needs a read first:
+// left alone, the winner wins nearly every race and the losers wait for a
+// lucky moment. Taking turns fixes the order but not the cost: a handover
+// needs a read, since a watch event carries no data.
+//
+// So a batch of adds whose write lost does not write again. It leaves its
+// delta for the writers, in a protected ephemeral sequential child of the
+// counter's node named "_c_<id>-<delta>-add-<seq>", and waits on that node.
+// Every reply about the node carries its number of children, so every
+// zkit writer learns for free that deltas wait: it lists them and applies
+// them, oldest first, after its own calls, with the same write, one multi:
+// setData on the counter at the version its value was computed from, and
+// setData on each delta's node, at version 0, with the value right after
+// that delta. A node's version is its applied flag: it goes from 0 to 1
+// only with the counter's write, so a delta is applied once, by whichever
+// writer gets there first. The waiter's watch fires, it reads its result
+// from its node, and deletes the node.
+//
+// A session whose last batch was applied by another writer leaves its
+// next batch at once, without reading and losing a write first: while the
+// contention lasts, one writer applies everybody's deltas, one write for
+// many increments, and the p99 of an increment is a few round trips.
+//
+// A delta not applied within servePatience (no zkit writer is writing:
+// Curator or kazoo clients, or nobody) is taken back with a delete at
+// version 0, and the batch writes itself; if that delete fails, the delta
+// was applied meanwhile. A waiter whose node vanishes (its session ended)
+// or whose caller gives up cannot tell whether its delta was applied: its
+// calls end with an error matching client.ErrOutcomeUnknown, as a write
+// whose reply was lost does. Correctness never depends on who applies a
+// delta: every write is still conditional, and Curator and kazoo clients
+// (which leave no deltas and apply none) count correctly beside zkit's.
+//
+// While deltas wait the node cannot be deleted (the server refuses to
+// delete a node with children). Where the client may not create children
+// in the node (its ACL), a batch leaves nothing and retries after a
+// random wait instead.
+const servePatience = 20 * time.Millisecond
+
+// errServedElsewhere reports a serving write refused because one of the
+// deltas in it was gone or applied by another writer: write again without
+// it.
+var errServedElsewhere = errors.New("zkit: counter delta applied elsewhere")
+
+// delegation is a delta left in the node by another batch.
+type delegation struct {
+	name   string
+	delta  int64
+	result int64 // the counter's value right after it, in this write
+}
+
+// addName is the name (before the sequence number) of a node leaving
+// delta.
+func addName(delta int64) string {
+	return strconv.FormatInt(delta, 10) + "-" + recipes.CounterAddKind.Marker
+}
+
+// parseAdd returns the delta a child of the node leaves, if it is one.
+func parseAdd(name string) (int64, bool) {
+	if _, ok := recipes.ParseNode(name, recipes.CounterAddKind); !ok {
+		return 0, false
+	}
+	_, rest, ok := client.ParseProtected(name)
+	if !ok {
+		return 0, false
+	}
+	i := strings.LastIndex(rest, "-"+recipes.CounterAddKind.Marker)
+	if i < 0 {
+		return 0, false
+	}
+	d, err := strconv.ParseInt(rest[:i], 10, 64)
+	return d, err == nil
+}
+
+// delegations lists the deltas waiting in the node that this engine has
+// not found applied, oldest first, with their results after own: as many
+// as the encoding can take.
+func (e *engine) delegations(ctx context.Context, own int64) []delegation {
+	kids, _, err := e.c.Children(ctx, e.path)
+	if err != nil {
+		return nil // the write will tell
+	}
+	live := make(map[string]bool, len(kids))
+	var ds []delegation
+	val := own
+	for _, n := range recipes.SortNodes(kids, recipes.CounterAddKind) {
+		live[n.Name] = true
+		d, ok := parseAdd(n.Name)
+		if !ok || e.served[n.Name] {
+			continue
+		}
+		next, ok := e.enc.add(val, d)
+		if !ok {
+			break // its owner takes it back and gets the overflow itself
+		}
+		val = next
+		ds = append(ds, delegation{n.Name, d, val})
+	}
+	for name := range e.served {
+		if !live[name] {
+			delete(e.served, name)
+		}
+	}
+	return ds
+}
+
+// writeServing stores the value after the batch's calls and ds (the last
+// delegation's result) if the node is still as v says, marking each
+// delegation applied, and returns the data it wrote to the counter.
+func (e *engine) writeServing(ctx context.Context, v view, ds []delegation) ([]byte, error) {
+	data := e.enc.encode(ds[len(ds)-1].result)
+	ops := make([]client.Op, 0, 1+len(ds))
+	ops = append(ops, client.SetOp(e.path, data, v.version))
+	for _, d := range ds {
+		ops = append(ops, client.SetOp(client.JoinPath(e.path, d.name), encodeResult(d.result), 0))
+	}
+	res, err := e.c.Multi(ctx, ops...)
+	var me *client.MultiError
+	if errors.As(err, &me) && me.Index >= 1 {
+		e.served[ds[me.Index-1].name] = true // gone, or applied by another writer
+		return data, errServedElsewhere
+	}
+	if err != nil {
+		return data, err
+	}
+	for _, d := range ds {
+		e.served[d.name] = true
+	}
+	e.served = pruneServed(e.served)
+	e.applied.Add(int64(len(ds)))
+	e.setView(data, res[0].Stat, true)
+	e.pace.won()
+	return data, nil
+}
+
+// pruneServed bounds the names kept when the listing that prunes them
+// does not come (nobody leaves deltas any more).
+func pruneServed(m map[string]bool) map[string]bool {
+	if len(m) <= 4096 {
+		return m
+	}
+	return map[string]bool{}
+}
+
+// encodeResult is a delegation node's data once applied: the counter's
+// value right after its delta, 8 bytes big-endian whatever the counter's
+// encoding.
+func encodeResult(v int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(v)) }
+
+// delegateBatch leaves the adds of calls (total) for the writers to apply
+// and waits. It reports false when the batch must write itself: the node
+// could not be created (it is not left for anyone then), or no writer
+// applied it within servePatience and it was taken back. Otherwise it
+// returns the calls' results: their values, or errors matching
+// client.ErrOutcomeUnknown when the outcome cannot be known.
+func (e *engine) delegateBatch(ctx context.Context, calls []*call, total int64, pause *client.Backoff) ([]result, bool) {
+	val, state, err := e.delegate(ctx, total, pause)
+	switch state {
+	case notLeft, takenBack:
+		e.delegating = false
+		return nil, false
+	case lostTrack:
+		e.delegating = false
+		return unknown(calls, e.path, err), true
+	}
+	e.delegating = true
+	e.delegated.Add(1)
+	res := make([]result, len(calls))
+	base := val - total
+	for i, cl := range calls {
+		base += cl.a
+		res[i].value = base
+	}
+	return res, true
+}
+
+// delegateState is how a delegation ended.
+type delegateState int
+
+const (
+	applied   delegateState = iota // another writer applied it
+	notLeft                        // the node could not be created: nothing left
+	takenBack                      // not applied in time, and taken back
+	lostTrack                      // may or may not have been applied
+)
+
+// delegate leaves delta in a new node, waits for it to be applied, and
+// returns the counter's value right after it.
+func (e *engine) delegate(ctx context.Context, delta int64, pause *client.Backoff) (int64, delegateState, error) {
+	sess := e.c.Session()
+	p, err := e.c.CreateProtected(ctx, client.JoinPath(e.path, addName(delta)), nil, client.EphemeralSequential)
+	if err != nil {
+		return 0, notLeft, nil // a create that failed left nothing (CreateProtected resolves lost replies)
+	}
+	defer func() {
+		ended, cancel := context.WithCancel(context.Background())
+		cancel()
+		_ = recipes.Remove(ended, e.c, sess, p, recipes.Removal{}) // in the background
+	}()
+	deadline := time.Now().Add(servePatience)
+	tookBack := false // a delete at version 0 was sent, its outcome not known
+	for {
+		data, st, ch, err := e.c.GetW(ctx, p)
+		switch {
+		case err == nil && st.Version > 0:
+			if len(data) != 8 {
+				return 0, lostTrack, fmt.Errorf("zkit: counter delta node %q holds %d bytes, want 8", p, len(data))
+			}
+			return int64(binary.BigEndian.Uint64(data)), applied, nil
+		case errors.Is(err, client.ErrNoNode) && tookBack && e.c.Session() == sess:
+			return 0, takenBack, nil // our delete at version 0 went through
+		case errors.Is(err, client.ErrNoNode):
+			return 0, lostTrack, fmt.Errorf("zkit: counter delta node %q gone before it was applied or taken back: %w", p, err)
+		case client.IsRetryable(err):
+			if err := pause.Wait(ctx); err != nil {
+				return 0, lostTrack, err
+			}
+			continue
+		case err != nil:
+			return 0, lostTrack, err
+		}
+		if wait(ctx, ch, time.Until(deadline)) {
+			continue // applied, or gone: GetW tells
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, lostTrack, err
+		}
+		// Take it back, unless it was applied meanwhile.
+		err = e.c.Delete(ctx, p, 0)
+		switch {
+		case err == nil:
+			return 0, takenBack, nil
+		case errors.Is(err, client.ErrBadVersion):
+			deadline = time.Now() // applied: GetW reads the result
+		case client.IsOutcomeUnknown(err), client.IsRetryable(err):
+			tookBack = true
+			if err := pause.Wait(ctx); err != nil {
+				return 0, lostTrack, err
+			}
+		default:
+			return 0, lostTrack, err
+		}
+	}
+}
+
+// wait waits up to d for ch, and reports whether it fired.
+func wait(ctx context.Context, ch <-chan client.WatchEvent, d time.Duration) bool {
+	if d <= 0 {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
