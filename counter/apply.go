@@ -21,7 +21,6 @@ type view struct {
 	version  int32 // the node's data version
 	czxid    int64 // which incarnation of the node; 0 when not known
 	children int32 // the node's children: deltas left to apply (delegate.go)
-	mine     bool  // the view is this engine's own write
 	at       time.Time
 }
 
@@ -185,7 +184,7 @@ func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.AC
 		if _, err := e.c.Create(ctx, e.path, data, client.Persistent, opts...); err != nil {
 			return err
 		}
-		e.setView(data, &client.Stat{}, true)
+		e.setView(data, &client.Stat{})
 		e.pace.won()
 		// Learn the node's czxid (a create does not return it): without
 		// it, a later write whose reply is lost cannot be resolved.
@@ -199,15 +198,15 @@ func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.AC
 	if err != nil {
 		return err
 	}
-	e.setView(data, st, true)
+	e.setView(data, st)
 	e.pace.won()
 	return nil
 }
 
-func (e *engine) setView(data []byte, st *client.Stat, mine bool) {
+func (e *engine) setView(data []byte, st *client.Stat) {
 	val, ok := e.enc.decode(data)
 	e.view = view{known: true, exists: true, data: data, value: val, bad: !ok,
-		version: st.Version, czxid: st.Czxid, children: st.NumChildren, mine: mine, at: time.Now()}
+		version: st.Version, czxid: st.Czxid, children: st.NumChildren, at: time.Now()}
 }
 
 // read loads the node into the view, after a sync when sync is set,
@@ -229,7 +228,7 @@ func (e *engine) read(ctx context.Context, sync bool, pause *client.Backoff) err
 		switch {
 		case err == nil:
 			e.pace.observe(e.view, st)
-			e.setView(data, st, false)
+			e.setView(data, st)
 			return nil
 		case errors.Is(err, client.ErrNoNode):
 			e.view = view{known: true, at: time.Now()}

@@ -145,20 +145,10 @@ func (e *engine) writeServing(ctx context.Context, v view, ds []delegation) ([]b
 	for _, d := range ds {
 		e.served[d.name] = true
 	}
-	e.served = pruneServed(e.served)
 	e.applied.Add(int64(len(ds)))
-	e.setView(data, res[0].Stat, true)
+	e.setView(data, res[0].Stat)
 	e.pace.won()
 	return data, nil
-}
-
-// pruneServed bounds the names kept when the listing that prunes them
-// does not come (nobody leaves deltas any more).
-func pruneServed(m map[string]bool) map[string]bool {
-	if len(m) <= 4096 {
-		return m
-	}
-	return map[string]bool{}
 }
 
 // encodeResult is a delegation node's data once applied: the counter's
@@ -218,8 +208,19 @@ func (e *engine) delegate(ctx context.Context, delta int64, pause *client.Backof
 	}()
 	deadline := time.Now().Add(servePatience)
 	tookBack := false // a delete at version 0 was sent, its outcome not known
+	watch := true     // read with a watch: nothing says the node changed yet
 	for {
-		data, st, ch, err := e.c.GetW(ctx, p)
+		var (
+			data []byte
+			st   *client.Stat
+			ch   <-chan client.WatchEvent
+			err  error
+		)
+		if watch {
+			data, st, ch, err = e.c.GetW(ctx, p)
+		} else {
+			data, st, err = e.c.Get(ctx, p)
+		}
 		switch {
 		case err == nil && st.Version > 0:
 			if len(data) != 8 {
@@ -238,8 +239,13 @@ func (e *engine) delegate(ctx context.Context, delta int64, pause *client.Backof
 		case err != nil:
 			return 0, lostTrack, err
 		}
+		if !watch {
+			watch = true // not applied after all: wait again
+			continue
+		}
 		if wait(ctx, ch, time.Until(deadline)) {
-			continue // applied, or gone: GetW tells
+			watch = false // applied, or gone: a plain read tells
+			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return 0, lostTrack, err
@@ -250,7 +256,7 @@ func (e *engine) delegate(ctx context.Context, delta int64, pause *client.Backof
 		case err == nil:
 			return 0, takenBack, nil
 		case errors.Is(err, client.ErrBadVersion):
-			deadline = time.Now() // applied: GetW reads the result
+			watch = false // applied meanwhile: a plain read gets the result
 		case client.IsOutcomeUnknown(err), client.IsRetryable(err):
 			tookBack = true
 			if err := pause.Wait(ctx); err != nil {

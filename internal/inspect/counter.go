@@ -6,10 +6,10 @@ import (
 	"github.com/zkit-dev/zkit/recipes"
 )
 
-// counterTurns recognises a counter whose writers left deltas for each
+// counterDeltas recognises a counter whose writers left deltas for each
 // other to apply: every child a delta, and data that decodes. The deltas
 // are listed as waiters, oldest first.
-func counterTurns(_ context.Context, _ *reader, r *Report, kids []child) (bool, error) {
+func counterDeltas(_ context.Context, _ *reader, r *Report, kids []child) (bool, error) {
 	names, byName := index(kids)
 	nodes := recipes.SortNodes(names, recipes.CounterAddKind)
 	if len(nodes) != len(kids) || r.Stat.EphemeralOwner != 0 {

@@ -43,7 +43,7 @@ func inspect(ctx context.Context, rd *reader, path string) (*Report, []child, er
 		return r, nil, nil
 	}
 	for _, recognise := range []func(context.Context, *reader, *Report, []child) (bool, error){
-		queue, counterTurns, semaphore, kazooSemaphore, barrier, config, service, group, discoveryBase,
+		queue, counterDeltas, semaphore, kazooSemaphore, barrier, config, service, group, discoveryBase,
 	} {
 		ok, err := recognise(ctx, rd, r, kids)
 		if err != nil || ok {
