@@ -33,19 +33,18 @@ func (v Value) Filled() bool { return v.Exists && len(v.Data) > 0 }
 // retrying cannot cure (an invalid path: an *client.InputError, before
 // anything is sent).
 func (r *Rendezvous) Watch(ctx context.Context) *recipes.Feed[Value] {
-	return r.follow(ctx, "watch")
+	return recipes.Follow(ctx, r.c, r.reader("watch"), sameValue)
 }
 
-// follow is Watch for the call op: its errors name op.
-func (r *Rendezvous) follow(ctx context.Context, op string) *recipes.Feed[Value] {
-	read := func(ctx context.Context) (Value, <-chan client.WatchEvent, error) {
+// reader reads zr for the call op: its errors name op.
+func (r *Rendezvous) reader(op string) recipes.ReadFunc[Value] {
+	return func(ctx context.Context) (Value, <-chan client.WatchEvent, error) {
 		if reason := client.ValidatePath(r.path, false); reason != "" {
 			return Value{}, nil, &client.InputError{Op: op, Path: r.path, Reason: reason}
 		}
 		v, w, err := readValue(ctx, r.c, r.path)
 		return v, w, recipes.Wrap(op, r.path, err)
 	}
-	return recipes.Follow(ctx, r.c, read, sameValue)
 }
 
 // readValue reads zr and sets a watch on it, or on its creation.
@@ -71,24 +70,47 @@ func sameValue(a, b Value) bool {
 
 // Wait returns zr's data once it is filled, for a worker. It waits for zr
 // to be created if it does not exist yet, and for the master to fill it
-// while it is empty. When zr is deleted after Wait saw it, Wait returns an
-// error matching ErrGone: the launcher has ended. It returns ctx's error
-// when ctx ends first, an error matching client.ErrClosed when the client
-// is closed, and an *client.InputError for an invalid path.
+// while it is empty. When zr is deleted after one of Wait's reads found
+// it, Wait returns an error matching ErrGone: the launcher has ended. It
+// returns ctx's error when ctx ends first, an error matching
+// client.ErrClosed when the client is closed, and an *client.InputError
+// for an invalid path.
 func (r *Rendezvous) Wait(ctx context.Context) ([]byte, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	feed := r.follow(ctx, "wait")
-	seen := false
+	feed := recipes.Follow(ctx, r.c, goneReader(r.reader("wait")), sameWaited)
 	for v := range feed.Values() {
 		switch {
 		case v.Filled():
 			return v.Data, nil
-		case v.Exists:
-			seen = true
-		case seen:
+		case v.gone:
 			return nil, recipes.Wrap("wait", r.path, ErrGone)
 		}
 	}
 	return nil, recipes.Wrap("wait", r.path, feed.Err())
 }
+
+// waited is zr as Wait follows it: gone says that zr is missing after an
+// earlier read found it.
+type waited struct {
+	Value
+	gone bool
+}
+
+// goneReader marks the values of read that find zr missing after an
+// earlier read found it. The mark is made where zr is read, not where the
+// values are received: the feed is level-triggered, and a receiver that
+// is slow to look may never be handed the value in which zr existed.
+func goneReader(read recipes.ReadFunc[Value]) recipes.ReadFunc[waited] {
+	found := false // only the follower's goroutine reads and writes it
+	return func(ctx context.Context) (waited, <-chan client.WatchEvent, error) {
+		v, w, err := read(ctx)
+		if err != nil {
+			return waited{}, w, err
+		}
+		found = found || v.Exists
+		return waited{v, found && !v.Exists}, w, nil
+	}
+}
+
+func sameWaited(a, b waited) bool { return a.gone == b.gone && sameValue(a.Value, b.Value) }
