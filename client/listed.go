@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/zkit-dev/zkit/internal/jute"
 )
 
@@ -32,6 +33,9 @@ type Listing struct {
 // does not show the new node (it went out on another connection than the
 // create, or someone deleted the node at once).
 func (c *Client) create(ctx context.Context, path string, data []byte, mode CreateMode, o createOpts, list string) (string, int64, *Listing, error) {
+	if len(o.ops) > 0 {
+		return c.createAlong(ctx, path, data, mode, o, list)
+	}
 	abs := c.abs(path)
 	op, req := jute.OpCreate, any(&jute.CreateRequest{Path: abs, Data: data, ACL: juteACL(o.acl), Flags: int32(mode)})
 	switch {
@@ -42,10 +46,7 @@ func (c *Client) create(ctx context.Context, path string, data []byte, mode Crea
 	}
 	start := time.Now()
 	created, raw := begin(ctx, c, op, req)
-	var listing *pending
-	if raw == nil && list != "" {
-		listing, _ = begin(ctx, c, jute.OpGetChildren2, &jute.GetChildren2Request{Path: c.abs(list)})
-	}
+	listing := c.beginListing(ctx, raw, list)
 	var resp jute.CreateResponse // createContainer and createTTL add a Stat
 	var zxid int64
 	if raw == nil {
@@ -53,20 +54,65 @@ func (c *Client) create(ctx context.Context, path string, data []byte, mode Crea
 	}
 	err := c.settle(request{"create", path, true}, start, raw)
 	p := c.rel(resp.Path)
+	return p, zxid, c.endListing(ctx, listing, list, start, p, err), err
+}
+
+// createAlong is create with o.ops: one multi, the create last.
+func (c *Client) createAlong(ctx context.Context, path string, data []byte, mode CreateMode, o createOpts, list string) (string, int64, *Listing, error) {
+	ops := o.along(path, data, mode)
+	req, err := c.multiRequest(ops)
+	if err != nil {
+		return "", 0, nil, err
+	}
+	start := time.Now()
+	sent, raw := begin(ctx, c, jute.OpMulti, req)
+	listing := c.beginListing(ctx, raw, list)
+	var (
+		resp jute.MultiResponse
+		rs   []zk.MultiResponse
+		zxid int64
+	)
+	if raw == nil {
+		if zxid, raw = sent.wait(ctx, &resp); raw == nil {
+			rs, raw = multiResults(resp.Results)
+		}
+	}
+	results, err := c.multiOutcome(ops, rs, c.settle(request{"create", path, true}, start, raw))
+	p := ""
+	if err == nil {
+		p = results[len(results)-1].Path
+	}
+	return p, zxid, c.endListing(ctx, listing, list, start, p, err), err
+}
+
+// beginListing writes the listing of list right behind a create that was
+// written (raw nil), when list is set.
+func (c *Client) beginListing(ctx context.Context, raw error, list string) *pending {
+	if raw != nil || list == "" {
+		return nil
+	}
+	listing, _ := begin(ctx, c, jute.OpGetChildren2, &jute.GetChildren2Request{Path: c.abs(list)})
+	return listing
+}
+
+// endListing reads the reply to listing, written behind the create of p
+// (which ended with err): the listing, or nil when there is none or it does
+// not show p.
+func (c *Client) endListing(ctx context.Context, listing *pending, list string, start time.Time, p string, err error) *Listing {
 	if listing == nil {
-		return p, zxid, nil, err
+		return nil
 	}
 	var lr jute.GetChildren2Response
 	_, lerr := listing.wait(ctx, &lr)
 	if c.settle(request{"children", list, false}, start, lerr) != nil || err != nil {
-		return p, zxid, nil, err
+		return nil
 	}
 	l := &Listing{lr.Children, wireStat(&lr.Stat)}
 	c.observe(l.Stat)
 	if _, name := SplitPath(p); !slices.Contains(l.Children, name) {
-		return p, zxid, nil, nil
+		return nil
 	}
-	return p, zxid, l, nil
+	return l
 }
 
 // CreateListed is Create that also lists the new node's parent in the same

@@ -127,6 +127,23 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	if c.life.Err() != nil {
 		return nil, fmt.Errorf("zkit: multi %q: %w", ops[0].path, ErrClosed)
 	}
+	req, err := c.multiRequest(ops)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := doDirect(c, request{"multi", ops[0].path, true}, func() ([]zk.MultiResponse, error) {
+		var resp jute.MultiResponse
+		if _, err := direct(ctx, c, jute.OpMulti, req, &resp); err != nil {
+			return nil, err
+		}
+		return multiResults(resp.Results)
+	})
+	return c.multiOutcome(ops, resp, err)
+}
+
+// multiRequest checks ops, each and together against the server's size
+// limit, and returns the request that applies them.
+func (c *Client) multiRequest(ops []Op) (*jute.MultiRequest, error) {
 	reqs := make([]jute.MultiOp, len(ops))
 	size := requestOverhead
 	for i, o := range ops {
@@ -154,13 +171,12 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 			"%d ops of about %d bytes together: the request would exceed the server's %d-byte limit (jute.maxbuffer)",
 			len(ops), size, c.cfg.maxBuffer)}
 	}
-	resp, err := doDirect(c, request{"multi", ops[0].path, true}, func() ([]zk.MultiResponse, error) {
-		var resp jute.MultiResponse
-		if _, err := direct(ctx, c, jute.OpMulti, &jute.MultiRequest{Ops: reqs}, &resp); err != nil {
-			return nil, err
-		}
-		return multiResults(resp.Results)
-	})
+	return &jute.MultiRequest{Ops: reqs}, nil
+}
+
+// multiOutcome turns the reply to a multi of ops (resp, and err as settled)
+// into the results and the error Multi returns.
+func (c *Client) multiOutcome(ops []Op, resp []zk.MultiResponse, err error) ([]OpResult, error) {
 	if err != nil && len(resp) != len(ops) {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -55,6 +56,7 @@ type CreateOption func(*createOpts)
 type createOpts struct {
 	acl []ACL
 	ttl time.Duration
+	ops []Op // applied in one transaction with the create, before it
 }
 
 // WithACL sets the new node's ACL (default: the client's default ACL).
@@ -64,6 +66,19 @@ func WithACL(acl ...ACL) CreateOption { return func(o *createOpts) { o.acl = acl
 // node: the server deletes it once it has had no children and no change for
 // that long. The server must run with extendedTypesEnabled=true.
 func WithTTL(d time.Duration) CreateOption { return func(o *createOpts) { o.ttl = d } }
+
+// WithOps applies ops in one transaction with the create (a Multi), before
+// it: all of them and the create, or none. An op that fails fails the
+// create with a *MultiError naming it; nothing is applied. Container and
+// TTL nodes cannot be created in a transaction. With CreateProtected and
+// its variants a lost reply is resolved as for a plain create: the node
+// found means the ops were applied with it, no node means none was (and
+// the transaction is sent again).
+//
+// A recipe uses it to hand something over in the same step as it takes
+// its next place: a leader that steps down and rejoins the election
+// deletes its node and creates the next one in one transaction.
+func WithOps(ops ...Op) CreateOption { return func(o *createOpts) { o.ops = ops } }
 
 func (c *Client) createOptions(path string, data []byte, mode CreateMode, opts []CreateOption) (createOpts, error) {
 	o := createOpts{acl: c.cfg.defaultACL}
@@ -85,7 +100,23 @@ func (c *Client) createOptions(path string, data []byte, mode CreateMode, opts [
 	if !mode.ttl() && o.ttl != 0 {
 		return o, &InputError{Op: "create", Path: path, Reason: fmt.Sprintf("TTL given for %v node", mode)}
 	}
-	return o, c.checkACL("create", path, o.acl)
+	if err := c.checkACL("create", path, o.acl); err != nil {
+		return o, err
+	}
+	if len(o.ops) == 0 {
+		return o, nil
+	}
+	if mode == Container || mode.ttl() {
+		return o, &InputError{Op: "create", Path: path, Reason: fmt.Sprintf("a %v node cannot be created in a transaction (WithOps)", mode)}
+	}
+	_, err := c.multiRequest(o.along(path, data, mode))
+	return o, err
+}
+
+// along is the transaction of a create with o.ops: the ops, then the
+// create.
+func (o createOpts) along(path string, data []byte, mode CreateMode) []Op {
+	return append(slices.Clip(o.ops), CreateOp(path, data, mode, o.acl...))
 }
 
 // Create makes a znode and returns its path (with the sequence number, for
