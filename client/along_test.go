@@ -55,7 +55,7 @@ func TestCreateWithOps(t *testing.T) {
 		require.ErrorIs(t, err, client.ErrNoNode)
 		var me *client.MultiError
 		require.ErrorAs(t, err, &me)
-		assert.Equal(t, 0, me.Index, "the delete failed")
+		assert.Equal(t, 1, me.Index, "the delete, after the create, failed")
 		only(next)
 
 		// Bad input: refused before anything is sent.

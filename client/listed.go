@@ -57,7 +57,7 @@ func (c *Client) create(ctx context.Context, path string, data []byte, mode Crea
 	return p, zxid, c.endListing(ctx, listing, list, start, p, err), err
 }
 
-// createAlong is create with o.ops: one multi, the create last.
+// createAlong is create with o.ops: one multi, the create first.
 func (c *Client) createAlong(ctx context.Context, path string, data []byte, mode CreateMode, o createOpts, list string) (string, int64, *Listing, error) {
 	ops := o.along(path, data, mode)
 	req, err := c.multiRequest(ops)
@@ -80,7 +80,7 @@ func (c *Client) createAlong(ctx context.Context, path string, data []byte, mode
 	results, err := c.multiOutcome(ops, rs, c.settle(request{"create", path, true}, start, raw))
 	p := ""
 	if err == nil {
-		p = results[len(results)-1].Path
+		p = results[0].Path
 	}
 	return p, zxid, c.endListing(ctx, listing, list, start, p, err), err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -56,7 +55,7 @@ type CreateOption func(*createOpts)
 type createOpts struct {
 	acl []ACL
 	ttl time.Duration
-	ops []Op // applied in one transaction with the create, before it
+	ops []Op // applied in one transaction with the create, after it
 }
 
 // WithACL sets the new node's ACL (default: the client's default ACL).
@@ -67,8 +66,8 @@ func WithACL(acl ...ACL) CreateOption { return func(o *createOpts) { o.acl = acl
 // that long. The server must run with extendedTypesEnabled=true.
 func WithTTL(d time.Duration) CreateOption { return func(o *createOpts) { o.ttl = d } }
 
-// WithOps applies ops in one transaction with the create (a Multi), before
-// it: all of them and the create, or none. An op that fails fails the
+// WithOps applies ops in one transaction with the create (a Multi), after
+// it: the create and all of them, or none. An op that fails fails the
 // create with a *MultiError naming it; nothing is applied. Container and
 // TTL nodes cannot be created in a transaction. With CreateProtected and
 // its variants a lost reply is resolved as for a plain create: the node
@@ -113,10 +112,10 @@ func (c *Client) createOptions(path string, data []byte, mode CreateMode, opts [
 	return o, err
 }
 
-// along is the transaction of a create with o.ops: the ops, then the
-// create.
+// along is the transaction of a create with o.ops: the create, then the
+// ops.
 func (o createOpts) along(path string, data []byte, mode CreateMode) []Op {
-	return append(slices.Clip(o.ops), CreateOp(path, data, mode, o.acl...))
+	return append([]Op{CreateOp(path, data, mode, o.acl...)}, o.ops...)
 }
 
 // Create makes a znode and returns its path (with the sequence number, for

@@ -28,6 +28,13 @@
 // delete of its node ends Campaign (ErrNodeDeleted) within about a second,
 // and at the latest at its turn.
 //
+// A leader that steps down to campaign again at once, as Curator's
+// LeaderSelector with autoRequeue does, uses [Term.Requeue]: the delete of
+// its node and the create of its next candidacy's go in one transaction,
+// which makes a handover four requests, and a lone candidate's new term
+// two (the transaction and the listing behind it). [Election.Run] does so
+// when it has no requeue pause.
+//
 // A leader resigns with a plain delete of its node. zkit's locks release
 // with a data change and a delete in one Multi, which wakes the next zkit
 // waiter without another round trip, but Curator's LeaderLatch reacts to

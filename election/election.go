@@ -70,15 +70,25 @@ func (e *Election) ID() string { return e.id }
 // On every error the candidate's node is deleted, at once or, when that is
 // not possible, in the background for as long as the client lives.
 func (e *Election) Campaign(ctx context.Context) (*Term, error) {
-	t, err := e.campaign(ctx)
+	t, err := e.campaign(ctx, "campaign", nil)
 	return t, recipes.Wrap("campaign", e.Path(), err)
 }
 
-func (e *Election) campaign(ctx context.Context) (*Term, error) {
+// campaign is Campaign for the call op; with prev set it gives prev up in
+// the same transaction as it joins (Term.Requeue).
+func (e *Election) campaign(ctx context.Context, op string, prev *Term) (*Term, error) {
 	if reason := checkID(e.id); reason != "" {
-		return nil, &client.InputError{Op: "campaign", Path: e.Path(), Reason: reason}
+		return nil, &client.InputError{Op: op, Path: e.Path(), Reason: reason}
 	}
-	t, err := e.q.Join(ctx, kind, []byte(e.id), e.cfg.ACL...)
+	var (
+		t   *recipes.Ticket
+		err error
+	)
+	if prev != nil {
+		t, err = e.q.Requeue(ctx, prev.lease, kind, []byte(e.id), e.cfg.ACL...)
+	} else {
+		t, err = e.q.Join(ctx, kind, []byte(e.id), e.cfg.ACL...)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +107,7 @@ func (e *Election) campaign(ctx context.Context) (*Term, error) {
 		}
 	}
 	lease := t.Hold(recipes.LeaseOptions{SuspendTolerance: e.cfg.Tolerance(), Logger: e.cfg.Logger, PlainRelease: true})
-	return &Term{lease: lease, id: e.id}, nil
+	return &Term{lease: lease, e: e}, nil
 }
 
 // checkID returns why id cannot name a participant, or "". Ids are

@@ -180,3 +180,57 @@ func ExampleElection_Run() {
 	// term 2 as host-a
 	// stopped: <nil>
 }
+
+// Requeue steps down and campaigns again at the back in one transaction:
+// here two hosts take turns, each leading twice.
+func ExampleTerm_Requeue() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	a := election.New(c, "/app/election/rotation", "host-a")
+	b := election.New(c, "/app/election/rotation", "host-b")
+	term, err := a.Campaign(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	terms := make(chan *election.Term)
+	go func() {
+		t, err := b.Campaign(ctx) // queued behind host-a
+		if err != nil {
+			fmt.Println(err)
+		}
+		terms <- t
+	}()
+	for range 4 {
+		fmt.Println("leading:", term.ID())
+		mine := term
+		go func() {
+			// Hand over to the next in line and queue behind it.
+			t, err := mine.Requeue(ctx)
+			if err != nil {
+				fmt.Println(err)
+			}
+			terms <- t
+		}()
+		term = <-terms
+	}
+	term.Resign(ctx)
+	(<-terms).Resign(ctx)
+	// Output:
+	// leading: host-a
+	// leading: host-b
+	// leading: host-a
+	// leading: host-b
+}

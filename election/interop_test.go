@@ -84,7 +84,8 @@ func TestCuratorInterop(t *testing.T) {
 }
 
 // Three zkit and three Curator candidates lead in turn, each several
-// times, resigning and joining again at the back. Every leader holds an
+// times, resigning and joining again at the back (two of the zkit ones
+// with Requeue). Every leader holds an
 // ephemeral node that only one process can hold at a time: no create
 // ever finds it taken, and every participant leads every round.
 func TestCuratorChurn(t *testing.T) {
@@ -107,8 +108,17 @@ func TestCuratorChurn(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				e := election.New(c, path, fmt.Sprintf("g%d", g))
-				for range rounds {
-					term, err := e.Campaign(ctx)
+				var term *election.Term
+				for r := range rounds {
+					// Even candidates step down with Requeue (the delete and
+					// the next create in one transaction), odd ones with
+					// Resign and Campaign.
+					var err error
+					if term != nil && g%2 == 0 {
+						term, err = term.Requeue(ctx)
+					} else {
+						term, err = e.Campaign(ctx)
+					}
 					if err != nil {
 						t.Error(err)
 						return
@@ -127,6 +137,9 @@ func TestCuratorChurn(t *testing.T) {
 						if err := c.Delete(ctx, holder, -1); err != nil {
 							t.Error(err)
 						}
+					}
+					if g%2 == 0 && r < rounds-1 {
+						continue // Requeue resigns
 					}
 					if err := term.Resign(ctx); err != nil {
 						t.Error(err)

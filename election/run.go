@@ -14,7 +14,9 @@ const resignTimeout = 10 * time.Second
 
 // Run is Curator's LeaderSelector with autoRequeue: it campaigns, runs
 // lead with each term it wins, and campaigns again after the term, until
-// ctx ends.
+// ctx ends. Without a requeue pause, a term that lead gave up is handed
+// over with Term.Requeue: the resignation and the next candidacy in one
+// transaction.
 //
 // lead's context ends when the term does (session lost, connection
 // suspended beyond the tolerance, node deleted: context.Cause matches
@@ -43,8 +45,18 @@ const resignTimeout = 10 * time.Second
 // another candidate may already lead: fence lead's writes with term.Multi
 // (or term.Guard) and term.Token, as for any Term.
 func (e *Election) Run(ctx context.Context, lead func(ctx context.Context, term *Term) error) error {
+	var prev *Term // a term given up, to hand over with Requeue
 	for {
-		term, err := e.Campaign(ctx)
+		var (
+			term *Term
+			err  error
+		)
+		if prev != nil {
+			term, err = prev.Requeue(ctx)
+			prev = nil
+		} else {
+			term, err = e.Campaign(ctx)
+		}
 		switch {
 		case ctx.Err() != nil:
 			if term != nil {
@@ -56,8 +68,13 @@ func (e *Election) Run(ctx context.Context, lead func(ctx context.Context, term 
 		case err != nil:
 			return err
 		default:
-			if err := e.lead(ctx, term, lead); err != nil {
+			requeue, err := e.lead(ctx, term, lead)
+			if err != nil {
 				return err
+			}
+			if requeue {
+				prev = term
+				continue
 			}
 		}
 		if ctx.Err() != nil {
@@ -69,20 +86,25 @@ func (e *Election) Run(ctx context.Context, lead func(ctx context.Context, term 
 	}
 }
 
-// lead runs fn for one term, then resigns. It returns fn's error when the
-// term lasted until fn returned it and ctx has not ended.
-func (e *Election) lead(ctx context.Context, term *Term, fn func(context.Context, *Term) error) error {
+// lead runs fn for one term, then resigns, or reports requeue when Run is
+// to campaign again at once from a term that fn gave up while it lasted:
+// then Run resigns with Term.Requeue, one request less. It returns fn's
+// error when the term lasted until fn returned it and ctx has not ended.
+func (e *Election) lead(ctx context.Context, term *Term, fn func(context.Context, *Term) error) (requeue bool, err error) {
 	tctx, cancel := context.WithCancelCause(term.Context())
 	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
-	err := fn(tctx, term)
+	err = fn(tctx, term)
 	stop()
 	cancel(nil)
 	held := term.Err() == nil
+	if err == nil && held && ctx.Err() == nil && e.cfg.requeuePause <= 0 {
+		return true, nil
+	}
 	resign(term)
 	if err != nil && held && ctx.Err() == nil {
-		return err
+		return false, err
 	}
-	return nil
+	return false, nil
 }
 
 // resign ends a term, waiting a bounded time for its node's delete.

@@ -24,11 +24,11 @@ import (
 // term to term, and are refused there when a higher token has been seen.
 type Term struct {
 	lease *recipes.Lease
-	id    string
+	e     *Election // whose Campaign returned it
 }
 
 // ID is the leader's participant id.
-func (t *Term) ID() string { return t.id }
+func (t *Term) ID() string { return t.e.id }
 
 // Node is the full path of the leader's node.
 func (t *Term) Node() string { return t.lease.Node() }
@@ -75,3 +75,20 @@ func (t *Term) Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult, 
 // (matching ErrLost): another participant may have led meanwhile.
 // Calling Resign again returns the same result.
 func (t *Term) Resign(ctx context.Context) error { return t.lease.Unlock(ctx) }
+
+// Requeue resigns and campaigns again at the back of the election in one
+// step, as Curator's LeaderSelector with autoRequeue does in two: the
+// term's node is deleted in the same transaction as the new candidacy's
+// node is created. That is one request less than Resign then Campaign,
+// and leaves no moment in which the participant has no node; the next
+// candidate takes over as after Resign. Requeue then waits, as Campaign
+// does, until the participant leads again and returns that term, with
+// Campaign's errors.
+//
+// The term ends as after Resign (Done is closed at once, Err is
+// ErrReleased). A term already lost is cleaned up as Resign would and
+// Requeue campaigns anew; its Err tells how it ended.
+func (t *Term) Requeue(ctx context.Context) (*Term, error) {
+	next, err := t.e.campaign(ctx, "requeue", t)
+	return next, recipes.Wrap("requeue", t.e.Path(), err)
+}

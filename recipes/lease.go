@@ -201,38 +201,59 @@ func guarded(ctx context.Context, c *client.Client, path string, held context.Co
 // (matching ErrLost): the critical section may not have been exclusive.
 // Calling Unlock again returns the same result.
 func (l *Lease) Unlock(ctx context.Context) error {
-	l.once.Do(func() {
-		if b := l.batch; b != nil && b.handOver(l) {
-			return
-		}
-		var lost error
-		switch {
-		case l.ctx.Err() != nil:
-			lost = context.Cause(l.ctx)
-		case !l.sess.Alive():
-			// Lost (or the client closed) before the monitor noticed.
-			lost = lossCause(l.c, lostSession(l.sess.Err()))
-			l.lose(lost, false)
-		}
-		l.cancel(ErrReleased)
-		if context.Cause(l.ctx) == ErrReleased { // not lost in the meantime
-			InstrumentsOf(l.c).Ended(l.recipe, l.since, ErrReleased)
-		}
-		if b := l.batch; b != nil {
-			b.end(ErrReleased) // the node's monitor stops
-		}
-		// The release signal would still be true after a loss (the node did
-		// hold), but a plain delete is the conservative choice.
-		signal := lost == nil && !l.plain
-		if err := Remove(ctx, l.c, l.sess, l.path, Removal{Signal: signal, Logger: l.log}); err != nil {
-			l.result = fmt.Errorf("zkit: unlock %s: %w", l.path, err)
-			return
-		}
-		if lost != nil {
-			l.result = fmt.Errorf("zkit: unlock %s: %w", l.path, lost)
-		}
-	})
+	l.once.Do(func() { _, l.result = l.unlock(ctx, nil) })
 	return l.result
+}
+
+// unlock is Unlock's work, done once. With join set, a lease held until
+// now, not shared and released with a plain delete is released by join
+// instead: join sends its next create in one transaction with del, the
+// delete of the lease's node (client.WithOps). unlock reports whether
+// join ran; if it failed, the node is removed as Unlock removes it.
+func (l *Lease) unlock(ctx context.Context, join func(del client.Op) error) (joined bool, err error) {
+	if b := l.batch; b != nil && b.handOver(l) {
+		return false, nil
+	}
+	var lost error
+	switch {
+	case l.ctx.Err() != nil:
+		lost = context.Cause(l.ctx)
+	case !l.sess.Alive():
+		// Lost (or the client closed) before the monitor noticed.
+		lost = lossCause(l.c, lostSession(l.sess.Err()))
+		l.lose(lost, false)
+	}
+	l.cancel(ErrReleased)
+	if context.Cause(l.ctx) == ErrReleased { // not lost in the meantime
+		InstrumentsOf(l.c).Ended(l.recipe, l.since, ErrReleased)
+	}
+	if b := l.batch; b != nil {
+		b.end(ErrReleased) // the node's monitor stops
+	}
+	if join != nil && lost == nil && l.batch == nil && l.plain {
+		joined = true
+		if join(client.DeleteOp(l.path, -1)) == nil {
+			return true, nil
+		}
+	}
+	// The release signal would still be true after a loss (the node did
+	// hold), but a plain delete is the conservative choice.
+	signal := lost == nil && !l.plain
+	if err := Remove(ctx, l.c, l.sess, l.path, Removal{Signal: signal, Logger: l.log}); err != nil {
+		return joined, fmt.Errorf("zkit: unlock %s: %w", l.path, err)
+	}
+	if lost != nil {
+		return joined, fmt.Errorf("zkit: unlock %s: %w", l.path, lost)
+	}
+	return joined, nil
+}
+
+// requeue releases the lease as Unlock does, through join when it can
+// (see unlock), and reports whether join ran. When it did not, the lease
+// has been released (or was already) without it.
+func (l *Lease) requeue(ctx context.Context, join func(del client.Op) error) (joined bool) {
+	l.once.Do(func() { joined, l.result = l.unlock(ctx, join) })
+	return joined
 }
 
 // selfWatchDelay is how long a lease taken without a watch on its own

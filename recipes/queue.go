@@ -118,6 +118,39 @@ type Ticket struct {
 // and gone (the server reaps an empty container) they could create it
 // again with an open ACL.
 func (q *Queue) Join(ctx context.Context, kind Kind, data []byte, acl ...client.ACL) (*Ticket, error) {
+	return q.joinWith(ctx, kind, data, acl, nil)
+}
+
+// Requeue releases l, the held lease of a node of q, and joins q again at
+// the back, as Unlock and Join would, but in one transaction when it can:
+// the delete of l's node goes with the create of the new one
+// (client.WithOps), which saves a request and leaves no moment in which
+// the participant has no node in the queue. That is possible for a lease
+// released with a plain delete (LeaseOptions.PlainRelease), held until now
+// on the client's session and not shared by a Combiner's batch; otherwise,
+// and when l's node is found gone, Requeue unlocks and joins in two steps.
+// l ends as after Unlock: its Err is ErrReleased if it was held until
+// Requeue, the cause of its loss if not. Errors are Join's.
+func (q *Queue) Requeue(ctx context.Context, l *Lease, kind Kind, data []byte, acl ...client.ACL) (*Ticket, error) {
+	var (
+		t   *Ticket
+		err error
+	)
+	joined := l.requeue(ctx, func(del client.Op) error {
+		t, err = q.joinWith(ctx, kind, data, acl, []client.Op{del})
+		return err
+	})
+	var me *client.MultiError
+	if !joined || (errors.As(err, &me) && me.Index == 1) {
+		// Released without the transaction, or l's node was gone:
+		// nothing was created.
+		return q.Join(ctx, kind, data, acl...)
+	}
+	return t, err
+}
+
+// joinWith is Join, with ops sent in one transaction with the create.
+func (q *Queue) joinWith(ctx context.Context, kind Kind, data []byte, acl []client.ACL, ops []client.Op) (*Ticket, error) {
 	if err := client.CheckPath("join", q.dir); err != nil {
 		return nil, err
 	}
@@ -132,7 +165,7 @@ func (q *Queue) Join(ctx context.Context, kind Kind, data []byte, acl ...client.
 	joined := time.Now()
 	ctx, span := in.Start(ctx, kind.Recipe, "acquire", q.dir)
 	for {
-		t, err := q.join(ctx, kind, data, opts)
+		t, err := q.join(ctx, kind, data, opts, ops)
 		if err == nil {
 			t.joined, t.span = joined, span
 			span.AddEvent("joined", trace.WithAttributes(attribute.String("zkit.node", t.path)))
@@ -150,8 +183,12 @@ func (q *Queue) Join(ctx context.Context, kind Kind, data []byte, acl ...client.
 	}
 }
 
-// join is one attempt of Join, on the current session.
-func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.CreateOption) (*Ticket, error) {
+// join is one attempt of Join, on the current session; ops go in one
+// transaction with the create.
+func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.CreateOption, ops []client.Op) (*Ticket, error) {
+	if len(ops) > 0 {
+		opts = append(slices.Clip(opts), client.WithOps(ops...))
+	}
 	// Something new starts only on a live session: right after a session
 	// loss, wait for the next one instead of failing.
 	sess, err := q.c.WaitConnected(ctx)
@@ -162,8 +199,9 @@ func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.
 	var listing *client.Listing // the listing that came with the create, if any
 	for creates := 0; ; creates++ {
 		t.path, t.token, listing, err = q.c.CreateProtectedListed(ctx, client.JoinPath(q.dir, kind.Marker), data, client.EphemeralSequential, opts...)
-		if !errors.Is(err, client.ErrNoNode) {
-			break
+		var me *client.MultiError
+		if !errors.Is(err, client.ErrNoNode) || (errors.As(err, &me) && me.Index > 0) {
+			break // an op sent with the create failed, not the create
 		}
 		// The directory is missing: never created, or an emptied
 		// container that the server deleted, perhaps just now.

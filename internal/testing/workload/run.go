@@ -49,6 +49,12 @@ type Instance struct {
 	// Op is one operation of client i. It returns its latency sample, or
 	// a negative duration when it has none.
 	Op func(ctx context.Context, i int) (time.Duration, error)
+	// Finish, if set, runs when client i has made its last operation of
+	// the point, on the client's goroutine: a workload that keeps
+	// something from one operation to the next (a leader's term, handed
+	// over by its next operation) lets go of it there, so that the other
+	// clients' last operations can end.
+	Finish func(ctx context.Context, i int)
 	// Check runs after the point and returns its correctness notes
 	// ("mutual_exclusion=ok", ...); nil means none.
 	Check func(ctx context.Context) []string
@@ -99,6 +105,9 @@ func Run(ctx context.Context, s Spec, p Point) (*Result, error) {
 				if lat >= 0 {
 					lats = append(lats, lat)
 				}
+			}
+			if inst.Finish != nil {
+				inst.Finish(ctx, i)
 			}
 			mu.Lock()
 			r.Lat = append(r.Lat, lats...)
