@@ -16,9 +16,9 @@ import (
 const candidates = 8
 
 // BenchmarkElection is the anchors' W5_failover: 8 candidates, the leader
-// steps down (Resign) as soon as it leads and rejoins at the back. One op
-// is one term; p50 and p99 run from the step-down to the next Campaign's
-// return.
+// steps down as soon as it leads and rejoins at the back (Term.Requeue:
+// the delete and the next create in one transaction). One op is one
+// term; p50 and p99 run from the step-down to the start of the next term.
 func BenchmarkElection(b *testing.B) {
 	b.Run(fmt.Sprintf("candidates=%d", candidates), func(b *testing.B) {
 		measure(b, workload.Election(), candidates, "failovers/s")
