@@ -198,8 +198,9 @@ func ExampleTerm_Requeue() {
 	}
 	defer c.Close()
 
-	a := election.New(c, "/app/election/rotation", "host-a")
-	b := election.New(c, "/app/election/rotation", "host-b")
+	const dir = "/app/election/rotation"
+	a := election.New(c, dir, "host-a")
+	b := election.New(c, dir, "host-b")
 	term, err := a.Campaign(ctx)
 	if err != nil {
 		fmt.Println(err)
@@ -207,12 +208,24 @@ func ExampleTerm_Requeue() {
 	}
 	terms := make(chan *election.Term)
 	go func() {
-		t, err := b.Campaign(ctx) // queued behind host-a
+		t, err := b.Campaign(ctx)
 		if err != nil {
 			fmt.Println(err)
 		}
 		terms <- t
 	}()
+	// Wait until host-b is queued behind host-a.
+	for {
+		names, _, changed, err := c.ChildrenW(ctx, dir)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if len(names) == 2 {
+			break
+		}
+		<-changed
+	}
 	for range 4 {
 		fmt.Println("leading:", term.ID())
 		mine := term
