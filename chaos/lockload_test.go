@@ -141,6 +141,7 @@ type lockLoad struct {
 
 	acquired, lost, released, refused, failed atomic.Int64
 	local                                     atomic.Int64 // held from a holder of the same process (combining)
+	requeued                                  atomic.Int64 // released by Term.Requeue, of released
 }
 
 // newLockLoad prepares a lock workload on workers; prog (shared by the
@@ -264,9 +265,21 @@ func asLease(l *recipes.Lease, err error) (lease, error) {
 }
 
 func (l *lockLoad) work(ctx context.Context, w *worker, shared bool) {
-	var b client.Backoff
+	// In an election, even workers step down with Term.Requeue (the
+	// delete and the next candidacy's create in one transaction), odd
+	// ones with Resign and Campaign.
+	requeues := strings.HasPrefix(l.name, "election") && w.id%2 == 0
+	var (
+		b  client.Backoff
+		hd *held // the term kept for Requeue
+	)
 	for ctx.Err() == nil {
-		hd, err := l.take(ctx, w, shared)
+		var err error
+		if hd != nil {
+			hd, err = l.requeue(ctx, hd)
+		} else {
+			hd, err = l.take(ctx, w, shared)
+		}
 		if err != nil {
 			// Not held: nothing to record. (The attempt's node, if any,
 			// is deleted by the recipe.)
@@ -282,6 +295,12 @@ func (l *lockLoad) work(ctx context.Context, w *worker, shared bool) {
 			hd.write(ctx)
 			time.Sleep(l.hold)
 		}
+		if !requeues || ctx.Err() != nil || hd.lease.Err() != nil {
+			hd.release()
+			hd = nil
+		}
+	}
+	if hd != nil {
 		hd.release()
 	}
 }
@@ -305,6 +324,40 @@ func (l *lockLoad) take(ctx context.Context, w *worker, shared bool) (*held, err
 	if err != nil {
 		return nil, err
 	}
+	return l.took(call, w, shared, lease), nil
+}
+
+// requeue hands hd's election term over with Term.Requeue and returns the
+// next one. The old node goes at some moment inside the call, so the
+// release is recorded over the whole call, and the next term's acquire
+// from its return (the term began a moment before, after the release).
+func (l *lockLoad) requeue(ctx context.Context, hd *held) (*held, error) {
+	token := hd.lease.Token()
+	rel := l.h.Invoke(hd.w.id, LockInput{Op: Release, Token: token})
+	next, err := hd.lease.(termLease).Requeue(ctx)
+	switch {
+	case !errors.Is(hd.lease.Err(), recipes.ErrReleased):
+		// Lost before Requeue: recorded as the worker saw it.
+		<-hd.lost
+		l.h.Record(hd.w.id, LockInput{Op: Release, Token: token}, LockOutput{}, hd.since, hd.lostAt)
+		l.lost.Add(1)
+	case err != nil:
+		rel.Unknown(LockOutput{}) // the delete may have gone with the transaction, or goes on in the background
+		l.lost.Add(1)
+	default:
+		rel.Return(LockOutput{})
+		l.released.Add(1)
+		l.requeued.Add(1)
+	}
+	if err != nil {
+		return nil, err
+	}
+	call := l.h.Invoke(hd.w.id, LockInput{Op: Acquire})
+	return l.took(call, hd.w, false, termLease{next}), nil
+}
+
+// took records the acquire of lease, invoked as call, and returns it held.
+func (l *lockLoad) took(call *Call, w *worker, shared bool, lease lease) *held {
 	call.Return(LockOutput{Token: lease.Token()})
 	l.acquired.Add(1)
 	if lease.Token()%recipes.MaxHolders != 0 {
@@ -317,7 +370,7 @@ func (l *lockLoad) take(ctx context.Context, w *worker, shared bool) (*held, err
 			close(hd.lost)
 		}
 	})
-	return hd, nil
+	return hd
 }
 
 // release releases the lease and records it: a release, or a loss as the
@@ -385,6 +438,9 @@ func (l *lockLoad) Check(t *testing.T) (ops, violations int, held string) {
 		l.name, l.acquired.Load(), l.released.Load(), l.lost.Load())
 	if l.fan > 1 {
 		held += fmt.Sprintf(" (%d handed over within a process)", l.local.Load())
+	}
+	if n := l.requeued.Load(); n > 0 {
+		held += fmt.Sprintf(" (%d released by Requeue)", n)
 	}
 	return l.h.Len(), violations, held
 }

@@ -31,6 +31,9 @@ func lostReplies(t *testing.T, e *env) Summary {
 		x.loads = append(x.loads, l)
 		cases = append(cases, lostCase{name, func(i int) { x.lease(l, i) }})
 	}
+	requeue := newLockLoad(t, admin, "election-requeue", []*worker{x.v, x.o}, 0, NewHistory(), x.prog)
+	x.loads = append(x.loads, requeue)
+	cases = append(cases, lostCase{"election requeue", func(i int) { x.requeue(requeue, i) }})
 	cases = append(cases, lostCase{"protected create", x.protectedCreate()})
 	for i := range rounds {
 		for _, c := range cases {
@@ -73,6 +76,12 @@ type lostReply struct {
 // arm makes v's next create under prefix lose its reply.
 func (x *lostReply) arm(prefix string) {
 	waitFor(x.t, 20*time.Second, "the victim has one connection to cut", func() bool { return x.v.r.CutAfterNextCreate(prefix) })
+	x.sum.Faults++
+}
+
+// armMulti makes v's next multi that creates under prefix lose its reply.
+func (x *lostReply) armMulti(prefix string) {
+	waitFor(x.t, 20*time.Second, "the victim has one connection to cut", func() bool { return x.v.r.CutAfterNextMultiCreate(prefix) })
 	x.sum.Faults++
 }
 
@@ -120,13 +129,57 @@ func (x *lostReply) lease(l *lockLoad, i int) {
 	}
 	hd := waitHeld(t, got, "the victim's attempt whose create reply was lost")
 	x.recovered(start)
+	x.heldAlone(l, i, hd)
+}
+
+// heldAlone checks that the victim's hd, held after a lost reply, has the
+// only node of l, its own; then writes, releases, and waits until no node
+// is left.
+func (x *lostReply) heldAlone(l *lockLoad, i int, hd *held) {
+	t := x.t
 	if names := children(t, x.admin, l.dir); len(names) != 1 || l.dir+"/"+names[0] != hd.lease.Node() {
 		x.violation("%s: round %d: nodes %v, want only the holder's %s", l.name, i, names, hd.lease.Node())
 	}
 	x.ownNode(l.name, hd.lease.Node(), x.v)
-	hd.write(ctx)
+	hd.write(x.ctx)
 	hd.release()
 	waitFor(t, 20*time.Second, "no node is left behind", func() bool { return len(children(t, x.admin, l.dir)) == 0 })
+}
+
+// requeue is a round of an election's Term.Requeue: the victim leads and
+// requeues (behind a candidate of the other worker every other round), and
+// the reply to its transaction, the create of its next node with the
+// delete of its term's, is lost. It leads again with exactly one node.
+func (x *lostReply) requeue(l *lockLoad, i int) {
+	t, ctx := x.t, x.ctx
+	hd := mustTake(t, ctx, l, x.v, false)
+	var behind chan *held
+	if i%2 == 1 {
+		behind = make(chan *held, 1)
+		go func() { behind <- takeOrNil(t, ctx, l, x.o, false) }()
+		waitFor(t, 20*time.Second, "the other candidate queues behind the victim", func() bool { return len(children(t, x.admin, l.dir)) == 2 })
+	}
+	hd.write(ctx)
+	x.armMulti(l.dir + "/")
+	start := time.Now()
+	got := make(chan *held, 1)
+	go func() {
+		next, err := l.requeue(ctx, hd)
+		if err != nil {
+			t.Errorf("%s: %v", l.name, err)
+		}
+		got <- next
+	}()
+	if behind != nil {
+		other := waitHeld(t, behind, "the candidate behind the victim")
+		if names := children(t, x.admin, l.dir); len(names) != 2 {
+			x.violation("%s: round %d: nodes %v while the other candidate leads, want its and the victim's next", l.name, i, names)
+		}
+		other.release()
+	}
+	next := waitHeld(t, got, "the victim's requeue whose reply was lost")
+	x.recovered(start)
+	x.heldAlone(l, i, next)
 }
 
 // protectedCreate returns the round of plain protected creates: each one

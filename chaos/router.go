@@ -101,6 +101,17 @@ func (r *Router) CutAfterNextCreate(prefix string) bool {
 	return true
 }
 
+// CutAfterNextMultiCreate is CutAfterNextCreate for the next multi whose
+// first op creates a node under prefix (an election's Requeue).
+func (r *Router) CutAfterNextMultiCreate(prefix string) bool {
+	p := r.active()
+	if p == nil {
+		return false
+	}
+	p.CutAfterNextMultiCreate(prefix)
+	return true
+}
+
 // active is the proxy of the worker's only open connection, or nil.
 func (r *Router) active() *zktest.Proxy {
 	var active *zktest.Proxy
