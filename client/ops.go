@@ -99,17 +99,9 @@ func (c *Client) createOptions(path string, data []byte, mode CreateMode, opts [
 	if !mode.ttl() && o.ttl != 0 {
 		return o, &InputError{Op: "create", Path: path, Reason: fmt.Sprintf("TTL given for %v node", mode)}
 	}
-	if err := c.checkACL("create", path, o.acl); err != nil {
-		return o, err
-	}
-	if len(o.ops) == 0 {
-		return o, nil
-	}
-	if mode == Container || mode.ttl() {
-		return o, &InputError{Op: "create", Path: path, Reason: fmt.Sprintf("a %v node cannot be created in a transaction (WithOps)", mode)}
-	}
-	_, err := c.multiRequest(o.along(path, data, mode))
-	return o, err
+	// With o.ops, createAlong checks the transaction (Container and TTL
+	// modes included) when it builds it, before anything is sent.
+	return o, c.checkACL("create", path, o.acl)
 }
 
 // along is the transaction of a create with o.ops: the create, then the
