@@ -84,10 +84,16 @@ type candidacy struct {
 
 // campaign runs e's Campaign in the background.
 func campaign(ctx context.Context, e *election.Election) *candidacy {
-	c := &candidacy{who: e.ID(), done: make(chan struct{})}
+	return campaignWith(func() (*election.Term, error) { return e.Campaign(ctx) }, e.ID())
+}
+
+// campaignWith runs fn (a Campaign or a Requeue of who's) in the
+// background.
+func campaignWith(fn func() (*election.Term, error), who string) *candidacy {
+	c := &candidacy{who: who, done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
-		c.term, c.err = e.Campaign(ctx)
+		c.term, c.err = fn()
 	}()
 	return c
 }

@@ -16,8 +16,9 @@ import (
 
 // zkit candidates and Curator LeaderLatch candidates alternate in one
 // election: each kind takes over from the other, in queue order, and in
-// particular a LeaderLatch right behind a resigning zkit leader leads
-// (it reacts to NodeDeleted only, so zkit resigns with a plain delete).
+// particular a LeaderLatch right behind a resigning or requeueing zkit
+// leader leads (it reacts to NodeDeleted only, so zkit resigns with a
+// plain delete, alone or in Requeue's transaction).
 func TestCuratorInterop(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
@@ -78,7 +79,22 @@ func TestCuratorInterop(t *testing.T) {
 		notElected(t, pendingC)
 		java.Send("j2 close")
 		java.Expect("j2 closed")
-		elected(t, pendingC).Resign(ctx)
+		cTerm := elected(t, pendingC)
+
+		// zkit requeues (its delete goes in one transaction with its next
+		// create): the LeaderLatch right behind it leads, and zkit's next
+		// candidacy waits behind the LeaderLatch.
+		java.Send("j3 start %s", path)
+		recipetest.WaitChildren(t, admin, path, 2)
+		requeued := campaignWith(func() (*election.Term, error) { return cTerm.Requeue(ctx) }, "c")
+		java.Expect("j3 leader")
+		notElected(t, requeued)
+		if got := leader(); got != "j3" {
+			t.Fatalf("Leader() = %q while j3 leads", got)
+		}
+		java.Send("j3 close")
+		java.Expect("j3 closed")
+		elected(t, requeued).Resign(ctx)
 		recipetest.WaitChildren(t, admin, path, 0)
 	})
 }
