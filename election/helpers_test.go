@@ -141,3 +141,16 @@ func next(t *testing.T, feed *recipes.Feed[election.Leader]) election.Leader {
 func same(term *election.Term, l election.Leader) bool {
 	return l.ID == term.ID() && l.Node == term.Node() && l.Token == term.Token()
 }
+
+// onlyNode fails t unless term's node is the only child of dir.
+func onlyNode(t *testing.T, c *client.Client, dir string, term *election.Term, when string) {
+	t.Helper()
+	if names := recipetest.Children(t, c, dir); len(names) != 1 || names[0] != nodeName(term.Node()) {
+		t.Fatalf("%s: %v, want only %s", when, names, term.Node())
+	}
+}
+
+func nodeName(p string) string {
+	_, name := client.SplitPath(p)
+	return name
+}

@@ -110,11 +110,6 @@ func TestRequeue(t *testing.T) {
 	})
 }
 
-func nodeName(p string) string {
-	_, name := client.SplitPath(p)
-	return name
-}
-
 // A Requeue whose transaction's reply is lost finds its new node by the
 // protected name: the old node is gone, the new one is the only one, and
 // the next term has a higher token.
@@ -139,9 +134,7 @@ func TestRequeueLostReply(t *testing.T) {
 		if !recipetest.WaitEventFor(t, sub, zktest.Scale(5*time.Second), func(ev client.Event) bool { return ev.State == client.StateSuspended }) {
 			t.Fatal("the transaction's reply was not cut")
 		}
-		if names := recipetest.Children(t, admin, path); len(names) != 1 || names[0] != nodeName(next.Node()) {
-			t.Fatalf("after the lost reply: %v, want only %s", names, next.Node())
-		}
+		onlyNode(t, admin, path, next, "after the lost reply")
 		if next.Token() <= first.Token() {
 			t.Errorf("token %d after %d", next.Token(), first.Token())
 		}

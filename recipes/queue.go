@@ -186,6 +186,7 @@ func (q *Queue) joinWith(ctx context.Context, kind Kind, data []byte, acl []clie
 // join is one attempt of Join, on the current session; ops go in one
 // transaction with the create.
 func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.CreateOption, ops []client.Op) (*Ticket, error) {
+	dirOpts := opts // the directory's create: its ACL, not ops
 	if len(ops) > 0 {
 		opts = append(slices.Clip(opts), client.WithOps(ops...))
 	}
@@ -209,7 +210,7 @@ func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.
 			err = fmt.Errorf("zkit: join %s: the directory went missing %d times: %w", q.dir, creates+1, err)
 			break
 		}
-		if err = CreateDir(ctx, q.c, q.dir, opts...); err != nil {
+		if err = CreateDir(ctx, q.c, q.dir, dirOpts...); err != nil {
 			break
 		}
 	}
