@@ -101,6 +101,10 @@ func (c *Client) checkOp(i int, o Op) error {
 		if err := c.checkData(name, o.path, o.data); err != nil {
 			return err
 		}
+	case opDelete:
+		if err := checkDeletable(name, o.path); err != nil {
+			return err
+		}
 	}
 	return checkVersion(name, o.path, o.version)
 }
@@ -154,16 +158,17 @@ func (c *Client) multiRequest(ops []Op) (*jute.MultiRequest, error) {
 		if o.kind == opCreate && len(acl) == 0 {
 			acl = c.cfg.defaultACL
 		}
-		size += opSize(o.path, o.data, acl)
+		abs := c.abs(o.path)
+		size += opSize(abs, o.data, acl) // the path as the server gets it
 		switch o.kind {
 		case opCreate:
-			reqs[i] = jute.MultiOp{Type: jute.OpCreate, Body: &jute.CreateRequest{Path: c.abs(o.path), Data: o.data, ACL: juteACL(acl), Flags: int32(o.mode)}}
+			reqs[i] = jute.MultiOp{Type: jute.OpCreate, Body: &jute.CreateRequest{Path: abs, Data: o.data, ACL: juteACL(acl), Flags: int32(o.mode)}}
 		case opSet:
-			reqs[i] = jute.MultiOp{Type: jute.OpSetData, Body: &jute.SetDataRequest{Path: c.abs(o.path), Data: o.data, Version: o.version}}
+			reqs[i] = jute.MultiOp{Type: jute.OpSetData, Body: &jute.SetDataRequest{Path: abs, Data: o.data, Version: o.version}}
 		case opDelete:
-			reqs[i] = jute.MultiOp{Type: jute.OpDelete, Body: &jute.DeleteRequest{Path: c.abs(o.path), Version: o.version}}
+			reqs[i] = jute.MultiOp{Type: jute.OpDelete, Body: &jute.DeleteRequest{Path: abs, Version: o.version}}
 		case opCheck:
-			reqs[i] = jute.MultiOp{Type: jute.OpCheck, Body: &jute.CheckVersionRequest{Path: c.abs(o.path), Version: o.version}}
+			reqs[i] = jute.MultiOp{Type: jute.OpCheck, Body: &jute.CheckVersionRequest{Path: abs, Version: o.version}}
 		}
 	}
 	if size > c.cfg.maxBuffer {

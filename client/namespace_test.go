@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -59,5 +60,55 @@ func TestNamespace(t *testing.T) {
 
 		_, err = client.Connect(ctx, b.Servers, client.WithNamespace("/"))
 		require.ErrorIs(t, err, client.ErrInvalidInput)
+	})
+}
+
+// In a namespace, "/" is the namespace's own node: a Multi, or a create
+// WithOps, may not delete it any more than Delete may. The delete is
+// refused before anything is sent, and the namespace is still there.
+func TestWithOpsNamespaceRoot(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		ns := zktest.UniquePath(t) + "/app"
+		c := b.Connect(t, client.WithNamespace(ns))
+		outside := b.Connect(t)
+
+		_, err := c.Create(ctx, "/p", nil, client.Persistent, client.WithOps(client.DeleteOp("/", -1)))
+		require.ErrorIs(t, err, client.ErrInvalidInput, "a create WithOps deleting the namespace")
+		_, err = c.Multi(ctx, client.DeleteOp("/", -1))
+		require.ErrorIs(t, err, client.ErrInvalidInput, "a Multi deleting the namespace")
+		ok, _, err := outside.Exists(ctx, ns)
+		require.NoError(t, err)
+		require.True(t, ok, "the namespace's node was deleted")
+	})
+}
+
+// The size limit counts the paths as the server gets them: inside a
+// namespace, every op's path is the namespace's longer. A request that
+// fits only without the namespace is refused before anything is sent,
+// instead of making the server drop the connection.
+func TestWithOpsSizeInNamespace(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		ns := zktest.UniquePath(t) + "/" + strings.Repeat("n", 1000)
+		c := b.Connect(t, client.WithNamespace(ns))
+		sess := c.Session()
+
+		// The client's own count: 512 bytes of overhead, then 32 per op
+		// plus its path, data and ACL (world:anyone here).
+		create := 32 + len("/p") + 16 + len("world") + len("anyone")
+		big := make([]byte, client.DefaultMaxBuffer-512-create-(32+len("/")))
+		_, err := c.Create(ctx, "/p", nil, client.Persistent, client.WithOps(client.SetOp("/", big, -1)))
+		var ie *client.InputError
+		require.ErrorAs(t, err, &ie, "a transaction over the server's limit once the namespace is added")
+		require.Same(t, sess, c.Session())
+		ok, _, err := c.Exists(ctx, "/p")
+		require.NoError(t, err)
+		require.False(t, ok, "nothing applied")
+
+		// A plain create likewise.
+		_, err = c.Create(ctx, "/q", make([]byte, client.DefaultMaxBuffer-512-len("/q")), client.Persistent)
+		require.ErrorAs(t, err, &ie, "a create over the server's limit once the namespace is added")
+		require.Same(t, sess, c.Session())
 	})
 }

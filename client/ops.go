@@ -188,8 +188,8 @@ func (c *Client) Delete(ctx context.Context, path string, version int32) error {
 	if err := c.checkPath("delete", path, false); err != nil {
 		return err
 	}
-	if path == "/" {
-		return &InputError{Op: "delete", Path: path, Reason: "the root (of the namespace) cannot be deleted"}
+	if err := checkDeletable("delete", path); err != nil {
+		return err
 	}
 	if err := checkVersion("delete", path, version); err != nil {
 		return err

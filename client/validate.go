@@ -16,7 +16,8 @@ const DefaultMaxBuffer = 0xfffff
 const requestOverhead = 512
 
 // MaxData is the largest payload the client sends for path under the
-// default limit.
+// default limit, outside a namespace (inside one, the namespace's length
+// less: the server gets the path inside it).
 func MaxData(path string) int { return DefaultMaxBuffer - requestOverhead - len(path) }
 
 // ValidatePath checks path as ZooKeeper's PathUtils does: absolute, no empty,
@@ -89,7 +90,8 @@ func (c *Client) checkPath(op, path string, sequential bool) error {
 }
 
 func (c *Client) checkData(op, path string, data []byte) error {
-	if len(data)+len(path)+requestOverhead > c.cfg.maxBuffer {
+	// The server gets the path inside the namespace: count that one.
+	if len(data)+len(c.cfg.namespace)+len(path)+requestOverhead > c.cfg.maxBuffer {
 		return &InputError{Op: op, Path: path, Reason: fmt.Sprintf(
 			"data is %d bytes: the request would exceed the server's %d-byte limit (jute.maxbuffer)",
 			len(data), c.cfg.maxBuffer)}
@@ -100,6 +102,15 @@ func (c *Client) checkData(op, path string, data []byte) error {
 func checkVersion(op, path string, version int32) error {
 	if version < -1 {
 		return &InputError{Op: op, Path: path, Reason: fmt.Sprintf("version %d: want -1 (any) or >= 0", version)}
+	}
+	return nil
+}
+
+// checkDeletable refuses a delete of "/": the server's root, or in a
+// namespace the namespace's own node, which the client's paths live in.
+func checkDeletable(op, path string) error {
+	if path == "/" {
+		return &InputError{Op: op, Path: path, Reason: "the root (of the namespace) cannot be deleted"}
 	}
 	return nil
 }
