@@ -72,7 +72,9 @@ func WithTTL(d time.Duration) CreateOption { return func(o *createOpts) { o.ttl 
 // TTL nodes cannot be created in a transaction. With CreateProtected and
 // its variants a lost reply is resolved as for a plain create: the node
 // found means the ops were applied with it, no node means none was (and
-// the transaction is sent again).
+// the transaction is sent again). When it gives up with the outcome
+// unknown, the node it deletes in the background may have come with the
+// ops, and they stay applied: undo them yourself if they must not.
 //
 // A recipe uses it to hand something over in the same step as it takes
 // its next place: a leader that steps down and rejoins the election
