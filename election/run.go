@@ -35,7 +35,8 @@ const resignTimeout = 10 * time.Second
 //
 // Run returns nil once ctx has ended, lead has returned and the candidate
 // has resigned (its node deleted, or handed to the background after a
-// bounded wait), or when lead returned an error, that error. It returns
+// bounded wait; at once when ctx ends while Run hands a term over with
+// Requeue), or when lead returned an error, that error. It returns
 // Campaign's errors that campaigning again cannot cure: an
 // *client.InputError, client.ErrClosed, or a refusal by the server (no
 // permission, another recipe on the path). A session lost while
