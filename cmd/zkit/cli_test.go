@@ -4,8 +4,10 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/zkit-dev/zkit/zktest"
 )
 
 // Every command answers --help and "help CMD" with status 0.
@@ -82,6 +84,49 @@ func TestVersionAndCompletion(t *testing.T) {
 	for _, sh := range []string{"bash", "zsh", "fish"} {
 		if r := zkit(t, "completion", sh); r.status != 0 || !strings.Contains(r.stdout, "zkit") {
 			t.Errorf("zkit completion %s: status %d, %d bytes", sh, r.status, len(r.stdout))
+		}
+	}
+}
+
+// With nothing listening, a --wait shorter than --connect-timeout does not
+// turn "no ZooKeeper reachable" (status 3, with its fix) into a bare
+// "context deadline exceeded" failure (status 1): the commands that take
+// --wait say the servers are unreachable, within the time they waited.
+func TestUnreachableWithShortWait(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	for _, args := range [][]string{
+		{"lock", "/x", "--wait", "300ms", "--", "true"},
+		{"lock", "/x", "--read", "--wait", "300ms", "--", "true"},
+		{"elect", "/x", "--wait", "300ms", "--", "true"},
+		{"semaphore", "/x", "--max", "1", "--wait", "300ms", "--", "true"},
+		{"rendezvous", "/x", "wait", "--wait", "300ms"},
+	} {
+		begin := time.Now()
+		r := zkit(t, append([]string{"--servers", addr, "--connect-timeout", "20s"}, args...)...)
+		if took := time.Since(begin); took > zktest.Scale(10*time.Second) {
+			t.Errorf("zkit %q: took %v with --wait 300ms", args, took)
+		}
+		if r.status != exitUnreachable {
+			t.Errorf("zkit %q: status %d, want %d (%q)", args, r.status, exitUnreachable, r.stderr)
+			continue
+		}
+		oneErrorLine(t, r, "no ZooKeeper reachable at "+addr+" within 300ms", "--servers")
+	}
+}
+
+// Every command that runs CMD under the supervisor documents how CMD runs
+// (its process group, which signals it gets, --kill-after): semaphore and
+// discover register run CMD exactly as lock does.
+func TestHelpOfEveryCommandThatRunsCMDSaysHowItRuns(t *testing.T) {
+	for _, name := range []string{"lock", "elect", "semaphore", "members", "discover", "rendezvous", "barrier"} {
+		r := zkit(t, "help", name)
+		if r.status != exitOK || !strings.Contains(r.stdout, "How CMD runs:") || !strings.Contains(r.stdout, "--kill-after") {
+			t.Errorf("zkit help %s does not say how CMD runs (status %d):\n%s", name, r.status, r.stdout)
 		}
 	}
 }

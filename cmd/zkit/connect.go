@@ -110,6 +110,13 @@ func (a *app) connect(ctx context.Context) (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A command's own deadline (--wait) may end the attempt before
+	// --connect-timeout: the servers were unreachable all the same, for
+	// as long as zkit waited.
+	within := a.connectTimeout
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < within {
+		within = max(time.Until(dl), 0).Round(time.Millisecond)
+	}
 	cctx, cancel := context.WithTimeout(ctx, a.connectTimeout)
 	defer cancel()
 	c, err := client.Connect(cctx, servers, opts...)
@@ -117,14 +124,14 @@ func (a *app) connect(ctx context.Context) (*client.Client, error) {
 	switch {
 	case err == nil:
 		return c, nil
-	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(ctx.Err(), context.Canceled):
 		hint := ""
 		if a.tlsOn() {
 			hint = " (with TLS, the servers' secureClientPort)"
 		}
 		return nil, errorf(exitUnreachable,
 			"no ZooKeeper reachable at %s within %v; pass --servers%s or set ZKIT_SERVERS, or start one with 'zkit serve'",
-			strings.Join(servers, ","), a.connectTimeout.Round(time.Millisecond), hint)
+			strings.Join(servers, ","), within.Round(time.Millisecond), hint)
 	case errors.As(err, &untrusted):
 		by := "the system's CAs"
 		if a.tlsCA != "" {

@@ -152,7 +152,7 @@ what it waits for when stderr is a terminal: its place in line and the node ahea
 	)
 	for _, c := range root.Commands() {
 		switch c.Name() {
-		case "lock", "elect", "members", "rendezvous", "barrier":
+		case "lock", "elect", "semaphore", "members", "discover", "rendezvous", "barrier":
 			c.Long += "\n\n" + runHelp
 		}
 	}
