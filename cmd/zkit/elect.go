@@ -53,6 +53,7 @@ leadership was lost), at least a second after it ended, and runs CMD again with 
 won, until SIGINT or SIGTERM: Curator's LeaderSelector with autoRequeue. Each end of a
 term is one line on stderr. It needs CMD, and takes no --wait. Stopped between terms it
 exits 0; while campaigning or running CMD, as without --requeue (128+N, or CMD's status).
+A CMD that cannot be started (not found, not executable) ends no term: zkit exits 1.
 
 --leader prints the current leader, "ID NODE TOKEN", and exits 0; with no candidate
 in the election it prints "none" ({"leader":false}) and exits 1.
@@ -150,8 +151,9 @@ func (a *app) runElected(ctx context.Context, path string, argv []string, f elec
 	}
 	for {
 		err := a.runTerm(ctx, path, argv, f)
-		if !f.requeue || ctx.Err() != nil || statusOf(err) == exitUsage {
-			return err
+		var notStarted *startError
+		if !f.requeue || ctx.Err() != nil || statusOf(err) == exitUsage || errors.As(err, &notStarted) {
+			return err // a CMD that cannot start ends no term: no term would run it
 		}
 		ended := "CMD exited with status 0"
 		if err != nil {

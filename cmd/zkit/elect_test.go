@@ -217,3 +217,24 @@ func TestElectRequeue(t *testing.T) {
 		t.Fatalf("stderr %q does not say a term ended", errb.String())
 	}
 }
+
+// zkit elect --requeue campaigns again when a term ends: CMD exited, or
+// the leadership was lost. A CMD that cannot be started ends no term, and
+// no later term can run it either: zkit says so once and exits 1, rather
+// than winning and giving up the leadership every second, forever, with
+// "term ended" on stderr each time.
+func TestElectRequeueCommandThatCannotStart(t *testing.T) {
+	bin := buildZkit(t)
+	servers, _, _ := env(t)
+	missing := filepath.Join(t.TempDir(), "missing")
+	p := start(t, bin, "--servers", servers, "elect", zktest.UniquePath(t), "--requeue", "--", missing)
+	select {
+	case <-p.done:
+	case <-time.After(zktest.Scale(10 * time.Second)):
+		t.Fatalf("zkit elect --requeue with a CMD that cannot start still runs after 10s; stderr %q", p.stderr.String())
+	}
+	if status := p.cmd.ProcessState.ExitCode(); status != exitFailed {
+		t.Fatalf("status %d, want %d (stderr %q)", status, exitFailed, p.stderr.String())
+	}
+	oneErrorLine(t, result{stderr: p.stderr.String()}, "cannot start "+missing)
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"syscall"
 	"time"
@@ -72,7 +73,7 @@ func (a *app) runWhileHeld(ctx context.Context, h held, argv []string, env ...st
 	}
 	p, err := startSupervised(argv, append(os.Environ(), env...), a.stdin, a.stdout, a.stderr, a.killAfter)
 	if err != nil {
-		return 0, nil, failf("cannot start %s: %v", argv[0], err)
+		return 0, nil, &startError{&exitError{code: exitFailed, msg: fmt.Sprintf("cannot start %s: %v", argv[0], err)}}
 	}
 	hDone, ctxDone := h.Done(), ctx.Done()
 	for {
@@ -106,6 +107,12 @@ func (a *app) runWhileHeld(ctx context.Context, h held, argv []string, env ...st
 		}
 	}
 }
+
+// startError is the failure of a CMD that could not be started (not
+// found, not executable): nothing ran, and running it again would not.
+type startError struct{ *exitError }
+
+func (e *startError) Unwrap() error { return e.exitError }
 
 // stopSignalOf is the signal that ended ctx, SIGTERM if it ended
 // otherwise.
