@@ -106,7 +106,8 @@ func (a *app) runBarrier(ctx context.Context, path string, argv []string, f barr
 	switch {
 	case err == nil:
 		return cmdStatus(status)
-	case status != 0:
+	case status != 0 || ctx.Err() != nil:
+		// CMD failed, or zkit was stopped once CMD ran: CMD's status.
 		return cmdStatus(status)
 	case errors.Is(err, barrier.ErrMemberLost):
 		return lostf("%s; the others' work may be incomplete", about("barrier "+path, path, err))

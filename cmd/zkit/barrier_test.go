@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -154,4 +156,42 @@ func TestBarrierProcesses(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Once CMD ran, zkit exits with CMD's status (exit.go): a barrier member
+// stopped by SIGTERM while it waits for the others to leave, its CMD done
+// with status 0, exits 0, as it exits with CMD's status when CMD failed.
+func TestBarrierStoppedWhileLeavingExitsWithCommandStatus(t *testing.T) {
+	bin := buildZkit(t)
+	servers, _, _ := env(t)
+	path := zktest.UniquePath(t)
+	dir := t.TempDir()
+	b := start(t, bin, "--servers", servers, "barrier", path, "--count", "2", "--",
+		"sh", "-c", `touch "$0"; exec sleep 60`, filepath.Join(dir, "b"))
+	a := start(t, bin, "--servers", servers, "barrier", path, "--count", "2", "--",
+		"touch", filepath.Join(dir, "a"))
+	waitFile(t, filepath.Join(dir, "a"))
+	waitFile(t, filepath.Join(dir, "b"))
+	// a's CMD has exited once a's supervisor, its only child, is gone: a
+	// waits in Leave for b, whose CMD still runs.
+	children := fmt.Sprintf("/proc/%d/task/%d/children", a.cmd.Process.Pid, a.cmd.Process.Pid)
+	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
+	for {
+		kids, err := os.ReadFile(children)
+		if err != nil {
+			t.Skipf("no %s: %v", children, err)
+		}
+		if strings.TrimSpace(string(kids)) == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a's CMD still runs: children %q", kids)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	a.cmd.Process.Signal(syscall.SIGTERM)
+	if status := a.wait(t); status != exitOK {
+		t.Fatalf("member stopped while leaving after CMD exited 0: status %d, want CMD's 0 (stderr %q)", status, a.stderr.String())
+	}
+	_ = b
 }
