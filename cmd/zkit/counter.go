@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 
@@ -45,6 +46,14 @@ numbers after "--".`,
 			op, err := counterArgs(args)
 			if err != nil {
 				return err
+			}
+			if enc == counter.Int && (op.verb == "set" || op.verb == "cas") {
+				// What add gives depends on the value held; these do not.
+				for _, v := range op.nums {
+					if v < math.MinInt32 || v > math.MaxInt32 {
+						return usagef("%s: value %d does not fit the int encoding (4 bytes)", op.verb, v)
+					}
+				}
 			}
 			return a.runCounter(cmd.Context(), op, enc)
 		},

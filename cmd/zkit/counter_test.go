@@ -93,3 +93,21 @@ func TestCounterCommandUsage(t *testing.T) {
 		t.Fatalf("bad input created the node (%v)", err)
 	}
 }
+
+// A value that --encoding int cannot store is a usage error found before
+// zkit connects, as a value that is no 64-bit integer is: it does not
+// depend on what the servers hold.
+func TestCounterValueOutsideEncodingIsUsageBeforeConnecting(t *testing.T) {
+	for _, args := range [][]string{
+		{"counter", "/c", "set", "3000000000", "--encoding", "int"},
+		{"counter", "/c", "cas", "0", "3000000000", "--encoding", "int"},
+		{"counter", "/c", "cas", "--encoding", "int", "--", "-3000000000", "0"},
+	} {
+		r := zkit(t, append([]string{"--servers", "127.0.0.1:1", "--connect-timeout", "200ms"}, args...)...)
+		if r.status != exitUsage {
+			t.Errorf("zkit %q: status %d, want %d (%q)", args, r.status, exitUsage, r.stderr)
+			continue
+		}
+		oneErrorLine(t, r, "3000000000", "int")
+	}
+}
