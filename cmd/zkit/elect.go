@@ -155,20 +155,29 @@ func (a *app) runElected(ctx context.Context, path string, argv []string, f elec
 		if !f.requeue || ctx.Err() != nil || statusOf(err) == exitUsage || errors.As(err, &notStarted) {
 			return err // a CMD that cannot start ends no term: no term would run it
 		}
-		ended := "CMD exited with status 0"
-		if err != nil {
-			ended = oneLine(err)
-			if err.Error() == "" {
-				ended = fmt.Sprintf("CMD exited with status %d", statusOf(err))
-			}
+		if statusOf(err) == exitUnreachable {
+			// No term began: the servers could not be reached.
+			fmt.Fprintf(a.stderr, "zkit elect: %s; trying again\n", oneLine(err))
+		} else {
+			fmt.Fprintf(a.stderr, "zkit elect: term at %s ended (%s); campaigning again\n", path, termEnd(err))
 		}
-		fmt.Fprintf(a.stderr, "zkit elect: term at %s ended (%s); campaigning again\n", path, ended)
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-time.After(requeuePause):
 		}
 	}
+}
+
+// termEnd says how a term ended, from runTerm's result.
+func termEnd(err error) string {
+	switch {
+	case err == nil:
+		return "CMD exited with status 0"
+	case err.Error() == "":
+		return fmt.Sprintf("CMD exited with status %d", statusOf(err))
+	}
+	return oneLine(err)
 }
 
 // runTerm campaigns, runs CMD while leading (or holds without CMD) and

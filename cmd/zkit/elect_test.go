@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -237,4 +238,27 @@ func TestElectRequeueCommandThatCannotStart(t *testing.T) {
 		t.Fatalf("status %d, want %d (stderr %q)", status, exitFailed, p.stderr.String())
 	}
 	oneErrorLine(t, result{stderr: p.stderr.String()}, "cannot start "+missing)
+}
+
+// zkit elect --requeue with no server reachable keeps trying, as it keeps
+// campaigning, but says that the servers are unreachable: no term began,
+// so none "ended". SIGTERM between attempts exits 0.
+func TestElectRequeueUnreachable(t *testing.T) {
+	bin := buildZkit(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	p := start(t, bin, "--servers", addr, "--connect-timeout", "200ms", "elect", "/rq", "--requeue", "--", "true")
+	waitOutput(t, p.stderr, "trying again\n")
+	waitOutput(t, p.stderr, "trying again\nzkit elect: no ZooKeeper reachable") // and again
+	if strings.Contains(p.stderr.String(), "ended") {
+		t.Errorf("stderr names a term that never began: %q", p.stderr.String())
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if status := p.wait(t); status != exitOK {
+		t.Errorf("stopped between attempts: status %d, want 0 (stderr %q)", status, p.stderr.String())
+	}
 }
