@@ -13,15 +13,17 @@ import (
 // Dynamic; the ports within 0..65535; Payload and Extra valid JSON, Extra
 // without the names of known members; and the instance's JSON within the
 // server's limit on a node's data. It sends nothing: a command line can
-// refuse bad input before it connects.
+// refuse bad input before it connects. The instance is checked as Register
+// writes it, with the type and registration time Register fills in.
 func CheckInstance(base string, inst Instance) error {
-	_, err := encode("register", base, inst)
+	_, err := encode("register", "", base, normalize(inst, Instance{}))
 	return err
 }
 
 // encode checks inst for op under base, as CheckInstance describes, and
-// returns its JSON.
-func encode(op, base string, inst Instance) ([]byte, error) {
+// returns its JSON. ns is the client's namespace: the server gets the
+// node's path inside it, and the limit counts that path.
+func encode(op, ns, base string, inst Instance) ([]byte, error) {
 	if err := recipes.CheckName(op, base, "service name", inst.Name); err != nil {
 		return nil, err
 	}
@@ -45,7 +47,7 @@ func encode(op, base string, inst Instance) ([]byte, error) {
 	if err != nil {
 		return refuse("not encodable as JSON: %v", err)
 	}
-	if max := client.MaxData(node); len(data) > max {
+	if max := client.MaxData(ns + node); len(data) > max {
 		return refuse("instance of %d bytes in JSON is over the %d-byte limit", len(data), max)
 	}
 	return data, nil
