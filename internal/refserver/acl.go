@@ -4,8 +4,8 @@ import (
 	"crypto/sha1"
 	"encoding/base64"
 	"sort"
-	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 
 	"github.com/zkit-dev/zkit/internal/jute"
@@ -65,8 +65,8 @@ func parseIPACL(expr string) ([]byte, int, bool) {
 	}
 	bits := 32
 	if hasBits {
-		b, err := strconv.Atoi(bitsStr)
-		if err != nil || b < 0 || b > 32 {
+		b, ok := javaParseInt(bitsStr)
+		if !ok || b < 0 || b > 32 {
 			return nil, 0, false
 		}
 		bits = b
@@ -81,13 +81,62 @@ func parseIPv4(s string) []byte {
 	}
 	b := make([]byte, 4)
 	for i, p := range parts {
-		v, err := strconv.Atoi(p)
-		if err != nil || v < 0 || v > 255 {
+		v, ok := javaParseInt(p)
+		if !ok || v < 0 || v > 255 {
 			return nil
 		}
 		b[i] = byte(v)
 	}
 	return b
+}
+
+// javaParseInt parses a decimal int32 as Java's Integer.parseInt does,
+// which ZooKeeper uses on the parts of an ip ACL: an optional sign, then
+// digits that may be any Unicode decimal digits in the Basic Multilingual
+// Plane ("１２７" is 127), since Java reads a string as UTF-16 units.
+func javaParseInt(s string) (int, bool) {
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	v := int64(0)
+	for _, r := range s {
+		d, ok := decimalDigit(r)
+		if !ok {
+			return 0, false
+		}
+		v = v*10 + int64(d)
+		if v > 1<<31 {
+			return 0, false
+		}
+	}
+	if neg {
+		v = -v
+	}
+	if v > 1<<31-1 {
+		return 0, false
+	}
+	return int(v), true
+}
+
+// decimalDigit is the value of a BMP Unicode decimal digit (category Nd).
+// Unicode encodes each script's digits as a run of ten, zero first.
+func decimalDigit(r rune) (int, bool) {
+	if r >= '0' && r <= '9' {
+		return int(r - '0'), true
+	}
+	if r > 0xffff || !unicode.IsDigit(r) {
+		return 0, false
+	}
+	start := r
+	for unicode.IsDigit(start - 1) {
+		start--
+	}
+	return int(r-start) % 10, true
 }
 
 func maskIP(b []byte, bits int) {

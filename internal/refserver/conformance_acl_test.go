@@ -3,6 +3,7 @@ package refserver_test
 import (
 	"crypto/sha1"
 	"encoding/base64"
+	"fmt"
 	"time"
 
 	"github.com/zkit-dev/zkit/internal/jute"
@@ -131,6 +132,19 @@ func init() {
 			a.addAuth("ip", "whatever")
 			a.get(e.p("/far"), false)
 			a.call(jute.OpWhoAmI, nil)
+		}},
+		scenario{"acl-ip-forms", func(e *env) {
+			// ZooKeeper parses each part with Integer.parseInt, which
+			// takes a sign and any Unicode decimal digits.
+			a := e.session()
+			for i, id := range []string{"1.2.3.4.", ".1.2.3.4", "+1.2.3.4", "-0.2.3.4", "1.2.3.4/+8", "1.2.3.4/08",
+				"1.2.3.4/", "1.2.3.4/8/9", "1.2.3", " 1.2.3.4", "127.0.0.1/-0",
+				"\uff11\uff12\uff17.0.0.\uff11", "1.2.3.4/\uff18", "\u0661.\u0662.\u0663.\u0664", "\U0001D7CF.2.3.4", "\u00b9.2.3.4"} {
+				a.createACL(e.p(fmt.Sprintf("/n%d", i)), []jute.ACL{acl(jute.PermAll, "ip", id)}, 0)
+			}
+			a.createACL(e.p("/local"), []jute.ACL{acl(jute.PermRead, "ip", "\uff11\uff12\uff17.0.0.\uff11/\uff13\uff12")}, 0)
+			a.get(e.p("/local"), false)
+			a.getACL(e.p("/local"))
 		}},
 		scenario{"acl-set-versions", func(e *env) {
 			a := e.session()

@@ -157,6 +157,44 @@ func init() {
 			a.create(e.p("/n/c"), nil, 0)
 			a.ping()
 		}},
+		scenario{"watch-check-any-connection", func(e *env) {
+			// ZooKeeper 3.8's checkWatches asks whether the path has a
+			// watch of the type at all, not whether this connection set
+			// one; removeWatches does look for the connection's own.
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			a.create(e.p("/n"), nil, 0)
+			a.get(e.p("/n"), true)
+			a.children(e.p("/n"), true)
+			a.exists(e.p("/missing"), true)
+			w.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/n"), Type: jute.WatcherTypeData})
+			w.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/n"), Type: jute.WatcherTypeChildren})
+			w.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/n"), Type: jute.WatcherTypeAny})
+			w.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/missing"), Type: jute.WatcherTypeAny})
+			w.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/missing"), Type: jute.WatcherTypeChildren})
+			w.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: e.p("/n"), Type: jute.WatcherTypeAny})
+			a.set(e.p("/n"), []byte("x"), -1)
+			w.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/n"), Type: jute.WatcherTypeData})
+			w.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/n"), Type: jute.WatcherTypeChildren})
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: e.p("/missing"), Type: jute.WatcherTypeData})
+			w.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/missing"), Type: jute.WatcherTypeAny})
+		}},
+		scenario{"watch-check-under-recursive", func(e *env) {
+			// A persistent recursive watch fires for the paths below
+			// it, but checkWatches on them finds no watch.
+			a := e.session()
+			a.create(e.p("/r"), nil, 0)
+			a.create(e.p("/r/x"), nil, 0)
+			a.call(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.p("/r"), Mode: jute.AddWatchPersistentRecursive})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/r"), Type: jute.WatcherTypeData})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/r"), Type: jute.WatcherTypeChildren})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/r/x"), Type: jute.WatcherTypeData})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/r/x"), Type: jute.WatcherTypeAny})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/r/x/y"), Type: jute.WatcherTypeAny})
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: e.p("/r/x"), Type: jute.WatcherTypeAny})
+			a.set(e.p("/r/x"), []byte("1"), -1)
+			a.ping()
+		}},
 		scenario{"set-watches", func(e *env) {
 			a := e.session()
 			a.create(e.p("/changed"), nil, 0)

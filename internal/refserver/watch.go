@@ -87,21 +87,12 @@ func (w *watchTable) removeConn(c *conn) {
 	delete(w.byConn, c)
 }
 
-// contains reports whether c has a watch that would fire for path
-// (WatchManager.containsWatcher).
-func (w *watchTable) contains(path string, c *conn) bool {
-	if _, ok := w.byPath[path][c]; ok {
-		return true
-	}
-	if w.recursive == 0 {
-		return false
-	}
-	for p := parentOf(path); p != ""; p = parentOf(p) {
-		if w.byPath[p][c] == watchPersistentRecursive {
-			return true
-		}
-	}
-	return false
+// contains answers checkWatches as ZooKeeper 3.8's
+// WatchManager.containsWatcher does: whether any connection, not only c,
+// has a watch of this table's type registered on exactly path. A persistent
+// recursive watch on an ancestor does not count, although it would fire.
+func (w *watchTable) contains(path string) bool {
+	return len(w.byPath[path]) > 0
 }
 
 // count is the number of (path, connection) watches.

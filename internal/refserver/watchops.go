@@ -54,14 +54,14 @@ func (s *Server) watchOp(c *conn, op int32, body []byte) (jute.Error, any) {
 			if op == jute.OpRemoveWatches {
 				found = s.childWatches.remove(req.Path, c) || found
 			} else {
-				found = s.childWatches.contains(req.Path, c) || found
+				found = s.childWatches.contains(req.Path) || found
 			}
 		}
 		if req.Type != jute.WatcherTypeChildren {
 			if op == jute.OpRemoveWatches {
 				found = s.dataWatches.remove(req.Path, c) || found
 			} else {
-				found = s.dataWatches.contains(req.Path, c) || found
+				found = s.dataWatches.contains(req.Path) || found
 			}
 		}
 		if !found {
