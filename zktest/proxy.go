@@ -109,7 +109,10 @@ func (p *Proxy) ResetAll() {
 }
 
 // SetLatency delays every chunk forwarded in either direction by d (0: no
-// delay). It applies to chunks read after the call.
+// delay), one chunk after another: chunks sent back to back queue, so the
+// k-th of a burst (pipelined requests, a ping behind them) arrives about
+// k·d late, as over a slow link more than a long one. It applies to chunks
+// read after the call.
 func (p *Proxy) SetLatency(d time.Duration) { p.latency.Store(int64(d)) }
 
 // CutAfterNextRequest arms a one-shot fault: the next request frame any
@@ -345,6 +348,19 @@ func (c *proxyConn) delay() bool {
 	}
 }
 
+// blackholed reports whether the proxy is blackholed, in which case the
+// chunk is dropped: anything but a ping lost that way damages the
+// connection, which Heal then closes.
+func (c *proxyConn) blackholed(hasXid bool, xid int32) bool {
+	if !c.p.blackhole.Load() {
+		return false
+	}
+	if !(hasXid && xid == xidPing) {
+		c.damaged.Store(true)
+	}
+	return true
+}
+
 func (c *proxyConn) clientToServer() {
 	defer c.p.wg.Done()
 	defer c.teardown(false)
@@ -361,10 +377,7 @@ func (c *proxyConn) clientToServer() {
 		if c.cut.Load() {
 			continue // the cut request was the last one forwarded
 		}
-		if c.p.blackhole.Load() {
-			if !(hasXid && xid == xidPing) {
-				c.damaged.Store(true)
-			}
+		if c.blackholed(hasXid, xid) {
 			continue
 		}
 		if framed && !first && hasXid && isCall(xid) && (c.p.cutArmed.CompareAndSwap(true, false) || c.p.takeCreateCut(chunk)) {
@@ -384,6 +397,11 @@ func (c *proxyConn) clientToServer() {
 		}
 		if !c.delay() {
 			return
+		}
+		// Held back for latency and blackholed meanwhile: in flight when
+		// the partition began, so lost.
+		if c.blackholed(hasXid, xid) {
+			continue
 		}
 		if _, err := c.server.Write(chunk); err != nil {
 			return
@@ -414,14 +432,16 @@ func (c *proxyConn) serverToClient() {
 			}
 			continue
 		}
-		if c.p.blackhole.Load() {
-			if !(hasXid && xid == xidPing) {
-				c.damaged.Store(true)
-			}
+		if c.blackholed(hasXid, xid) {
 			continue
 		}
 		if !c.delay() {
 			return
+		}
+		// Held back for latency and blackholed meanwhile: in flight when
+		// the partition began, so lost.
+		if c.blackholed(hasXid, xid) {
+			continue
 		}
 		if _, err := c.client.Write(chunk); err != nil {
 			c.teardown(false)

@@ -525,3 +525,23 @@ func TestProxyCloseLeaksNothing(t *testing.T) {
 	}
 	p.Close() // idempotent
 }
+
+// Blackhole forwards nothing in either direction from the moment it
+// returns, latency or not: a request or reply that the proxy was still
+// holding back for SetLatency is dropped, not delivered into the partition.
+func TestProxyBlackholeDropsDelayedFrames(t *testing.T) {
+	srv := newFakeServer(t)
+	p := NewProxy(t, srv.addr())
+	c := dialFake(t, p.Addr())
+	const d = 500 * time.Millisecond
+	p.SetLatency(d)
+	// Two pipelined requests: when the server has the first, the proxy
+	// holds the second (and the first's reply) for the latency.
+	c.send(append(requestFrame(30, 3), requestFrame(31, 3)...))
+	srv.waitFor(t, 30)
+	p.Blackhole()
+	c.expectSilence(3 * d)
+	if srv.saw(31) {
+		t.Fatal("a request held back for latency reached the server during the blackhole")
+	}
+}

@@ -496,6 +496,13 @@ func (z *ZooKeeper) launch(nd *node) error {
 	}()
 	slog.Debug("zktest: started ZooKeeper", "node", nd.index, "pid", cmd.Process.Pid, "port", nd.clientPort, "dir", nd.dir)
 	z.mu.Lock()
+	if z.stopped {
+		// Stop ran while this node was being (re)started: it did not see
+		// this process, so nobody else will stop it.
+		z.mu.Unlock()
+		stopProc(p)
+		return errors.New("the servers have been stopped")
+	}
 	nd.proc = p
 	z.mu.Unlock()
 	return nil

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -609,5 +610,60 @@ func TestClientAcrossRestart(t *testing.T) {
 		if err != nil || string(data) != "v1" {
 			t.Fatalf("restart %d: %q, %v", i, data, err)
 		}
+	}
+}
+
+// procStatus returns the value of a field of /proc/PID/status, or "".
+func procStatus(pid int, field string) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// termPending reports whether SIGTERM is pending for process pid (it is
+// stopped, so it cannot take it).
+func termPending(pid int) bool {
+	mask, err := strconv.ParseUint(procStatus(pid, "ShdPnd"), 16, 64)
+	return err == nil && mask&(1<<(int(syscall.SIGTERM)-1)) != 0
+}
+
+// Stop stops every node and waits for them: a Restart under way when Stop
+// is called (from a goroutine of a test that then fails, say, and whose
+// cleanup stops the servers) must not start a server after Stop returned.
+func TestStopDuringRestartLeavesNothingRunning(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("needs /proc")
+	}
+	z := StartZooKeeper(t)
+	old := z.PID(0)
+	// Hold the old JVM stopped, so that Restart is still waiting for it to
+	// exit when Stop is called.
+	if err := syscall.Kill(old, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, Scale(10*time.Second), "the old server to stop", func() bool { return strings.HasPrefix(procStatus(old, "State"), "T") })
+	done := make(chan error, 1)
+	go func() { done <- z.restart(0) }()
+	waitFor(t, Scale(10*time.Second), "Restart to signal the old server", func() bool { return termPending(old) })
+	z.Stop()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(Scale(90 * time.Second)):
+		t.Fatal("Restart did not return")
+	}
+	if pid := z.PID(0); pid != 0 {
+		z.stop()
+		t.Fatalf("after Stop returned, the Restart under way started server pid %d (Restart returned %v)", pid, err)
+	}
+	if err == nil {
+		t.Fatal("a Restart overtaken by Stop reported success")
 	}
 }
