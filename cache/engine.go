@@ -38,6 +38,7 @@ type engine struct {
 	nodes     map[string]*wnode // server paths
 	pending   map[int32]request
 	syncing   bool // a sync is pending
+	resync    bool // a sync was asked for while one was pending: send another after it
 	dirty     map[string]struct{}
 	published bool // the first snapshot of this connection is out
 	count     int
@@ -108,14 +109,18 @@ func (e *engine) reconcile(path string) {
 }
 
 // sync asks the server for a sync, after which every reply carries a zxid
-// at least the one the leader had when it was asked.
+// at least the one the leader had when it was asked. While one is pending
+// it asks for the next once that one is answered: the pending one may have
+// been processed before the write the caller waits for.
 func (e *engine) sync() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if !e.syncing {
-		e.syncing = true
-		e.send(jute.OpSync, &jute.SyncRequest{Path: "/"}, "/")
+	if e.syncing {
+		e.resync = true
+		return
 	}
+	e.syncing = true
+	e.send(jute.OpSync, &jute.SyncRequest{Path: "/"}, "/")
 }
 
 // frame applies one frame from the server.
@@ -216,6 +221,11 @@ func (e *engine) reply(r request, h jute.ReplyHeader, body []byte) error {
 		return errFallback
 	case r.op == jute.OpSync:
 		e.syncing = false
+		if e.resync {
+			e.resync = false
+			e.syncing = true
+			e.send(jute.OpSync, &jute.SyncRequest{Path: "/"}, "/")
+		}
 		return nil
 	case r.op == jute.OpExists:
 		if code == jute.ErrOK {

@@ -38,3 +38,6 @@ func SessionOf(c *Cache) (int64, []byte) {
 	defer c.mu.Unlock()
 	return c.sess.id, c.sess.passwd
 }
+
+// Wanted returns the highest zxid a WaitFor has waited for.
+func Wanted(c *Cache) int64 { return c.wanted() }
