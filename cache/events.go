@@ -26,7 +26,8 @@ var eventNames = map[EventType]string{Created: "created", Changed: "changed", De
 func (t EventType) String() string { return eventNames[t] }
 
 // Event is one change of the cached tree. Data and Stat are the node's
-// (none for Deleted, Initialized and Reset). Zxid is the transaction the
+// (none for Deleted, Initialized and Reset); Data is shared with the
+// snapshots that hold the node: do not modify it. Zxid is the transaction the
 // event brings the receiver up to: the node's Mzxid for Created and
 // Changed, and for the others the zxid of the snapshot in which the node
 // is gone, or that was loaded (ZooKeeper does not say when a node was

@@ -59,7 +59,7 @@ func (t *Term) Guard() client.Op { return t.lease.Guard() }
 // Multi applies ops atomically, and only while the term lasts: it prepends
 // Guard and returns the results of ops. Once the term has ended, or when
 // the guard fails on the server, nothing is applied and the error matches
-// ErrLost.
+// ErrReleased after Resign or Requeue, ErrLost otherwise.
 func (t *Term) Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult, error) {
 	return t.lease.Multi(ctx, ops...)
 }

@@ -162,7 +162,7 @@ func (l *Lease) Guard() client.Op { return client.CheckOp(l.path, -1) }
 // Multi applies ops atomically, and only while the lease is held: it
 // prepends Guard and returns the results of ops. When the lease has ended,
 // or the guard fails on the server, nothing is applied and the error
-// matches ErrLost.
+// matches ErrReleased after Unlock, ErrLost otherwise.
 func (l *Lease) Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult, error) {
 	if b := l.batch; b != nil {
 		// The node does not pass to the next local holder while this
