@@ -63,3 +63,37 @@ func TestCancelWhileBlackholed(t *testing.T) {
 		assert.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
 	})
 }
+
+// Closing the client ends the calls in flight at once, with an error
+// matching ErrClosed, even while the server is blackholed and no reply or
+// connection error would ever come to end them.
+func TestCloseWhileBlackholed(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(20*time.Second)))
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(testCtx(t), base))
+		proxy.Blackhole()
+
+		errc := make(chan error, 2)
+		sent := proxy.Requests()
+		go func() { _, _, err := c.Get(context.Background(), base); errc <- err }()
+		go func() { _, err := c.Create(context.Background(), base+"/x", nil, client.Persistent); errc <- err }()
+		eventually(t, 5*time.Second, "both calls sent", func() bool { return proxy.Requests() >= sent+2 })
+		closed := make(chan struct{})
+		go func() { c.Close(); close(closed) }()
+		for range 2 {
+			select {
+			case err := <-errc:
+				assert.ErrorIs(t, err, client.ErrClosed)
+			case <-time.After(zktest.Scale(5 * time.Second)):
+				t.Fatal("a call in flight did not return after Close")
+			}
+		}
+		select {
+		case <-closed:
+		case <-time.After(zktest.Scale(5 * time.Second)):
+			t.Fatal("Close did not return")
+		}
+	})
+}

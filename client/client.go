@@ -191,7 +191,9 @@ func (c *Client) Context() context.Context { return c.life }
 
 // Close ends the session (the server deletes its ephemeral nodes), stops
 // reconnecting, and ends every subscription after a final StateClosed event.
-// It waits for background cleanups started by this client to stop.
+// Calls in flight fail at once with an error matching ErrClosed, even on a
+// connection that no longer answers. It waits for background cleanups
+// started by this client to stop.
 func (c *Client) Close() {
 	c.mu.Lock()
 	if c.closed {
@@ -201,6 +203,11 @@ func (c *Client) Close() {
 	c.closed = true
 	c.mu.Unlock()
 	c.endLife()
+	if s := c.wire.Load(); s != nil {
+		// The calls in flight end now, not once the connection does: a
+		// partitioned one may never answer nor fail them.
+		s.endDirect(zk.ErrClosing)
+	}
 	c.background.Wait()
 	c.conn.Close()
 	c.watches.close()

@@ -49,6 +49,14 @@
 // cannot be deleted: the server refuses to delete a node with children.
 // Give the counter a node of its own.
 //
+// Do not delete and create again the node of a counter in use. A version
+// says nothing of which node it belongs to: a write from the version the
+// client's last write returned lands on a new node that has reached that
+// version (a node created again is at version 0, as a counter's first
+// write leaves it), and its value is then computed from the old node's.
+// Curator's DistributedAtomicLong reads before each write and does not run
+// into this; zkit saves that read.
+//
 // # Unknown outcomes
 //
 // A write whose reply is lost (the connection dropped, or the caller's
