@@ -303,8 +303,10 @@ func TestBadInput(t *testing.T) {
 		_, err := rendezvous.New(c, base).PublishEphemeral(ctx, []byte{})
 		isInput("PublishEphemeral(empty)", err)
 		isInput("Publish(oversized)", rendezvous.New(c, base).Publish(ctx, make([]byte, client.DefaultMaxBuffer)))
-		_, err = rendezvous.New(c, "relative").Wait(ctx)
-		isInput("Wait(relative)", err)
+		for _, p := range []string{"relative", "/"} {
+			_, err = rendezvous.New(c, p).Wait(ctx)
+			isInput("Wait("+p+")", err)
+		}
 		if ok, _, err := c.Exists(ctx, base); err != nil || ok {
 			t.Fatalf("something was created at %s (exists=%v, err=%v)", base, ok, err)
 		}

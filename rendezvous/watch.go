@@ -30,7 +30,7 @@ func (v Value) Filled() bool { return v.Exists && len(v.Data) > 0 }
 // the worker receives a Value with Exists false; the feed goes on (zr may
 // come back: a restarted master in the PublishEphemeral variant), until
 // ctx ends, the client is closed (client.ErrClosed), or on an error
-// retrying cannot cure (an invalid path: an *client.InputError, before
+// retrying cannot cure (an invalid path or the root: an *client.InputError, before
 // anything is sent).
 func (r *Rendezvous) Watch(ctx context.Context) *recipes.Feed[Value] {
 	return recipes.Follow(ctx, r.c, r.reader("watch"), sameValue)
@@ -39,8 +39,8 @@ func (r *Rendezvous) Watch(ctx context.Context) *recipes.Feed[Value] {
 // reader reads zr for the call op: its errors name op.
 func (r *Rendezvous) reader(op string) recipes.ReadFunc[Value] {
 	return func(ctx context.Context) (Value, <-chan client.WatchEvent, error) {
-		if reason := client.ValidatePath(r.path, false); reason != "" {
-			return Value{}, nil, &client.InputError{Op: op, Path: r.path, Reason: reason}
+		if err := checkPath(op, r.path); err != nil {
+			return Value{}, nil, err
 		}
 		v, w, err := readValue(ctx, r.c, r.path)
 		return v, w, recipes.Wrap(op, r.path, err)
@@ -74,7 +74,7 @@ func sameValue(a, b Value) bool {
 // it, Wait returns an error matching ErrGone: the launcher has ended. It
 // returns ctx's error when ctx ends first, an error matching
 // client.ErrClosed when the client is closed, and an *client.InputError
-// for an invalid path.
+// for an invalid path or the root, which cannot be a rendezvous node.
 func (r *Rendezvous) Wait(ctx context.Context) ([]byte, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
