@@ -30,8 +30,8 @@ func (v Value) Filled() bool { return v.Exists && len(v.Data) > 0 }
 // the worker receives a Value with Exists false; the feed goes on (zr may
 // come back: a restarted master in the PublishEphemeral variant), until
 // ctx ends, the client is closed (client.ErrClosed), or on an error
-// retrying cannot cure (an invalid path or the root: an *client.InputError, before
-// anything is sent).
+// retrying cannot cure (an invalid path or the root: an
+// *client.InputError, before anything is sent).
 func (r *Rendezvous) Watch(ctx context.Context) *recipes.Feed[Value] {
 	return recipes.Follow(ctx, r.c, r.reader("watch"), sameValue)
 }
