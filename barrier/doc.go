@@ -110,7 +110,11 @@
 //
 // Loss accounting needs ready to have been created by a zkit member and
 // every member to use the same count; with Curator members in the round it
-// covers the zkit members only, since Curator records nothing.
+// covers the zkit members only, since Curator records nothing. It covers
+// the members the creator of ready counted: a member beyond the count that
+// got in while the barrier opened (it found ready missing, and created its
+// node after the creator listed the directory) is not in the record, and
+// its loss inside goes unreported. Send count members to a round, no more.
 //
 // # Rounds
 //
