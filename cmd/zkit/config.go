@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/zkit-dev/zkit/client"
@@ -118,8 +119,11 @@ func assignments(args, deletes []string) (configwatch.Values, error) {
 }
 
 // jsonValue stores v as is when it is JSON, and as a JSON string otherwise.
+// JSON is UTF-8 (RFC 8259; json.Valid does not check it): a v that is not
+// is stored as a string, with U+FFFD for what is not UTF-8, so that no
+// reader gets a configuration that is not JSON.
 func jsonValue(v string) []byte {
-	if json.Valid([]byte(v)) {
+	if json.Valid([]byte(v)) && utf8.ValidString(v) {
 		return []byte(v)
 	}
 	b, _ := json.Marshal(v)

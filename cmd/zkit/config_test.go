@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/configwatch"
@@ -165,4 +167,29 @@ func drain(ch <-chan string) []string {
 		out = append(out, l)
 	}
 	return out
+}
+
+// config get prints one JSON object: valid JSON, which is UTF-8 (RFC
+// 8259), whatever VALUE set was given. A VALUE such as "\xff" (quoted,
+// with a byte that is not UTF-8) is not valid JSON, so set stores it as a
+// JSON string, as it does any other non-JSON VALUE.
+func TestConfigGetIsValidJSONAfterNonUTF8Value(t *testing.T) {
+	servers, c, ctx := env(t)
+	zkitOn(t, servers, exitOK, "config", "/cfg", "set", "a=\"\xff\"", "b=\xfe", "c=8")
+	data, _, err := c.Get(ctx, "/cfg/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.Valid(data) {
+		t.Errorf("config set stored key a as %q: not UTF-8, not JSON", data)
+	}
+	r := zkitOn(t, servers, exitOK, "config", "/cfg", "get")
+	out := strings.TrimSuffix(r.stdout, "\n")
+	var got map[string]any
+	if !utf8.ValidString(out) || json.Unmarshal([]byte(out), &got) != nil || strings.Contains(out, "\n") {
+		t.Fatalf("config get printed %q: not one line of valid (UTF-8) JSON", r.stdout)
+	}
+	if got["c"] != 8.0 {
+		t.Fatalf("config get: %v", got)
+	}
 }

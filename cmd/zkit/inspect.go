@@ -35,7 +35,8 @@ Nodes of kazoo's recipes (whose layouts differ) are recognised and marked kazoo;
 Curator's share zkit's layout and are marked curator where their data tells (the
 host address Curator writes into lock and semaphore nodes). A path of no recipe's
 layout is listed with its children's stats. Data is printed escaped, as a Go string;
-with -o json the report is one JSON object.`,
+with -o json the report is one JSON object, each data as "data", or as
+"data_base64" when it is not UTF-8 (as 'zkit get' prints it).`,
 		Example: `  zkit inspect /app/locks/report
   zkit inspect /services -o json | jq '.nodes[] | select(.role == "instance") | .id'`,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -73,5 +75,63 @@ func TestInspectUnknownMissingUsage(t *testing.T) {
 		if r := zkit(t, append(args, "--servers", servers)...); r.status != exitUsage {
 			t.Fatalf("%q: %+v, want a usage error", args, r)
 		}
+	}
+}
+
+// inspect -o json keeps data that is not UTF-8, as get -o json does:
+// "data_base64" instead of "data", never U+FFFD in place of the bytes (a
+// long counter's 8 bytes, a binary child's data).
+func TestInspectJSONKeepsBinaryData(t *testing.T) {
+	servers, c, ctx := env(t)
+	counterData := []byte{0, 0, 0, 0, 0, 0, 0, 0xff}
+	childData := []byte{0xff, 0xfe, 'a'}
+	if _, err := c.Create(ctx, "/bin", []byte{0x80}, client.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Create(ctx, "/bin/x", childData, client.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	r := zkitOn(t, servers, exitOK, "counter", "/n", "add", "255")
+	_ = r
+
+	type nodeOut struct {
+		Name       string  `json:"name"`
+		Data       *string `json:"data"`
+		DataBase64 string  `json:"data_base64"`
+	}
+	var got struct {
+		Data       *string   `json:"data"`
+		DataBase64 string    `json:"data_base64"`
+		Nodes      []nodeOut `json:"nodes"`
+	}
+	decoded := func(data *string, b64 string) []byte {
+		if data != nil {
+			return []byte(*data)
+		}
+		b, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			t.Fatalf("data_base64 %q: %v", b64, err)
+		}
+		return b
+	}
+
+	r = zkitOn(t, servers, exitOK, "inspect", "/n", "-o", "json")
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("inspect /n -o json: %v: %q", err, r.stdout)
+	}
+	if b := decoded(got.Data, got.DataBase64); !bytes.Equal(b, counterData) {
+		t.Errorf("inspect /n -o json: the counter's data is %q, want %q (%s)", b, counterData, r.stdout)
+	}
+
+	got.Data, got.DataBase64, got.Nodes = nil, "", nil
+	r = zkitOn(t, servers, exitOK, "inspect", "/bin", "-o", "json")
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || len(got.Nodes) != 1 {
+		t.Fatalf("inspect /bin -o json: %v: %q", err, r.stdout)
+	}
+	if b := decoded(got.Data, got.DataBase64); !bytes.Equal(b, []byte{0x80}) {
+		t.Errorf("inspect /bin -o json: the path's data is %q, want %q (%s)", b, "\x80", r.stdout)
+	}
+	if b := decoded(got.Nodes[0].Data, got.Nodes[0].DataBase64); !bytes.Equal(b, childData) {
+		t.Errorf("inspect /bin -o json: child x's data is %q, want %q (%s)", b, childData, r.stdout)
 	}
 }

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/zkit-dev/zkit/internal/inspect"
 )
 
 // What commands print on stdout: with -o text (the default) one value a
@@ -68,16 +69,7 @@ func printable(s string) string {
 }
 
 // dataJSON is a node's data in JSON output: "data" when it is UTF-8 text,
-// else "data_base64".
-type dataJSON struct {
-	Data       *string `json:"data,omitempty"`
-	DataBase64 string  `json:"data_base64,omitempty"`
-}
+// else "data_base64" (as inspect's report has it).
+type dataJSON = inspect.DataJSON
 
-func newDataJSON(b []byte) dataJSON {
-	if !utf8.Valid(b) {
-		return dataJSON{DataBase64: base64.StdEncoding.EncodeToString(b)}
-	}
-	s := string(b)
-	return dataJSON{Data: &s}
-}
+var newDataJSON = inspect.NewDataJSON

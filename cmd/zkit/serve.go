@@ -2,6 +2,8 @@ package main
 
 import (
 	"log/slog"
+	"net"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,6 +32,9 @@ every connection and session to stderr.`,
 			if tick <= 0 {
 				return usagef("--tick-time %v: must be positive", tick)
 			}
+			if err := checkListen(listen); err != nil {
+				return err
+			}
 			opts := []zktest.ServerOption{zktest.ServerTickTime(tick)}
 			if a.verbose { // connections and sessions are logged at Debug
 				opts = append(opts, zktest.ServerLogger(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
@@ -49,4 +54,18 @@ every connection and session to stderr.`,
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:2181", "address to listen on (host:port)")
 	cmd.Flags().DurationVar(&tick, "tick-time", 2*time.Second, "ZooKeeper tickTime: session timeouts are clamped to [2, 20] ticks")
 	return cmd
+}
+
+// checkListen refuses a --listen that is not host:port (port 0 to 65535;
+// 0 picks a free one) before anything starts: that is a usage error, not
+// a failure to listen.
+func checkListen(listen string) error {
+	_, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return usagef("--listen %q is not host:port", listen)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return usagef("--listen %q: port %q is not 0 to 65535", listen, port)
+	}
+	return nil
 }

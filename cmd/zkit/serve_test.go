@@ -71,3 +71,17 @@ func TestServeErrorIsOneLine(t *testing.T) {
 		t.Fatalf("want one error line, got %q", out)
 	}
 }
+
+// A --listen that is not host:port is a wrong command line: a usage error
+// (status 2) before anything starts, as a bad --servers is, not a failure
+// to listen (status 1).
+func TestServeBadListenIsUsage(t *testing.T) {
+	for _, listen := range []string{"nonsense", "127.0.0.1", "127.0.0.1:99999", "127.0.0.1:-1"} {
+		r := zkit(t, "serve", "--listen", listen)
+		if r.status != exitUsage {
+			t.Errorf("zkit serve --listen %q: status %d, want %d (%q)", listen, r.status, exitUsage, r.stderr)
+			continue
+		}
+		oneErrorLine(t, r, "--listen")
+	}
+}

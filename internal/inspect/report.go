@@ -1,9 +1,11 @@
 package inspect
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/zkit-dev/zkit/client"
 )
@@ -144,20 +146,37 @@ func (r *Report) Age(n Node) time.Duration {
 func Session(id int64) string { return fmt.Sprintf("0x%x", uint64(id)) }
 
 // nodeJSON is Node's JSON form: the session in hex, the age in
-// milliseconds, the data as a string.
+// milliseconds, the data as a string ("data"), or in base64
+// ("data_base64") when it is not UTF-8.
 type nodeJSON struct {
-	Role     Role   `json:"role"`
-	Name     string `json:"name"`
-	Origin   Origin `json:"origin,omitempty"`
-	Mode     string `json:"mode,omitempty"`
-	ID       string `json:"id,omitempty"`
-	Service  string `json:"service,omitempty"`
-	Session  string `json:"session,omitempty"`
-	Token    int64  `json:"token"`
-	Created  string `json:"created"`
-	AgeMs    int64  `json:"age_ms"`
-	Data     string `json:"data"`
-	Children int32  `json:"children,omitempty"`
+	Role    Role   `json:"role"`
+	Name    string `json:"name"`
+	Origin  Origin `json:"origin,omitempty"`
+	Mode    string `json:"mode,omitempty"`
+	ID      string `json:"id,omitempty"`
+	Service string `json:"service,omitempty"`
+	Session string `json:"session,omitempty"`
+	Token   int64  `json:"token"`
+	Created string `json:"created"`
+	AgeMs   int64  `json:"age_ms"`
+	DataJSON
+	Children int32 `json:"children,omitempty"`
+}
+
+// DataJSON is a node's data in the JSON output of zkit's commands: "data"
+// when it is UTF-8 text, else "data_base64", so that no byte is lost.
+type DataJSON struct {
+	Data       *string `json:"data,omitempty"`
+	DataBase64 string  `json:"data_base64,omitempty"`
+}
+
+// NewDataJSON returns b in its JSON form.
+func NewDataJSON(b []byte) DataJSON {
+	if !utf8.Valid(b) {
+		return DataJSON{DataBase64: base64.StdEncoding.EncodeToString(b)}
+	}
+	s := string(b)
+	return DataJSON{Data: &s}
 }
 
 // MarshalJSON renders the report as one JSON object.
@@ -166,24 +185,24 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	for i, n := range r.Nodes {
 		j := nodeJSON{Role: n.Role, Name: n.Name, Origin: n.Origin, Mode: n.Mode, ID: n.ID, Service: n.Service,
 			Token: n.Token, Created: n.Created.UTC().Format(time.RFC3339Nano), AgeMs: r.Age(n).Milliseconds(),
-			Data: string(n.Data), Children: n.Children}
+			DataJSON: NewDataJSON(n.Data), Children: n.Children}
 		if n.Session != 0 {
 			j.Session = Session(n.Session)
 		}
 		nodes[i] = j
 	}
 	out := struct {
-		Path    string     `json:"path"`
-		Kind    Kind       `json:"kind"`
-		Origin  Origin     `json:"origin,omitempty"`
-		Session string     `json:"session,omitempty"`
-		Data    string     `json:"data"`
-		Ready   *bool      `json:"ready,omitempty"`
-		Values  []Value    `json:"values,omitempty"`
-		Nodes   []nodeJSON `json:"nodes"`
-		Notes   []string   `json:"notes,omitempty"`
-		At      string     `json:"at"`
-	}{Path: r.Path, Kind: r.Kind, Origin: r.Origin, Data: string(r.Data), Ready: r.Ready, Values: r.Values,
+		Path    string `json:"path"`
+		Kind    Kind   `json:"kind"`
+		Origin  Origin `json:"origin,omitempty"`
+		Session string `json:"session,omitempty"`
+		DataJSON
+		Ready  *bool      `json:"ready,omitempty"`
+		Values []Value    `json:"values,omitempty"`
+		Nodes  []nodeJSON `json:"nodes"`
+		Notes  []string   `json:"notes,omitempty"`
+		At     string     `json:"at"`
+	}{Path: r.Path, Kind: r.Kind, Origin: r.Origin, DataJSON: NewDataJSON(r.Data), Ready: r.Ready, Values: r.Values,
 		Nodes: nodes, Notes: r.Notes, At: r.At.UTC().Format(time.RFC3339Nano)}
 	if r.Stat != nil && r.Stat.EphemeralOwner != 0 {
 		out.Session = Session(r.Stat.EphemeralOwner)
