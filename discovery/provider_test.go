@@ -66,6 +66,11 @@ func TestStrategies(t *testing.T) {
 			t.Errorf("%T picked from no instances", st)
 		}
 	}
+
+	// A nil master is round robin, as for WithStrategy: no panic.
+	if i, ok := discovery.Sticky(nil).Pick(list); !ok || i.ID == "" {
+		t.Errorf("Sticky(nil) picked %v, %v", i, ok)
+	}
 }
 
 // A provider picks from the live view: enabled instances that pass its

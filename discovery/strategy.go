@@ -49,8 +49,14 @@ func (random) Pick(instances []Instance) (Instance, bool) {
 // (Curator's StickyStrategy). The instance is the same node (Path; Name
 // and ID for instances not read from ZooKeeper): its data may change in
 // between, and Sticky returns it as it is now, where Curator compares
-// every field and picks anew after an update.
-func Sticky(master Strategy) Strategy { return &sticky{master: master} }
+// every field and picks anew after an update. A nil master is
+// RoundRobin(), as for WithStrategy.
+func Sticky(master Strategy) Strategy {
+	if master == nil {
+		master = RoundRobin()
+	}
+	return &sticky{master: master}
+}
 
 type sticky struct {
 	master Strategy
