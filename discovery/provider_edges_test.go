@@ -105,21 +105,7 @@ func TestProviderEdgeCloseWhileBlocked(t *testing.T) {
 		if !errors.Is(p.Err(), client.ErrClosed) {
 			t.Fatalf("provider Err = %v", p.Err())
 		}
-		deadline := time.After(zktest.Scale(5 * time.Second))
-		for {
-			select {
-			case _, open := <-feed.Values():
-				if open {
-					continue
-				}
-				if !errors.Is(feed.Err(), client.ErrClosed) {
-					t.Fatalf("Watch Err = %v", feed.Err())
-				}
-				return
-			case <-deadline:
-				t.Fatal("Watch did not end after Close")
-			}
-		}
+		recipetest.FeedEnds(t, feed, client.ErrClosed, "Watch after Close")
 	})
 }
 

@@ -104,20 +104,6 @@ func TestObserveEdgeClientClosed(t *testing.T) {
 		}
 		cut()
 		oc.Close()
-		deadline := time.After(zktest.Scale(5 * time.Second))
-		for {
-			select {
-			case _, open := <-feed.Values():
-				if open {
-					continue
-				}
-				if !errors.Is(feed.Err(), client.ErrClosed) {
-					t.Fatalf("Err = %v, want ErrClosed", feed.Err())
-				}
-				return
-			case <-deadline:
-				t.Fatal("Observe did not end after Close")
-			}
-		}
+		recipetest.FeedEnds(t, feed, client.ErrClosed, "Observe after Close")
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -120,4 +121,25 @@ func WaitWatched(t *testing.T, b zktest.Backend, sess *client.Session, path stri
 		}
 		return false
 	})
+}
+
+// FeedEnds drains feed until its values are closed, within 5 s (scaled),
+// and fails t unless its Err then matches want.
+func FeedEnds[T any](t *testing.T, feed *recipes.Feed[T], want error, what string) {
+	t.Helper()
+	deadline := time.After(zktest.Scale(5 * time.Second))
+	for {
+		select {
+		case _, open := <-feed.Values():
+			if open {
+				continue
+			}
+			if !errors.Is(feed.Err(), want) {
+				t.Fatalf("%s: Err = %v, want %v", what, feed.Err(), want)
+			}
+			return
+		case <-deadline:
+			t.Fatalf("%s did not end", what)
+		}
+	}
 }
