@@ -264,6 +264,16 @@ func (c *Client) onEvent(ev zk.Event) {
 		if h == nil {
 			return
 		}
+		if h.sessionID == c.abandoned.Load() {
+			// A connect request sent before the client gave this session
+			// up, answered after: never resume it (see doc.go). Dropping
+			// the connection makes the next attempt ask for a new session
+			// (see sniffConn.Write).
+			if s := c.wire.Load(); s != nil {
+				_ = s.Close()
+			}
+			return
+		}
 		c.link.Store(&link{lost: make(chan struct{})})
 		defer c.notifyLocked()
 		if c.sess != nil && c.sess.Alive() && c.sess.id == h.sessionID {

@@ -174,3 +174,40 @@ func TestCloseEndsSubscriptions(t *testing.T) {
 		assert.True(t, client.IsSessionLost(err), "call after Close: %v", err)
 	})
 }
+
+// A session the client declares lost while a reconnect attempt is in
+// flight (the connect request, asking to resume it, already sent; the
+// server's answer not yet read) is not resumed either: doc.go promises that
+// a session declared lost is never resumed, and that the client asks for a
+// new session instead. The proxy's latency holds the answer back across the
+// moment the client gives the session up.
+func TestLostSessionIsNotResumedByAttemptInFlight(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		timeout := zktest.Scale(2 * time.Second)
+		p := newProxied(t, b, timeout)
+		require.Equal(t, timeout, p.sess.Timeout())
+
+		since := p.partition(t)
+		// Keep the session alive on the server behind the client's back.
+		release := holdSession(t, b.Addr(), p.sess)
+		// Heal shortly before the client gives the session up, with enough
+		// latency that the connect request of the next attempt leaves
+		// before that moment and its answer arrives after it (and well
+		// within the client's wait for a connect response).
+		latency := zktest.Scale(300 * time.Millisecond)
+		time.Sleep(time.Until(since.Add(timeout - latency))) // the fault's length, not a wait for a condition
+		p.proxy.SetLatency(latency)
+		p.proxy.Heal()
+
+		require.Equal(t, client.StateLost, nextState(t, p.sub, 10*time.Second).State)
+		release()
+		ev := nextState(t, p.sub, 10*time.Second)
+		require.Equal(t, client.StateConnected, ev.State)
+		assert.NotEqual(t, p.sess.ID(), ev.Session.ID(), "the lost session was resumed")
+		p.proxy.SetLatency(0)
+		eventually(t, 20*time.Second, "the server to expire the abandoned session", func() bool {
+			ok, _ := p.nodeExists(t)
+			return !ok
+		})
+	})
+}

@@ -168,7 +168,8 @@ func (w *watchSet) resume(session int64) []watchKey {
 
 // lose ends the watches of session, with cause: the client declared it
 // lost. (Should the server still resume it on a connection being opened at
-// that moment, the client carries on with it, and so do new watches.)
+// that moment, the client drops that connection and asks for a new session:
+// see onEvent.)
 func (w *watchSet) lose(session int64, cause error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
