@@ -290,7 +290,7 @@ func (d *Double) await(ctx context.Context, opened <-chan client.WatchEvent, joi
 func (d *Double) open(ctx context.Context, members []string, version int32) (bool, error) {
 	r := &roster{Members: members, Version: version}
 	data, _ := json.Marshal(r)
-	if len(data) > client.MaxData(d.c.Namespace()+d.ready) { // the path the server gets
+	if len(data) > d.c.MaxData(d.ready) {
 		r, data = nil, nil // too many members to list: no loss accounting
 	}
 	var b client.Backoff

@@ -15,10 +15,16 @@ const DefaultMaxBuffer = 0xfffff
 // lengths, flags and a small ACL.
 const requestOverhead = 512
 
-// MaxData is the largest payload the client sends for path under the
-// default limit, outside a namespace (inside one, the namespace's length
-// less: the server gets the path inside it).
+// MaxData is the largest payload a client sends for path under the
+// default limit and outside a namespace. A client's own limit is c.MaxData.
 func MaxData(path string) int { return DefaultMaxBuffer - requestOverhead - len(path) }
+
+// MaxData is the largest payload c sends for path: its limit
+// (WithMaxBuffer) less the path as the server gets it, inside c's
+// namespace.
+func (c *Client) MaxData(path string) int {
+	return c.cfg.maxBuffer - requestOverhead - len(c.cfg.namespace) - len(path)
+}
 
 // ValidatePath checks path as ZooKeeper's PathUtils does: absolute, no empty,
 // "." or ".." component, no trailing slash (unless sequential: the server
@@ -90,8 +96,7 @@ func (c *Client) checkPath(op, path string, sequential bool) error {
 }
 
 func (c *Client) checkData(op, path string, data []byte) error {
-	// The server gets the path inside the namespace: count that one.
-	if len(data)+len(c.cfg.namespace)+len(path)+requestOverhead > c.cfg.maxBuffer {
+	if len(data) > c.MaxData(path) {
 		return &InputError{Op: op, Path: path, Reason: fmt.Sprintf(
 			"data is %d bytes: the request would exceed the server's %d-byte limit (jute.maxbuffer)",
 			len(data), c.cfg.maxBuffer)}

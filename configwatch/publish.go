@@ -83,8 +83,7 @@ func newPublisher(c *client.Client, op, path string, values Values, replace bool
 		if err := checkKey(op, path, k); err != nil {
 			return nil, err
 		}
-		// The server gets the key's path inside the client's namespace.
-		if max := client.MaxData(c.Namespace() + client.JoinPath(path, k)); len(v) > max {
+		if max := c.MaxData(client.JoinPath(path, k)); len(v) > max {
 			return nil, &client.InputError{Op: op, Path: path, Reason: fmt.Sprintf("key %q: value is %d bytes, over the %d-byte limit of a request", k, len(v), max)}
 		}
 		p.keys = append(p.keys, k)

@@ -16,14 +16,14 @@ import (
 // refuse bad input before it connects. The instance is checked as Register
 // writes it, with the type and registration time Register fills in.
 func CheckInstance(base string, inst Instance) error {
-	_, err := encode("register", "", base, normalize(inst, Instance{}))
+	_, err := encode("register", base, normalize(inst, Instance{}), client.MaxData)
 	return err
 }
 
 // encode checks inst for op under base, as CheckInstance describes, and
-// returns its JSON. ns is the client's namespace: the server gets the
-// node's path inside it, and the limit counts that path.
-func encode(op, ns, base string, inst Instance) ([]byte, error) {
+// returns its JSON. maxData is the limit on a node's data: a client's
+// (Client.MaxData, which counts its namespace), or the default.
+func encode(op, base string, inst Instance, maxData func(path string) int) ([]byte, error) {
 	if err := recipes.CheckName(op, base, "service name", inst.Name); err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func encode(op, ns, base string, inst Instance) ([]byte, error) {
 	if err != nil {
 		return refuse("not encodable as JSON: %v", err)
 	}
-	if max := client.MaxData(ns + node); len(data) > max {
+	if max := maxData(node); len(data) > max {
 		return refuse("instance of %d bytes in JSON is over the %d-byte limit", len(data), max)
 	}
 	return data, nil

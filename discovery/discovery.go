@@ -49,7 +49,7 @@ func (d *Discovery) Base() string { return d.base }
 // instance is gone), the base and its parents as persistent nodes.
 func (d *Discovery) Register(ctx context.Context, inst Instance) (*Registration, error) {
 	inst = normalize(inst, Instance{})
-	data, err := encode("register", d.c.Namespace(), d.base, inst)
+	data, err := encode("register", d.base, inst, d.c.MaxData)
 	if err != nil {
 		return nil, err
 	}

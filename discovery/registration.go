@@ -128,7 +128,7 @@ func (r *Registration) Update(ctx context.Context, inst Instance) error {
 		return &client.InputError{Op: "update", Path: r.Node(),
 			Reason: "an update must keep the instance's name and id (register the new one, unregister this one)"}
 	}
-	data, err := encode("update", r.c.Namespace(), r.base, inst)
+	data, err := encode("update", r.base, inst, r.c.MaxData)
 	if err != nil {
 		return err
 	}

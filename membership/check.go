@@ -14,10 +14,10 @@ func CheckID(path, id string) error {
 }
 
 // checkJoin checks what Join is given: the path, the id and the size of
-// the data.
-func checkJoin(path, id string, data []byte) error {
+// the data, which c is to write.
+func checkJoin(c *client.Client, path, id string, data []byte) error {
 	if err := CheckID(path, id); err != nil {
 		return err
 	}
-	return recipes.CheckData("join", client.JoinPath(path, id), data)
+	return recipes.CheckData(c, "join", client.JoinPath(path, id), data)
 }

@@ -38,7 +38,7 @@ func (g *Group) Path() string { return g.path }
 // The group's node and its parents are created (as persistent nodes) when
 // missing.
 func (g *Group) Join(ctx context.Context, id string, data []byte) (*Member, error) {
-	if err := checkJoin(g.path, id, data); err != nil {
+	if err := checkJoin(g.c, g.path, id, data); err != nil {
 		return nil, err
 	}
 	node := client.JoinPath(g.path, id)

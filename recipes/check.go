@@ -32,10 +32,11 @@ func CheckName(op, parent, what, name string) error {
 	return nil
 }
 
-// CheckData returns an *client.InputError naming op when data is over the
-// server's limit on the data of the node path.
-func CheckData(op, path string, data []byte) error {
-	if max := client.MaxData(path); len(data) > max {
+// CheckData returns an *client.InputError naming op when data is over c's
+// limit on the data of the node path (Client.MaxData: the server's limit,
+// the path counted inside c's namespace).
+func CheckData(c *client.Client, op, path string, data []byte) error {
+	if max := c.MaxData(path); len(data) > max {
 		return &client.InputError{Op: op, Path: path, Reason: fmt.Sprintf("data of %d bytes is over the %d-byte limit", len(data), max)}
 	}
 	return nil

@@ -86,7 +86,7 @@ func Keep(ctx context.Context, c *client.Client, path string, data []byte, o Kee
 	if path == "/" {
 		return nil, &client.InputError{Op: "keep", Path: path, Reason: "the root cannot be an ephemeral node"}
 	}
-	if err := CheckData("keep", path, data); err != nil {
+	if err := CheckData(c, "keep", path, data); err != nil {
 		return nil, err
 	}
 	if c.Context().Err() != nil {

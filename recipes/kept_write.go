@@ -16,7 +16,7 @@ import (
 // Update returns an error matching client.ErrOutcomeUnknown and the next
 // check settles it.
 func (k *Kept) Update(ctx context.Context, data []byte) error {
-	if err := CheckData("update", k.path, data); err != nil {
+	if err := CheckData(k.c, "update", k.path, data); err != nil {
 		return err
 	}
 	data = bytes.Clone(data)

@@ -45,7 +45,7 @@ type Publication struct {
 // client.ErrClosed when the client is closed, or ctx's error. Missing
 // parents are created as persistent nodes.
 func (r *Rendezvous) PublishEphemeral(ctx context.Context, data []byte) (*Publication, error) {
-	if err := checkPublish("publish", r.path, data); err != nil {
+	if err := checkPublish(r.c, "publish", r.path, data); err != nil {
 		return nil, err
 	}
 	k, err := recipes.Keep(ctx, r.c, r.path, data, r.cfg.Keep())
@@ -112,7 +112,8 @@ func (p *Publication) Present(ctx context.Context) (*Presence, error) {
 // *client.InputError; a *ConflictError means another process wrote zr,
 // and publishing ends.
 func (p *Publication) Update(ctx context.Context, data []byte) error {
-	if err := checkPublish("update", p.k.Node(), data); err != nil {
+	// The node's path is valid, and Kept.Update checks the data's size.
+	if err := checkFilled("update", p.k.Node(), data); err != nil {
 		return err
 	}
 	return recipes.Wrap("update", p.Node(), p.k.Update(ctx, data))

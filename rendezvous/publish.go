@@ -19,7 +19,7 @@ func (r *Rendezvous) Publish(ctx context.Context, data []byte) error {
 }
 
 func publish(ctx context.Context, c *client.Client, path string, data []byte) error {
-	if err := checkPublish("publish", path, data); err != nil {
+	if err := checkPublish(c, "publish", path, data); err != nil {
 		return err
 	}
 	var b client.Backoff
@@ -65,13 +65,22 @@ func readBack(ctx context.Context, c *client.Client, path string, b *client.Back
 }
 
 // checkPublish returns an *client.InputError for a path zr cannot have,
-// or data zr cannot be filled with.
-func checkPublish(op, path string, data []byte) error {
+// or data c cannot fill zr with.
+func checkPublish(c *client.Client, op, path string, data []byte) error {
 	if err := checkPath(op, path); err != nil {
 		return err
 	}
+	if err := checkFilled(op, path, data); err != nil {
+		return err
+	}
+	return recipes.CheckData(c, op, path, data)
+}
+
+// checkFilled refuses empty data: an empty rendezvous node means that zr
+// is not filled yet.
+func checkFilled(op, path string, data []byte) error {
 	if len(data) == 0 {
 		return &client.InputError{Op: op, Path: path, Reason: "empty data (an empty rendezvous node means not filled yet)"}
 	}
-	return recipes.CheckData(op, path, data)
+	return nil
 }
