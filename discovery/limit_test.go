@@ -24,17 +24,7 @@ func TestRegisterOverLimitInNamespace(t *testing.T) {
 		inst := discovery.Instance{Name: "api", ID: "a-1", Address: "10.0.0.5", Port: 8080,
 			Type: discovery.Dynamic, Registered: time.UnixMilli(1700000000000).UTC()}
 		// The largest payload CheckInstance lets through (outside a namespace).
-		n := 0
-		for step := 1 << 20; step > 0; step /= 2 {
-			inst.Payload = []byte(`"` + strings.Repeat("x", n+step) + `"`)
-			if discovery.CheckInstance(base, inst) == nil {
-				n += step
-			}
-		}
-		inst.Payload = []byte(`"` + strings.Repeat("x", n) + `"`)
-		if err := discovery.CheckInstance(base, inst); err != nil {
-			t.Fatal(err)
-		}
+		inst.Payload = largestPayload(t, base, inst)
 		r, err := discovery.New(c, base).Register(ctx, inst)
 		var ie *client.InputError
 		if !errors.As(err, &ie) {
@@ -59,23 +49,31 @@ func TestCheckInstanceAsRegister(t *testing.T) {
 		base := zktest.UniquePath(t) + "/services"
 		inst := discovery.Instance{Name: "api", ID: "a-1", Address: "10.0.0.5", Port: 8080}
 		// The largest payload CheckInstance lets through.
-		n := 0
-		for step := 1 << 20; step > 0; step /= 2 {
-			inst.Payload = []byte(`"` + strings.Repeat("x", n+step) + `"`)
-			if discovery.CheckInstance(base, inst) == nil {
-				n += step
-			}
-		}
-		inst.Payload = []byte(`"` + strings.Repeat("x", n) + `"`)
-		if err := discovery.CheckInstance(base, inst); err != nil {
-			t.Fatal(err)
-		}
+		inst.Payload = largestPayload(t, base, inst)
 		r, err := discovery.New(c, base).Register(ctx, inst)
 		if err != nil {
-			t.Fatalf("CheckInstance accepted an instance of %d payload bytes, Register refused it: %v", n+2, err)
+			t.Fatalf("CheckInstance accepted an instance of %d payload bytes, Register refused it: %v", len(inst.Payload), err)
 		}
 		if err := r.Unregister(ctx); err != nil {
 			t.Fatal(err)
 		}
 	})
+}
+
+// largestPayload is the largest JSON string payload CheckInstance lets
+// through for inst under base.
+func largestPayload(t *testing.T, base string, inst discovery.Instance) []byte {
+	t.Helper()
+	n := 0
+	for step := 1 << 20; step > 0; step /= 2 {
+		inst.Payload = []byte(`"` + strings.Repeat("x", n+step) + `"`)
+		if discovery.CheckInstance(base, inst) == nil {
+			n += step
+		}
+	}
+	inst.Payload = []byte(`"` + strings.Repeat("x", n) + `"`)
+	if err := discovery.CheckInstance(base, inst); err != nil {
+		t.Fatal(err)
+	}
+	return inst.Payload
 }

@@ -138,6 +138,15 @@ func next(t *testing.T, feed *recipes.Feed[election.Leader]) election.Leader {
 	return election.Leader{}
 }
 
+// awaitLeader receives from feed until ok(leader), each value within
+// next's deadline; what names what it waits for.
+func awaitLeader(t *testing.T, feed *recipes.Feed[election.Leader], what string, ok func(election.Leader) bool) {
+	t.Helper()
+	for l := next(t, feed); !ok(l); l = next(t, feed) {
+		t.Logf("observed %v, waiting for %s", l, what)
+	}
+}
+
 func same(term *election.Term, l election.Leader) bool {
 	return l.ID == term.ID() && l.Node == term.Node() && l.Token == term.Token()
 }

@@ -4,34 +4,12 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/election"
 	"github.com/zkit-dev/zkit/internal/testing/recipetest"
-	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
 )
-
-// awaitLeader receives from feed until ok(leader); fails at a deadline.
-func awaitLeader(t *testing.T, feed *recipes.Feed[election.Leader], what string, ok func(election.Leader) bool) {
-	t.Helper()
-	deadline := time.After(zktest.Scale(20 * time.Second))
-	var last election.Leader
-	for {
-		select {
-		case l, open := <-feed.Values():
-			if !open {
-				t.Fatalf("Observe ended: %v (waiting for %s)", feed.Err(), what)
-			}
-			if last = l; ok(l) {
-				return
-			}
-		case <-deadline:
-			t.Fatalf("Observe: last %v, waiting for %s", last, what)
-		}
-	}
-}
 
 // An observer started before the election's path exists follows it as it
 // is created, emptied, deleted and created again.
