@@ -77,12 +77,14 @@ func awaitPublish(ctx context.Context, c *client.Client, path string) error {
 
 // Watch follows the configuration and delivers each complete snapshot on
 // the feed's Values channel until ctx ends. Snapshots are never mixed: a
-// publish in progress is not seen until it completes. The feed is
-// level-triggered (recipes.Follow): it reads again after every reconnect
-// and under every new session, so it rides out lost connections and
-// sessions, and a slow receiver skips snapshots but always ends up with
-// the current one. A snapshot that does not decode is delivered with Err
-// set, and the feed goes on.
+// publish in progress is not seen until it completes, and meanwhile the
+// last complete snapshot read stays the one to deliver (a receiver that
+// has not taken it yet gets it without waiting for that publish). The
+// feed is level-triggered (recipes.Follow): it reads again after every
+// reconnect and under every new session, so it rides out lost connections
+// and sessions, and a slow receiver skips snapshots but always ends up
+// with the current one. A snapshot that does not decode is delivered with
+// Err set, and the feed goes on.
 //
 // The feed stops (Values closes, Err says why) when ctx ends (ctx's
 // error), when the client is closed (an error matching client.ErrClosed),
@@ -92,6 +94,10 @@ func awaitPublish(ctx context.Context, c *client.Client, path string) error {
 func (k *Config[T]) Watch(ctx context.Context) *recipes.Feed[Snapshot[T]] {
 	const op = "config watch"
 	bad := k.checkRead(op)
+	var (
+		last    Snapshot[T] // the last snapshot read (next runs on one goroutine)
+		hasLast bool
+	)
 	next := func(ctx context.Context) (Snapshot[T], <-chan client.WatchEvent, error) {
 		if bad != nil {
 			return Snapshot[T]{}, nil, bad
@@ -102,7 +108,16 @@ func (k *Config[T]) Watch(ctx context.Context) *recipes.Feed[Snapshot[T]] {
 				return Snapshot[T]{}, nil, recipes.Wrap(op, k.path, err)
 			}
 			if vals != nil {
-				return k.snapshot(op, vals, zxid), ready, nil
+				last, hasLast = k.snapshot(op, vals, zxid), true
+				return last, ready, nil
+			}
+			if hasLast {
+				// A publish is in progress: the last snapshot read is
+				// still the current configuration. Offer it again (Follow
+				// does not send it twice) and wait for ready in Follow,
+				// which meanwhile delivers it to a receiver that has not
+				// taken it yet.
+				return last, ready, nil
 			}
 			// Not ready: there is nothing complete to deliver yet.
 			if err := waitReady(ctx, ready); err != nil {

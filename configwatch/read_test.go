@@ -275,3 +275,57 @@ func TestGet(t *testing.T) {
 		}
 	})
 }
+
+// A watcher that has not yet received the configuration it read gets it
+// even when a publish starts meanwhile and does not complete (its
+// publisher stalled or died after deleting ready): the last complete
+// configuration is the current one until a publish completes, and it
+// must not be held back behind that publish.
+func TestWatchDeliversDuringStalledPublish(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		pub, c := b.Connect(t), b.Connect(t)
+		path := zktest.UniquePath(t) + "/config"
+		if _, err := configwatch.New(pub, path, configwatch.Raw).Publish(ctx, gen(1)); err != nil {
+			t.Fatal(err)
+		}
+		decoded := make(chan struct{}, 1)
+		decode := func(v configwatch.Values) (generation, error) {
+			select {
+			case decoded <- struct{}{}:
+			default:
+			}
+			return configwatch.JSON[generation](v)
+		}
+		feed := configwatch.New(c, path, decode).Watch(ctx)
+		// The watcher has read generation 1 (and watches ready); nobody
+		// has received anything yet. A publish begins, and stalls.
+		select {
+		case <-decoded:
+		case <-time.After(zktest.Scale(10 * time.Second)):
+			t.Fatal("the watcher never read the configuration")
+		}
+		if err := pub.Delete(ctx, path+"/ready", -1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pub.Set(ctx, path+"/k0", []byte("2"), -1); err != nil {
+			t.Fatal(err)
+		}
+		// The watcher saw the deletion (the server dropped its watch then)
+		// and watches ready again, waiting for its creation.
+		recipetest.WaitWatched(t, b, c.Session(), path+"/ready")
+		select {
+		case s := <-feed.Values():
+			if g, err := uniform(s.Value); err != nil || g != 1 {
+				t.Fatalf("during the stalled publish: %v (%v), want generation 1", s.Value, err)
+			}
+		case <-time.After(zktest.Scale(5 * time.Second)):
+			t.Fatal("the snapshot read before the publish began was never delivered")
+		}
+		// The publish completes: its snapshot follows.
+		if _, err := configwatch.New(pub, path, configwatch.Raw).Set(ctx, gen(2)); err != nil {
+			t.Fatal(err)
+		}
+		until(t, feed, 2)
+	})
+}
