@@ -27,7 +27,9 @@
 // path, the keys, the size of each value, the decoder) is refused with an
 // *client.InputError before anything is sent; a closed client's calls
 // fail with an error matching client.ErrClosed; Get of a configuration
-// never published returns ErrNoConfig.
+// never published returns ErrNoConfig (its node does not exist; while a
+// first flag publish is in progress, or after one failed midway, Get
+// waits for a publish to complete, as it does for every other).
 //
 // A configuration holds nothing on a session: its nodes are persistent.
 // When a session is lost, a publish writes on under the next one (every
@@ -55,7 +57,10 @@
 // With the ready flag (the default, and the only way for a configuration
 // too large for one request), a publisher deletes ready, writes the keys,
 // and creates ready. Publishers must take turns (a leader, or a lock):
-// two flag publishes that overlap can expose a mix of both.
+// two flag publishes that overlap can expose a mix of both. A flag publish
+// that fails midway is not undone: the keys it wrote wait, behind the
+// missing ready, for the next publish to complete, so repeat it (or
+// Publish every key) before publishing anything else.
 //
 // With WithAtomic, a publisher writes the keys and sets ready's data
 // (creating ready if needed) in one multi. The flag never goes down,

@@ -18,8 +18,13 @@ import (
 // ready, write the keys, create ready; readers wait meanwhile. Publishers
 // must then take turns (one leader, or a lock): two flag publishes that
 // overlap can expose a mix of both. A publish that fails midway leaves
-// ready missing, and readers keep their last snapshot until a publish
-// completes.
+// ready missing and the keys it wrote so far written: readers keep their
+// last snapshot until a publish completes, and the publish that completes
+// next (with the ready flag or atomically) carries those keys with it, as
+// Set keeps every key it does not name. After a failed Set, repeat it (or
+// Publish the whole configuration) before publishing anything else, or the
+// next snapshot mixes part of the failed publish with the configuration
+// before it.
 //
 // Every write is idempotent, so Set rides out lost connections, lost
 // replies and lost sessions: it writes again under the next connection or
@@ -29,10 +34,10 @@ import (
 //
 // Errors name the path, once: an *client.InputError for an invalid
 // path or key or a value over the request limit, before anything is sent;
-// with WithAtomic, one for a publish over the limit, before any key is
-// written (the configuration node may have been created); an error
-// matching client.ErrClosed once the client is closed; ctx's error; or the
-// server's (client.ErrNoAuth, ...).
+// with WithAtomic, one for a publish over the limit, before anything is
+// written (only the listing of the keys is sent); an error matching
+// client.ErrClosed once the client is closed; ctx's error; or the server's
+// (client.ErrNoAuth, ...).
 func (k *Config[T]) Set(ctx context.Context, values Values) (int64, error) {
 	return k.publish(ctx, "config set", values, false)
 }
@@ -164,17 +169,26 @@ func (p *publisher) raise(ctx context.Context) (int64, error) {
 }
 
 // atomic publishes in one multi: the keys' writes, and a write to ready
-// (creating it if needed) that tells readers a publish happened.
+// (creating it if needed) that tells readers a publish happened. The
+// first publish at the path creates the configuration node in the same
+// multi, so that a publish refused as too large leaves no configuration
+// node behind (Get would wait for a publish instead of saying there is
+// none).
 func (p *publisher) atomic(ctx context.Context, op string) (int64, error) {
 	var b client.Backoff
 	for {
-		stored, hasReady, err := p.list(ctx)
-		if err != nil {
+		stored, hasReady, err := p.children(ctx)
+		missing := errors.Is(err, client.ErrNoNode)
+		if err != nil && !missing {
 			return 0, err
+		}
+		ops := p.ops(stored, hasReady)
+		if missing {
+			ops = append([]client.Op{client.CreateOp(p.path, nil, client.Persistent, p.cfg.ACL...)}, ops...)
 		}
 		var res []client.OpResult
 		err = p.retry(ctx, func(ctx context.Context) (err error) {
-			res, err = p.c.Multi(ctx, p.ops(stored, hasReady)...)
+			res, err = p.c.Multi(ctx, ops...)
 			return err
 		})
 		var me *client.MultiError
@@ -186,6 +200,13 @@ func (p *publisher) atomic(ctx context.Context, op string) (int64, error) {
 			// Multi refuses a request over the server's limit before
 			// sending it; the ready flag has no such limit.
 			return 0, &client.InputError{Op: op, Path: p.path, Reason: ie.Reason + "; publish without WithAtomic"}
+		case missing && errors.As(err, &me) && me.Index == 0 && errors.Is(err, client.ErrNoNode):
+			// A parent of the configuration node is missing.
+			parent, _ := client.SplitPath(p.path)
+			if err := p.c.EnsurePath(ctx, parent); err != nil {
+				return 0, err
+			}
+			continue
 		case !errors.As(err, &me) || !errors.Is(err, client.ErrNoNode) && !errors.Is(err, client.ErrNodeExists):
 			return 0, err
 		}
@@ -230,17 +251,24 @@ func (p *publisher) ops(stored map[string]bool, hasReady bool) []client.Op {
 // configuration node when it is missing (its missing ancestors get the
 // client's default ACL).
 func (p *publisher) list(ctx context.Context) (map[string]bool, bool, error) {
-	var children []string
-	err := p.retry(ctx, func(ctx context.Context) (err error) {
-		children, _, err = p.c.Children(ctx, p.path)
-		return err
-	})
+	stored, hasReady, err := p.children(ctx)
 	if errors.Is(err, client.ErrNoNode) {
 		parent, _ := client.SplitPath(p.path)
 		if err = p.c.EnsurePath(ctx, parent); err == nil {
 			err = p.c.CreateDir(ctx, p.path, client.Persistent, p.cfg.CreateOptions()...)
 		}
 	}
+	return stored, hasReady, err
+}
+
+// children returns the stored keys and whether ready exists, or
+// client.ErrNoNode when the configuration node is missing.
+func (p *publisher) children(ctx context.Context) (map[string]bool, bool, error) {
+	var children []string
+	err := p.retry(ctx, func(ctx context.Context) (err error) {
+		children, _, err = p.c.Children(ctx, p.path)
+		return err
+	})
 	stored := make(map[string]bool, len(children))
 	hasReady := false
 	for _, ch := range children {

@@ -2,10 +2,12 @@ package configwatch_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/configwatch"
@@ -183,13 +185,50 @@ func TestBadInput(t *testing.T) {
 		if _, err := configwatch.Encode([]int{1}); err == nil {
 			t.Error("Encode of a JSON array succeeded")
 		}
-		// Only the oversized atomic publish's listing created the
-		// configuration node; no key, no ready.
-		if got := recipetest.Children(t, c, path); len(got) != 0 {
-			t.Fatalf("bad input left %v", got)
+		// Nothing was created: no configuration node, no key, no ready.
+		if ok, _, err := c.Exists(ctx, path); err != nil || ok {
+			t.Fatalf("bad input created %s (%v)", path, err)
 		}
 		if !c.Session().Alive() {
 			t.Fatal("bad input cost the session")
+		}
+	})
+}
+
+// An atomic publish refused as too large for one transaction, the first
+// at its path, leaves nothing behind: the path still holds no
+// configuration, so Get says so (ErrNoConfig) instead of waiting for a
+// publish that will never complete, and a Watch waits for the first one.
+func TestRefusedAtomicPublishLeavesNoConfig(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		path := zktest.UniquePath(t) + "/app/config"
+		big := configwatch.Values{}
+		for _, k := range []string{"a", "b", "c"} {
+			big[k] = bytes.Repeat([]byte("x"), client.DefaultMaxBuffer/2)
+		}
+		if _, err := configwatch.New(c, path, configwatch.Raw, configwatch.WithAtomic()).Publish(ctx, big); !isInputError(err) {
+			t.Fatalf("oversized atomic publish: %v, want an *client.InputError", err)
+		}
+		if ok, _, err := c.Exists(ctx, path); err != nil || ok {
+			t.Fatalf("after a refused publish the configuration node exists (%v, %v)", ok, err)
+		}
+		gctx, cancel := context.WithTimeout(ctx, zktest.Scale(5*time.Second))
+		defer cancel()
+		if _, err := configwatch.New(c, path, configwatch.Raw).Get(gctx); !errors.Is(err, configwatch.ErrNoConfig) {
+			t.Fatalf("Get after a refused first publish: %v, want ErrNoConfig", err)
+		}
+		// The same publish, small enough, goes through.
+		for k := range big {
+			big[k] = []byte(`"` + k + `"`)
+		}
+		if _, err := configwatch.New(c, path, configwatch.Raw, configwatch.WithAtomic()).Publish(ctx, big); err != nil {
+			t.Fatal(err)
+		}
+		s, err := configwatch.New(c, path, configwatch.Raw).Get(ctx)
+		if err != nil || len(s.Value) != 3 || string(s.Value["a"]) != `"a"` {
+			t.Fatalf("after the first publish: %q, %v", s.Value, err)
 		}
 	})
 }

@@ -24,7 +24,9 @@ type Decoder[T any] func(Values) (T, error)
 // JSON is the default Decoder: it decodes the JSON object whose members
 // are the keys, with their values, into a T (a struct with json tags, a
 // map, ...). A value that is not valid JSON is taken as a string (text
-// written by a publisher that does not encode), and an empty one as "".
+// written by a publisher that does not encode), and an empty one as "";
+// one that is neither JSON nor UTF-8 text is an error (Raw reads it as
+// stored).
 func JSON[T any](v Values) (T, error) {
 	var out T
 	doc, err := Document(v)
@@ -39,7 +41,8 @@ func JSON[T any](v Values) (T, error) {
 func Raw(v Values) (Values, error) { return v, nil }
 
 // Document returns the configuration as one JSON object, its members the
-// keys in sorted order (see JSON for values that are not JSON).
+// keys in sorted order (see JSON for values that are not JSON, and the
+// error for values that are not UTF-8 text either).
 func Document(v Values) ([]byte, error) {
 	obj := make(map[string]json.RawMessage, len(v))
 	for k, data := range v {
