@@ -28,13 +28,15 @@ var (
 	ErrSuspended   = recipes.ErrSuspended
 	ErrNodeDeleted = recipes.ErrNodeDeleted
 	ErrReleased    = recipes.ErrReleased
-	// ErrUpgrade is returned by Lock and TryLock on an RWLock that holds a
-	// read lease: the writer would wait for that reader, its own participant,
-	// forever. Unlock the read lease first.
+	// ErrUpgrade is matched by the error (naming the call and the path)
+	// of Lock and TryLock on an RWLock that holds a read lease: the writer
+	// would wait for that reader, its own participant, forever. Unlock the
+	// read lease first.
 	ErrUpgrade = errors.New("zkit: rwlock: write lock requested while holding a read lease (no upgrade)")
-	// ErrDowngrade is returned by RLock and TryRLock on an RWLock that holds
-	// the write lock: the reader would wait for that writer forever.
-	// Unlock the write lease first.
+	// ErrDowngrade is matched by the error (naming the call and the path)
+	// of RLock and TryRLock on an RWLock that holds the write lock: the
+	// reader would wait for that writer forever. Unlock the write lease
+	// first.
 	ErrDowngrade = errors.New("zkit: rwlock: read lock requested while holding the write lock (no downgrade)")
 )
 
@@ -91,7 +93,7 @@ func (rw *RWLock) TryLock(ctx context.Context) (*Lease, error) {
 
 func (rw *RWLock) read(ctx context.Context, op string, try bool) (*Lease, error) {
 	if rw.holds(rw.writes) {
-		return nil, ErrDowngrade
+		return nil, recipes.Wrap(op, rw.Path(), ErrDowngrade)
 	}
 	l, err := rw.q.Acquire(ctx, rw.options(readKind, try))
 	if err != nil {
@@ -103,7 +105,7 @@ func (rw *RWLock) read(ctx context.Context, op string, try bool) (*Lease, error)
 
 func (rw *RWLock) write(ctx context.Context, op string, try bool) (*Lease, error) {
 	if rw.holds(rw.reads) {
-		return nil, ErrUpgrade
+		return nil, recipes.Wrap(op, rw.Path(), ErrUpgrade)
 	}
 	l, err := rw.q.Acquire(ctx, rw.options(writeKind, try))
 	if err != nil {

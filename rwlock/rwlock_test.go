@@ -218,12 +218,16 @@ func TestUpgradeIsAnError(t *testing.T) {
 		}
 		wctx, cancel := context.WithTimeout(ctx, zktest.Scale(10*time.Second))
 		defer cancel()
-		if _, err := rw.Lock(wctx); !errors.Is(err, rwlock.ErrUpgrade) {
+		_, err = rw.Lock(wctx)
+		if !errors.Is(err, rwlock.ErrUpgrade) {
 			t.Fatalf("Lock while holding a read lease: %v, want ErrUpgrade", err)
 		}
-		if _, err := rw.TryLock(wctx); !errors.Is(err, rwlock.ErrUpgrade) {
+		recipetest.NamesPath(t, "Lock while holding a read lease", err, "write lock", dir)
+		_, err = rw.TryLock(wctx)
+		if !errors.Is(err, rwlock.ErrUpgrade) {
 			t.Fatalf("TryLock while holding a read lease: %v, want ErrUpgrade", err)
 		}
+		recipetest.NamesPath(t, "TryLock while holding a read lease", err, "try write lock", dir)
 		if got := recipetest.Children(t, c, dir); len(got) != 1 {
 			t.Fatalf("nodes after a refused upgrade: %v", got)
 		}
@@ -248,12 +252,16 @@ func TestNoDowngrade(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := rw.RLock(ctx); !errors.Is(err, rwlock.ErrDowngrade) {
+		_, err = rw.RLock(ctx)
+		if !errors.Is(err, rwlock.ErrDowngrade) {
 			t.Fatalf("RLock while holding the write lock: %v, want ErrDowngrade", err)
 		}
-		if _, err := rw.TryRLock(ctx); !errors.Is(err, rwlock.ErrDowngrade) {
+		recipetest.NamesPath(t, "RLock while holding the write lock", err, "read lock", dir)
+		_, err = rw.TryRLock(ctx)
+		if !errors.Is(err, rwlock.ErrDowngrade) {
 			t.Fatalf("TryRLock while holding the write lock: %v, want ErrDowngrade", err)
 		}
+		recipetest.NamesPath(t, "TryRLock while holding the write lock", err, "try read lock", dir)
 		if got := recipetest.Children(t, c, dir); len(got) != 1 {
 			t.Fatalf("nodes after a refused downgrade: %v", got)
 		}
