@@ -145,6 +145,20 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	return c.multiOutcome(ops, resp, err)
 }
 
+// CheckMulti returns the error that Multi(ctx, ops...) would return
+// before sending anything, and sends nothing: an *InputError for an op
+// that is not valid or for ops over the server's size limit together
+// (WithMaxBuffer), an error matching ErrClosed once the client is closed,
+// or nil. A recipe whose Multi comes after other requests checks it first,
+// so that input the Multi would refuse leaves nothing behind.
+func (c *Client) CheckMulti(ops ...Op) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	_, err := c.multiRequest(ops)
+	return err
+}
+
 // multiRequest checks ops, each and together against the server's size
 // limit, and returns the request that applies them.
 func (c *Client) multiRequest(ops []Op) (*jute.MultiRequest, error) {

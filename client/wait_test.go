@@ -149,7 +149,7 @@ func TestCancelledBeforeSend(t *testing.T) {
 
 // Two creates that each fit but together exceed the server's request limit
 // are refused before anything is sent, as one oversize create is; the
-// connection stays up.
+// connection stays up. CheckMulti says so beforehand, sending nothing.
 func TestOversizeMulti(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
@@ -158,11 +158,16 @@ func TestOversizeMulti(t *testing.T) {
 		require.NoError(t, c.EnsurePath(ctx, base))
 		sess := c.Session()
 		big := make([]byte, 600<<10)
-		_, err := c.Multi(ctx, client.CreateOp(base+"/a", big, client.Persistent), client.CreateOp(base+"/b", big, client.Persistent))
+		ops := []client.Op{client.CreateOp(base+"/a", big, client.Persistent), client.CreateOp(base+"/b", big, client.Persistent)}
+		checked := c.CheckMulti(ops...)
+		_, err := c.Multi(ctx, ops...)
 		var ie *client.InputError
 		require.ErrorAs(t, err, &ie)
 		require.ErrorIs(t, err, client.ErrInvalidInput)
 		require.Contains(t, err.Error(), "jute.maxbuffer")
+		require.EqualError(t, checked, err.Error(), "CheckMulti says what Multi refuses")
+		require.NoError(t, c.CheckMulti(ops[0]))
+		require.NoError(t, c.CheckMulti())
 		children, _, err := c.Children(ctx, base)
 		require.NoError(t, err)
 		require.Empty(t, children)

@@ -127,13 +127,12 @@ func (a *attempt) room(ctx context.Context, try bool) error {
 	}
 }
 
-// create creates the n lease nodes and releases the mutex in one Multi:
-// the next holder of the mutex counts them. On error the mutex node is
-// deleted (with the lease nodes, if the Multi may have been applied).
-func (a *attempt) create(ctx context.Context) ([]string, error) {
-	s := a.s
-	ids := make([]string, a.n)
-	ops := make([]client.Op, 0, a.n+2)
+// createOps is the Multi of an attempt that holds the mutex node at
+// mutex: the creates of n lease nodes, with new protection ids (returned),
+// and the release of the mutex.
+func (s *Semaphore) createOps(n int, mutex string) ([]string, []client.Op) {
+	ids := make([]string, n)
+	ops := make([]client.Op, 0, n+2)
 	for i := range ids {
 		ids[i] = client.NewProtectedID()
 		name := client.ProtectedName(ids[i], recipes.LeaseKind.Marker)
@@ -141,7 +140,15 @@ func (a *attempt) create(ctx context.Context) ([]string, error) {
 	}
 	// The release signal, as a lock's Unlock sends it: a zkit waiter for
 	// the mutex holds on it without listing the directory again.
-	ops = append(ops, client.SetOp(a.t.Path(), nil, -1), client.DeleteOp(a.t.Path(), -1))
+	return ids, append(ops, client.SetOp(mutex, nil, -1), client.DeleteOp(mutex, -1))
+}
+
+// create creates the n lease nodes and releases the mutex in one Multi:
+// the next holder of the mutex counts them. On error the mutex node is
+// deleted (with the lease nodes, if the Multi may have been applied).
+func (a *attempt) create(ctx context.Context) ([]string, error) {
+	s := a.s
+	ids, ops := s.createOps(a.n, a.t.Path())
 	var b client.Backoff
 	for dirs := 0; ; {
 		if !a.sess.Alive() {

@@ -60,3 +60,52 @@ func TestBadInput(t *testing.T) {
 		}
 	})
 }
+
+// Lease data over the server's limit is refused like any bad input, before
+// anything is sent: not once the attempt has made the semaphore's
+// directories and taken its mutex. That holds for one lease whose data is
+// too large, and for AcquireN's leases that fit one by one but not
+// together in the Multi that creates them.
+func TestOversizeDataRefusedBeforeSending(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := b.Connect(t, client.WithDialer(proxy.Dialer()))
+		base := zktest.UniquePath(t)
+		over := make([]byte, client.DefaultMaxBuffer)
+		half := make([]byte, client.DefaultMaxBuffer/2+1024) // one fits, two do not
+		big := semaphore.New(c, base+"/big", 2, semaphore.WithData(over))
+		pair := semaphore.New(c, base+"/pair", 2, semaphore.WithData(half))
+		calls := []struct {
+			name string
+			fn   func(context.Context) error
+		}{
+			{"Acquire", func(ctx context.Context) error { _, err := big.Acquire(ctx); return err }},
+			{"TryAcquire", func(ctx context.Context) error { _, err := big.TryAcquire(ctx); return err }},
+			{"AcquireN(1)", func(ctx context.Context) error { _, err := big.AcquireN(ctx, 1); return err }},
+			{"AcquireN(2) of leases that fit one by one", func(ctx context.Context) error { _, err := pair.AcquireN(ctx, 2); return err }},
+		}
+		sent := proxy.Requests()
+		for _, cl := range calls {
+			err := cl.fn(ctx)
+			var ie *client.InputError
+			if !errors.As(err, &ie) || !errors.Is(err, client.ErrInvalidInput) {
+				t.Errorf("%s: %v, want an *client.InputError", cl.name, err)
+			}
+		}
+		if n := proxy.Requests() - sent; n != 0 {
+			t.Errorf("oversize data sent %d requests", n)
+		}
+		if ok, _, err := c.Exists(ctx, base); err != nil || ok {
+			t.Fatalf("something was created at %s (exists=%v, err=%v)", base, ok, err)
+		}
+		// What fits one by one is taken one by one.
+		l, err := pair.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

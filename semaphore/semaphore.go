@@ -2,6 +2,7 @@ package semaphore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -78,7 +79,8 @@ func (s *Semaphore) Max() int { return s.max }
 
 // Acquire waits until a lease is free and returns it, or returns an error:
 // ctx's error when ctx ends first, an *client.InputError for an invalid
-// path or a max below 1 (nothing is sent), an error matching ErrLost when
+// path, a max below 1 or lease data (WithData) over the server's limit
+// (nothing is sent), an error matching ErrLost when
 // the session is lost while waiting, client.ErrClosed once the client is
 // closed. Called while the client is between two sessions (just after one
 // was lost), it waits within ctx for the next one.
@@ -96,8 +98,9 @@ func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
 // AcquireN waits until n leases are free and returns them together, or
 // none: it never holds some of them while waiting for the others, so two
 // callers that each want most of the leases cannot block each other
-// forever. n must be between 1 and Max (an *client.InputError otherwise,
-// before anything is sent). Its errors, and the cleanup on every error,
+// forever. n must be between 1 and Max, and n lease nodes with their
+// data must fit in one request (an *client.InputError otherwise, before
+// anything is sent). Its errors, and the cleanup on every error,
 // are Acquire's. Each lease is released on its own (Unlock); each has its
 // own node and token.
 func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*Lease, error) {
@@ -129,7 +132,20 @@ func (s *Semaphore) check(op string, n int) error {
 	case n > s.max:
 		return &client.InputError{Op: op, Path: s.path, Reason: fmt.Sprintf("%d leases asked for: more than the %d there are", n, s.max)}
 	}
-	return nil
+	// The Multi that will create the lease nodes (WithData, WithACL), with
+	// a mutex node's name of the real length: refused here, before the
+	// attempt makes the directories and takes the mutex, not after.
+	mutex := client.JoinPath(client.JoinPath(s.path, locksDir), client.ProtectedName(client.NewProtectedID(), recipes.MutexKind.Marker)+"0000000000")
+	_, ops := s.createOps(n, mutex)
+	var ie *client.InputError
+	if !errors.As(s.c.CheckMulti(ops...), &ie) {
+		return nil // a closed client: the attempt says so
+	}
+	reason := "lease node: " + ie.Reason
+	if ie.Op == "multi" {
+		reason = fmt.Sprintf("%d lease nodes with %d bytes of data each: %s", n, len(s.cfg.data), ie.Reason)
+	}
+	return &client.InputError{Op: op, Path: s.path, Reason: reason, Err: ie.Err}
 }
 
 // Option configures a Semaphore.
