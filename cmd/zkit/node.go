@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 	"time"
 
@@ -80,6 +81,19 @@ func writeStat(w io.Writer, s *client.Stat) {
 		s.Cversion, s.Version, s.Aversion, s.EphemeralOwner, s.DataLength, s.NumChildren)
 }
 
+// refusedBy says which ACL refused op on p, and how to read it. ZooKeeper
+// checks a create's and a delete's permission against the parent's ACL,
+// and reading an ACL needs READ or ADMIN on the node itself.
+func refusedBy(op, p string) string {
+	switch op {
+	case "create", "delete":
+		return fmt.Sprintf("not allowed by the parent's ACL (see 'zkit getacl %s')", path.Dir(p))
+	case "getacl":
+		return "not allowed by the node's ACL: reading it needs READ or ADMIN permission"
+	}
+	return fmt.Sprintf("not allowed by the node's ACL (see 'zkit getacl %s')", p)
+}
+
 // nodeError turns the error of a node operation on path into zkit's
 // one-line error with its fix.
 func nodeError(op, path string, err error) error {
@@ -96,7 +110,7 @@ func nodeError(op, path string, err error) error {
 	case errors.Is(err, client.ErrNotEmpty):
 		return failf("%s %s: the node has children; delete them first, or pass --recursive", op, path)
 	case errors.Is(err, client.ErrNoAuth):
-		return failf("%s %s: not allowed by the node's ACL (see 'zkit getacl %s')", op, path, path)
+		return failf("%s %s: %s", op, path, refusedBy(op, path))
 	case errors.Is(err, client.ErrNoChildrenForEphemerals):
 		return failf("%s %s: the parent is ephemeral and cannot have children", op, path)
 	case client.IsOutcomeUnknown(err):

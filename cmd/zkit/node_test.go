@@ -115,6 +115,38 @@ func TestACLCommands(t *testing.T) {
 	})
 }
 
+// A refusal by an ACL points at the ACL that refused: ZooKeeper checks a
+// create's and a delete's permission against the parent's ACL, and
+// reading an ACL needs READ or ADMIN on the node, so 'zkit getacl' of the
+// node itself would show an ACL that allows it, or fail the same way.
+func TestNoAuthNamesTheACLThatRefused(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		servers, owner := b.Addr(), b.Connect(t, client.WithDigestAuth("owner", "secret"))
+		ctx := t.Context()
+		dir := zktest.UniquePath(t)
+		if err := owner.EnsurePath(ctx, dir+"/open"); err != nil {
+			t.Fatal(err)
+		}
+		private := client.DigestACL(client.PermAll, "owner", "secret")
+		if _, err := owner.Create(ctx, dir+"/private", nil, client.Persistent, client.WithACL(private...)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := owner.SetACL(ctx, dir, append(private, client.WorldACL(client.PermRead)...), -1); err != nil {
+			t.Fatal(err)
+		}
+		parents := "not allowed by the parent's ACL (see 'zkit getacl " + dir + "')"
+		oneErrorLine(t, zkitOn(t, servers, exitFailed, "delete", dir+"/open"), "delete "+dir+"/open: "+parents)
+		oneErrorLine(t, zkitOn(t, servers, exitFailed, "create", dir+"/new"), "create "+dir+"/new: "+parents)
+		r := zkitOn(t, servers, exitFailed, "getacl", dir+"/private")
+		oneErrorLine(t, r, "getacl "+dir+"/private: not allowed by the node's ACL", "READ or ADMIN")
+		if strings.Contains(r.stderr, "see 'zkit getacl") {
+			t.Fatalf("getacl's refusal sends the user to getacl again: %q", r.stderr)
+		}
+		oneErrorLine(t, zkitOn(t, servers, exitFailed, "set", dir+"/private", "x"),
+			"set "+dir+"/private: not allowed by the node's ACL (see 'zkit getacl "+dir+"/private')")
+	})
+}
+
 func TestParseACL(t *testing.T) {
 	acl, err := parseACL("x509:CN=alice,O=example:rw, world:anyone:cdrwa,auth::a")
 	want := []client.ACL{
