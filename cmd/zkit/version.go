@@ -16,8 +16,9 @@ func newVersionCmd(a *app) *cobra.Command {
 		Long: `Prints zkit's version: the module version (a tag when installed with go install,
 else "(devel)"), the VCS revision it was built from and whether the tree had
 uncommitted changes ("modified"), when go build stamped them, and the versions of
-go-zookeeper and Go. With -o json: {"version":..,"revision":..,"modified":..,
-"time":..,"go_zookeeper":..,"go":..}.`,
+go-zookeeper and Go. With -o json: {"version":..,"revision":..,"modified":true,
+"time":..,"go_zookeeper":..,"go":..}, "revision" and "time" only when stamped and
+"modified" only when true.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			v := buildVersion()
@@ -30,7 +31,7 @@ go-zookeeper and Go. With -o json: {"version":..,"revision":..,"modified":..,
 type version struct {
 	Version     string `json:"version"`            // the module version, or "(devel)"
 	Revision    string `json:"revision,omitempty"` // vcs.revision, when stamped
-	Modified    bool   `json:"modified"`           // vcs.modified: uncommitted changes
+	Modified    bool   `json:"modified,omitempty"` // vcs.modified: uncommitted changes (unknown without a revision)
 	Time        string `json:"time,omitempty"`     // vcs.time: the revision's commit time
 	GoZookeeper string `json:"go_zookeeper"`
 	Go          string `json:"go"`

@@ -29,6 +29,11 @@ func TestVersionNamesRevision(t *testing.T) {
 	if got := versionOf(&debug.BuildInfo{}).line(); !strings.HasPrefix(got, "zkit (devel) (go-zookeeper ?, go") {
 		t.Fatalf("without build settings: %q", got)
 	}
+	// Without VCS stamps nothing says whether the tree was modified: JSON
+	// must not claim it was not.
+	if b, _ := json.Marshal(versionOf(&debug.BuildInfo{})); strings.Contains(string(b), "modified") {
+		t.Fatalf("without build settings: json %s", b)
+	}
 }
 
 // The command prints what the binary's build information says.
