@@ -3,10 +3,10 @@
 // ZooKeeper-like systems. It holds tests only, and the few helpers they
 // share: a recorded history of operations on one monotonic clock
 // ([History]), the porcupine models those histories are checked against
-// ([LockModel], [CounterModel], [ElectionModel]), a fencing resource that
-// refuses stale tokens and counts them ([Fence]), a per-worker fault
-// router over zktest's proxies ([Router]), and the one-line summary every
-// scenario prints ([Summary]).
+// ([LockModel], [CounterModel], [ElectionModel], [SemaphoreModel]), a
+// fencing resource that refuses stale tokens and counts them ([Fence]), a
+// per-worker fault router over zktest's proxies ([Router]), and the
+// one-line summary every scenario prints ([Summary]).
 //
 // Every scenario runs on a real 3-node ZooKeeper ensemble and reports the
 // operations it recorded, the faults it injected, the violations it found

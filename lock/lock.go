@@ -114,7 +114,8 @@ type config struct {
 // 256) before it is released, so that other processes waiting for the
 // lock get it after at most n critical sections of this one: under
 // contention, this process's goroutines go first that many times, which
-// is the fairness traded for throughput. Off by default.
+// is the fairness traded for throughput. Off by default, and with n = 0;
+// any other n outside 2 to 256 makes Lock return an *client.InputError.
 //
 // Every holder has a lease of its own: its Token is higher than the
 // previous holder's (recipes.TokenOf), its Multi is refused once it has

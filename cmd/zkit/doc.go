@@ -2,7 +2,7 @@
 // and operators, the bundled reference server, the demo and the
 // benchmarks.
 //
-//	zkit [--servers host:port,...[/chroot]] [--session-timeout D] [--tls-ca FILE] [-o text|json] [-v] COMMAND [ARGS]
+//	zkit [--servers host:port,...[/chroot]] [--namespace /app] [--session-timeout D] [--tls-ca FILE] [-o text|json] [-v] COMMAND [ARGS]
 //
 // Run "zkit help" for the commands and "zkit help COMMAND" for one of them;
 // the exit statuses are listed in the root command's help (exit.go).
@@ -14,8 +14,9 @@
 // constructor uses a's helpers rather than its own plumbing:
 //
 //   - a.connect(ctx) opens a client with the global flags (--servers and
-//     its chroot, --session-timeout, --connect-timeout, --tls-ca,
-//     --tls-cert, --tls-key, -v, each also from its ZKIT_ variable) and
+//     its chroot, --namespace, --session-timeout, --connect-timeout,
+//     --tls-ca, --tls-cert, --tls-key, -v, each also from its ZKIT_
+//     variable) and
 //     turns "no server answered" into the unreachable error with its fix,
 //     and an untrusted certificate into a failure that says which CA to
 //     pass; a.withClient(ctx, fn) runs fn with such a client and closes it;

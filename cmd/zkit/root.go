@@ -96,7 +96,8 @@ ZKIT_TLS_CA, ZKIT_TLS_CERT, ZKIT_TLS_KEY, ZKIT_KILL_AFTER, ZKIT_EXIT_BASE, ZKIT_
 ZKIT_VERBOSE, ZKIT_NAMESPACE.
 
 A command that waits its turn (lock, elect, semaphore, barrier) says once on stderr
-what it waits for when stderr is a terminal: its place in line and the node ahead.`,
+what it waits for when stderr is a terminal: its place in line and the node ahead,
+the leases held, the members in.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

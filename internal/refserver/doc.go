@@ -46,7 +46,7 @@
 //     Unimplemented with zxid -1 and the connection closes. Only the
 //     offending connection is affected.
 //
-// The conformance suite (conformance_test.go) runs 80 scenarios against
+// The conformance suite (conformance_test.go) runs 83 scenarios against
 // real ZooKeeper and this server and compares the transcripts.
 //
 // # Where it differs
