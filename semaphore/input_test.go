@@ -21,10 +21,6 @@ func TestBadInput(t *testing.T) {
 		proxy := zktest.NewProxy(t, b.Addr())
 		c := b.Connect(t, client.WithDialer(proxy.Dialer()))
 		base := zktest.UniquePath(t)
-		type call struct {
-			name string
-			fn   func(context.Context) error
-		}
 		var calls []call
 		add := func(path string, max, n int) {
 			s := semaphore.New(c, path, max)
@@ -44,21 +40,35 @@ func TestBadInput(t *testing.T) {
 		add(base+"/sem", 2, 0)
 		add(base+"/sem", 2, -1)
 		add(base+"/sem", 2, 3)
-		sent := proxy.Requests()
-		for _, cl := range calls {
-			err := cl.fn(ctx)
-			var ie *client.InputError
-			if !errors.As(err, &ie) || !errors.Is(err, client.ErrInvalidInput) {
-				t.Errorf("%s: %v, want an *client.InputError", cl.name, err)
-			}
-		}
-		if n := proxy.Requests() - sent; n != 0 {
-			t.Errorf("bad input sent %d requests", n)
-		}
-		if ok, _, err := c.Exists(ctx, base); err != nil || ok {
-			t.Fatalf("something was created at %s (exists=%v, err=%v)", base, ok, err)
-		}
+		refusedBeforeSending(t, ctx, proxy, c, base, calls)
 	})
+}
+
+// call is one call of a semaphore, named for the failure message.
+type call struct {
+	name string
+	fn   func(context.Context) error
+}
+
+// refusedBeforeSending checks that every call returns an
+// *client.InputError, that none sent a request through proxy, and that
+// nothing exists at base.
+func refusedBeforeSending(t *testing.T, ctx context.Context, proxy *zktest.Proxy, c *client.Client, base string, calls []call) {
+	t.Helper()
+	sent := proxy.Requests()
+	for _, cl := range calls {
+		err := cl.fn(ctx)
+		var ie *client.InputError
+		if !errors.As(err, &ie) || !errors.Is(err, client.ErrInvalidInput) {
+			t.Errorf("%s: %v, want an *client.InputError", cl.name, err)
+		}
+	}
+	if n := proxy.Requests() - sent; n != 0 {
+		t.Errorf("refused input sent %d requests", n)
+	}
+	if ok, _, err := c.Exists(ctx, base); err != nil || ok {
+		t.Fatalf("something was created at %s (exists=%v, err=%v)", base, ok, err)
+	}
 }
 
 // Lease data over the server's limit is refused like any bad input, before
@@ -76,29 +86,13 @@ func TestOversizeDataRefusedBeforeSending(t *testing.T) {
 		half := make([]byte, client.DefaultMaxBuffer/2+1024) // one fits, two do not
 		big := semaphore.New(c, base+"/big", 2, semaphore.WithData(over))
 		pair := semaphore.New(c, base+"/pair", 2, semaphore.WithData(half))
-		calls := []struct {
-			name string
-			fn   func(context.Context) error
-		}{
+		calls := []call{
 			{"Acquire", func(ctx context.Context) error { _, err := big.Acquire(ctx); return err }},
 			{"TryAcquire", func(ctx context.Context) error { _, err := big.TryAcquire(ctx); return err }},
 			{"AcquireN(1)", func(ctx context.Context) error { _, err := big.AcquireN(ctx, 1); return err }},
 			{"AcquireN(2) of leases that fit one by one", func(ctx context.Context) error { _, err := pair.AcquireN(ctx, 2); return err }},
 		}
-		sent := proxy.Requests()
-		for _, cl := range calls {
-			err := cl.fn(ctx)
-			var ie *client.InputError
-			if !errors.As(err, &ie) || !errors.Is(err, client.ErrInvalidInput) {
-				t.Errorf("%s: %v, want an *client.InputError", cl.name, err)
-			}
-		}
-		if n := proxy.Requests() - sent; n != 0 {
-			t.Errorf("oversize data sent %d requests", n)
-		}
-		if ok, _, err := c.Exists(ctx, base); err != nil || ok {
-			t.Fatalf("something was created at %s (exists=%v, err=%v)", base, ok, err)
-		}
+		refusedBeforeSending(t, ctx, proxy, c, base, calls)
 		// What fits one by one is taken one by one.
 		l, err := pair.Acquire(ctx)
 		if err != nil {
