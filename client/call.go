@@ -70,6 +70,9 @@ func run[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error)
 	if err := ctx.Err(); err != nil {
 		return zero, notSent{err}
 	}
+	if c.life.Err() != nil {
+		return zero, zk.ErrClosing // not the wire client's "connection closed"
+	}
 	link := c.link.Load()
 	if link == nil {
 		return zero, errNotConnected
@@ -87,11 +90,11 @@ func run[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error)
 	})
 	select {
 	case r := <-ch:
-		return r.v, r.err
+		return r.v, c.closing(r.err)
 	case <-ctx.Done():
 		select {
 		case r := <-ch: // answered at the same moment: the answer wins
-			return r.v, r.err
+			return r.v, c.closing(r.err)
 		default:
 			return zero, ctx.Err()
 		}
@@ -103,11 +106,22 @@ func run[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error)
 		defer t.Stop()
 		select {
 		case r := <-ch:
-			return r.v, r.err
+			return r.v, c.closing(r.err)
 		case <-ctx.Done():
 			return zero, ctx.Err()
 		case <-t.C:
-			return zero, zk.ErrConnectionClosed
+			return zero, c.closing(zk.ErrConnectionClosed)
 		}
 	}
+}
+
+// closing returns err, the wire client's error for a call, unless the
+// client was closed and err is the connection's: then the client's
+// closing ended the call, and it fails with zk.ErrClosing (ErrClosed), as
+// a direct call cut off by Close does (see pending.wait).
+func (c *Client) closing(err error) error {
+	if c.life.Err() != nil && (err == zk.ErrConnectionClosed || isTransport(err)) {
+		return zk.ErrClosing
+	}
+	return err
 }

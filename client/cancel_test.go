@@ -66,7 +66,8 @@ func TestCancelWhileBlackholed(t *testing.T) {
 
 // Closing the client ends the calls in flight at once, with an error
 // matching ErrClosed, even while the server is blackholed and no reply or
-// connection error would ever come to end them.
+// connection error would ever come to end them: the client's own calls,
+// and those the wire client makes (the ACL calls, AddAuth).
 func TestCloseWhileBlackholed(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		proxy := zktest.NewProxy(t, b.Addr())
@@ -75,17 +76,31 @@ func TestCloseWhileBlackholed(t *testing.T) {
 		require.NoError(t, c.EnsurePath(testCtx(t), base))
 		proxy.Blackhole()
 
-		errc := make(chan error, 2)
+		calls := map[string]func() error{
+			"get":    func() error { _, _, err := c.Get(context.Background(), base); return err },
+			"create": func() error { _, err := c.Create(context.Background(), base+"/x", nil, client.Persistent); return err },
+			"getACL": func() error { _, _, err := c.GetACL(context.Background(), base); return err },
+			"setACL": func() error { _, err := c.SetACL(context.Background(), base, client.OpenACL, -1); return err },
+			"addAuth": func() error {
+				return c.AddAuth(context.Background(), "digest", []byte("user:password"))
+			},
+		}
+		type result struct {
+			name string
+			err  error
+		}
+		errc := make(chan result, len(calls))
 		sent := proxy.Requests()
-		go func() { _, _, err := c.Get(context.Background(), base); errc <- err }()
-		go func() { _, err := c.Create(context.Background(), base+"/x", nil, client.Persistent); errc <- err }()
-		eventually(t, 5*time.Second, "both calls sent", func() bool { return proxy.Requests() >= sent+2 })
+		for name, call := range calls {
+			go func() { errc <- result{name, call()} }()
+		}
+		eventually(t, 5*time.Second, "every call sent", func() bool { return proxy.Requests() >= sent+int64(len(calls)) })
 		closed := make(chan struct{})
 		go func() { c.Close(); close(closed) }()
-		for range 2 {
+		for range calls {
 			select {
-			case err := <-errc:
-				assert.ErrorIs(t, err, client.ErrClosed)
+			case r := <-errc:
+				assert.ErrorIs(t, r.err, client.ErrClosed, r.name)
 			case <-time.After(zktest.Scale(5 * time.Second)):
 				t.Fatal("a call in flight did not return after Close")
 			}

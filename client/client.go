@@ -76,6 +76,9 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	if c.cfg.sessionTimeout <= 0 {
 		return nil, &InputError{Op: "connect", Reason: fmt.Sprintf("session timeout %v must be positive", c.cfg.sessionTimeout)}
 	}
+	if c.cfg.maxBuffer <= requestOverhead {
+		return nil, &InputError{Op: "connect", Reason: fmt.Sprintf("max buffer %d: want more than the %d bytes a request adds to its data", c.cfg.maxBuffer, requestOverhead)}
+	}
 	for _, a := range c.cfg.auth {
 		if a.scheme == "" {
 			return nil, &InputError{Op: "connect", Reason: "credentials with an empty scheme"}
@@ -217,6 +220,9 @@ func (c *Client) Close() {
 	if c.lossTimer != nil {
 		c.lossTimer.Stop()
 	}
+	if c.suspended {
+		c.tel.resumed(c.suspendedAt) // the suspension ends with the client
+	}
 	sess := c.sess
 	if sess != nil {
 		sess.lose(ErrClosed)
@@ -318,7 +324,6 @@ func (c *Client) onEvent(ev zk.Event) {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			if c.sess == sess && c.suspended && sess.Alive() && !c.closed {
-				c.tel.resumed(c.suspendedAt)
 				c.loseLocked("timeout", fmt.Errorf("%w: disconnected for longer than the %v session timeout", ErrSessionLost, sess.timeout))
 			}
 		})
@@ -346,9 +351,15 @@ func (c *Client) settled() {
 	}
 }
 
+// loseLocked ends the current session with cause; why names it for the
+// telemetry. A suspension it ends is recorded, however it ended: the loss
+// timer, the server's expiry, or a new session. Called with mu held.
 func (c *Client) loseLocked(why string, cause error) {
 	if c.lossTimer != nil {
 		c.lossTimer.Stop()
+	}
+	if c.suspended {
+		c.tel.resumed(c.suspendedAt)
 	}
 	c.suspended = false
 	c.abandoned.Store(c.sess.id)

@@ -117,6 +117,9 @@ func TestBadOptionsAreRejected(t *testing.T) {
 		"empty default":   client.WithDefaultACL(),
 		"empty scheme":    client.WithAuth("", []byte("x")),
 		"session timeout": client.WithSessionTimeout(-time.Second),
+		"no timeout":      client.WithSessionTimeout(0),
+		"max buffer":      client.WithMaxBuffer(0),
+		"negative buffer": client.WithMaxBuffer(-1 << 20),
 	} {
 		_, err := client.Connect(ctx, servers, opt)
 		var ie *client.InputError

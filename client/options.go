@@ -115,7 +115,9 @@ func WithDialer(d Dialer) Option {
 
 // WithMaxBuffer sets the server's request size limit, its jute.maxbuffer
 // (default DefaultMaxBuffer). A request whose data would exceed it is refused
-// with an *InputError before anything is sent.
+// with an *InputError before anything is sent. n must leave room for a
+// request's own headers (more than 512 bytes): Connect refuses a smaller n
+// with an *InputError.
 func WithMaxBuffer(n int) Option {
 	return func(c *config) { c.maxBuffer = n }
 }

@@ -211,3 +211,47 @@ func TestLostSessionIsNotResumedByAttemptInFlight(t *testing.T) {
 		})
 	})
 }
+
+// After Close every call fails at once with an error matching ErrClosed,
+// those the wire client makes (AddAuth, the ACL calls) as well as the
+// client's own.
+func TestEveryCallAfterCloseIsErrClosed(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		c, err := client.Connect(ctx, b.Servers)
+		require.NoError(t, err)
+		c.Close()
+		base := zktest.UniquePath(t)
+		calls := map[string]func() error{
+			"create": func() error { _, err := c.Create(ctx, base, nil, client.Persistent); return err },
+			"get":    func() error { _, _, err := c.Get(ctx, "/"); return err },
+			"getW":   func() error { _, _, _, err := c.GetW(ctx, "/"); return err },
+			"set":    func() error { _, err := c.Set(ctx, "/", nil, -1); return err },
+			"delete": func() error { return c.Delete(ctx, base, -1) },
+			"exists": func() error { _, _, err := c.Exists(ctx, "/"); return err },
+			"children": func() error {
+				_, _, err := c.Children(ctx, "/")
+				return err
+			},
+			"sync":       func() error { return c.Sync(ctx, "/") },
+			"getACL":     func() error { _, _, err := c.GetACL(ctx, "/"); return err },
+			"setACL":     func() error { _, err := c.SetACL(ctx, base, client.OpenACL, -1); return err },
+			"addAuth":    func() error { return c.AddAuth(ctx, "digest", []byte("user:password")) },
+			"multi":      func() error { _, err := c.Multi(ctx, client.CreateOp(base, nil, client.Persistent)); return err },
+			"ensurePath": func() error { return c.EnsurePath(ctx, base) },
+			"protected": func() error {
+				_, err := c.CreateProtected(ctx, base+"/p-", nil, client.EphemeralSequential)
+				return err
+			},
+			"waitConnected": func() error { _, err := c.WaitConnected(ctx); return err },
+			"catchUp":       func() error { return c.CatchUp(ctx, 1) },
+		}
+		for name, call := range calls {
+			start := time.Now()
+			err := call()
+			assert.ErrorIs(t, err, client.ErrClosed, name)
+			assert.False(t, client.IsRetryable(err), "%s: %v", name, err)
+			assert.Less(t, time.Since(start), zktest.Scale(time.Second), name)
+		}
+	})
+}

@@ -24,15 +24,16 @@ import (
 //
 //	zkit.client.request.duration  histogram, s   every call; zkit.op, zkit.outcome
 //	zkit.client.connection.state  counter        connection and session changes; zkit.state
-//	zkit.client.suspension.duration histogram, s  how long each suspension lasted
+//	zkit.client.suspension.duration histogram, s  how long each suspension lasted, until
+//	                                              reconnected, the session lost or the client closed
 //	zkit.client.session.lost      counter        sessions lost; zkit.cause
 //
 // zkit.op is the call ("get", "create", "multi", ...), zkit.outcome one of
 // ok, error (the server's answer, such as no node), retryable (not
-// connected, or a read cut off), unknown (a write cut off: its outcome is
-// unknown), not_sent (the context ended before it left) and closed. Paths
-// are never attributes of the client's instruments: their number is not
-// bounded.
+// connected, or a read cut off by its connection or its context), unknown
+// (a write cut off: its outcome is unknown), not_sent (the context ended
+// before it left) and closed. Paths are never attributes of the client's
+// instruments: their number is not bounded.
 
 // instrumentation is the name of the meter and the tracer.
 const instrumentation = "github.com/zkit-dev/zkit"
@@ -99,7 +100,9 @@ func outcome(raw, err error) string {
 		return "unknown"
 	case errors.Is(err, ErrClosed):
 		return "closed"
-	case IsRetryable(err):
+	case IsRetryable(err), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		// A read cut off by its connection or its context: the server
+		// did not answer it (a write cut off is unknown, above).
 		return "retryable"
 	}
 	return "error"
