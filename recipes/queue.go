@@ -77,7 +77,7 @@ func (q *Queue) acquire(ctx context.Context, o AcquireOptions, b *batch) (*Lease
 }
 
 // Ticket is one participant's node in a queue, from Join until it is held
-// (Hold) or given up (Abandon).
+// (Hold), given up (Abandon) or taken care of by its caller (Consumed).
 type Ticket struct {
 	q       *Queue
 	sess    *client.Session
@@ -551,11 +551,21 @@ func (t *Ticket) Hold(o LeaseOptions) *Lease {
 		// would tell them nothing (see the package documentation).
 		o.PlainRelease = true
 	}
+	t.Consumed()
+	return newLease(t, o)
+}
+
+// Consumed ends the wait of a ticket whose turn has come and whose node
+// its caller takes care of itself instead of holding it with Hold: a
+// semaphore's attempt deletes its mutex node in the transaction that
+// creates its leases. It records the hold taken and ends the wait's span,
+// as Hold does; an Abandon after it deletes the node and records nothing
+// more.
+func (t *Ticket) Consumed() {
 	if t.span != nil {
 		InstrumentsOf(t.q.c).Acquired(t.node.Kind.Recipe, t.joined, t.woke)
 		t.span.SetAttributes(attribute.Int64("zkit.token", TokenOf(t.token)))
 		t.span.End()
 		t.span = nil
 	}
-	return newLease(t, o)
 }

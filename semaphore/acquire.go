@@ -68,6 +68,7 @@ func (s *Semaphore) attempt(ctx context.Context, n int, try bool) ([]*Lease, err
 	if err != nil {
 		return nil, err
 	}
+	t.Consumed() // create deleted the mutex node
 	return a.hold(ctx, paths)
 }
 
@@ -152,6 +153,7 @@ func (a *attempt) create(ctx context.Context) ([]string, error) {
 	var b client.Backoff
 	for dirs := 0; ; {
 		if !a.sess.Alive() {
+			a.t.Abandon(ctx)
 			return nil, lost(a.sess.Err())
 		}
 		res, err := s.c.Multi(ctx, ops...)
@@ -177,6 +179,7 @@ func (a *attempt) create(ctx context.Context) ([]string, error) {
 			}
 			continue
 		case errors.As(err, &me) && me.Index >= a.n && errors.Is(err, client.ErrNoNode):
+			a.t.Abandon(ctx)
 			return nil, a.gone() // the mutex node: nothing was applied
 		case client.IsOutcomeUnknown(err):
 			paths, applied, rerr := a.resolve(ctx, ids)
