@@ -513,12 +513,14 @@ func (t *Ticket) pause(ctx context.Context) error {
 	return t.backoff.Wait(ctx)
 }
 
-// gone reports that the ticket's own node is missing.
+// gone reports that the ticket's own node is missing: deleted by someone
+// else, or with its session, which Close ends after the server has
+// deleted the session's nodes (and told this client of it).
 func (t *Ticket) gone() error {
 	if !t.sess.Alive() {
 		return lostSession(t.sess.Err())
 	}
-	return fmt.Errorf("zkit: %s: %w", t.path, ErrNodeDeleted)
+	return lossCause(t.q.c, fmt.Errorf("zkit: %s: %w", t.path, ErrNodeDeleted))
 }
 
 // Abandon gives up the ticket and deletes its node: now while ctx allows,
