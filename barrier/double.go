@@ -71,7 +71,7 @@ func (d *Double) node() string { return client.JoinPath(d.dir, d.name) }
 // A member that entered is inside until Leave, whatever happens to the
 // connection meanwhile: there is nothing to suspend. If its session is
 // lost, its node goes, and the others' Leave reports ErrMemberLost.
-func (d *Double) Enter(ctx context.Context) error {
+func (d *Double) Enter(ctx context.Context) (err error) {
 	if err := d.validate("barrier enter"); err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (d *Double) Enter(ctx context.Context) error {
 		return fmt.Errorf("zkit: barrier %s: %w", d.dir, ErrEntered)
 	}
 	ctx, span := recipes.InstrumentsOf(d.c).Start(ctx, "barrier", "enter", d.dir)
-	defer span.End()
+	defer func() { endSpan(span, err) }()
 	d.began = time.Now()
 	// Enter on a live session: right after a session loss, wait for the
 	// next one instead of failing.

@@ -20,7 +20,7 @@ import (
 // ErrLost and client.ErrSessionLost when the member's session is
 // lost. On every error the member's node is deleted, at once or in the
 // background: the others then count it as lost.
-func (d *Double) Leave(ctx context.Context) error {
+func (d *Double) Leave(ctx context.Context) (err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.inside {
@@ -28,9 +28,9 @@ func (d *Double) Leave(ctx context.Context) error {
 	}
 	d.inside = false
 	ctx, span := recipes.InstrumentsOf(d.c).Start(ctx, "barrier", "leave", d.dir)
-	defer span.End()
+	defer func() { endSpan(span, err) }()
 	l := &leaving{d: d}
-	err := l.run(ctx)
+	err = l.run(ctx)
 	if err != nil && !l.left {
 		d.abandon(ctx)
 	}

@@ -8,7 +8,9 @@ import (
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/recipes"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Telemetry of the double barrier, under the client's providers (see
@@ -45,4 +47,13 @@ func roundDone(c *client.Client, began time.Time, err error) {
 	}
 	in.(*instruments).round.Record(context.Background(), time.Since(began).Seconds(),
 		metric.WithAttributes(attribute.String("zkit.outcome", outcome)))
+}
+
+// endSpan ends the span of Enter or Leave, whose error is err: with an
+// error status when the call failed, as every recipe's waiting call.
+func endSpan(span trace.Span, err error) {
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
 }
