@@ -18,7 +18,11 @@ import (
 //	                            between the client's last zxid and the cache's snapshot
 //	zkit.cache.stale  gauge, s  the longest any of them has been stale (0 when none is)
 //
-// No path is an attribute: a service may cache any number of paths.
+// No path is an attribute: a service may cache any number of paths, and
+// no client either: clients that share a meter provider while they are
+// open report the same gauges, and the reading shows one of them. Give
+// each client that caches a provider of its own to read them all. A
+// closed client reports nothing more.
 type caches struct {
 	mu   sync.Mutex
 	open map[*Cache]struct{}
@@ -53,7 +57,7 @@ func (cs *caches) register(cl *client.Client) {
 		metric.WithDescription("The most any of the client's caches is behind the client, in zxids."))
 	stale, _ := m.Float64ObservableGauge("zkit.cache.stale", metric.WithUnit("s"),
 		metric.WithDescription("The longest any of the client's caches has been stale; 0 when none is."))
-	_, _ = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+	reg, err := m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		var n, behind int64
 		var longest time.Duration
 		last := cl.LastZxid()
@@ -73,4 +77,10 @@ func (cs *caches) register(cl *client.Client) {
 		o.ObserveFloat64(stale, longest.Seconds())
 		return nil
 	}, nodes, lag, stale)
+	if err == nil {
+		// A closed client reports nothing more: its zeros would replace
+		// the figures of another client on the same provider, and the
+		// provider would keep the client.
+		context.AfterFunc(cl.Context(), func() { _ = reg.Unregister() })
+	}
 }

@@ -62,3 +62,49 @@ func TestTelemetry(t *testing.T) {
 	tree.Close()
 	recipetest.Eventually(t, "closed caches count no more", func() bool { return gauges()["zkit.cache.nodes"] == 0 })
 }
+
+// A closed client reports its caches no more: two clients share a meter
+// provider, and the one closed (whose callback ran last) must not replace
+// the live one's figures with its zeros.
+func TestClosedClientReportsNoMore(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		reader := sdkmetric.NewManualReader()
+		mp := client.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+		live := b.Connect(t, mp)
+		ctx := recipetest.Context(t)
+		root := dir(t, live)
+		zxid := mustCreate(t, live, root+"/a", root+"/b")
+		tree, err := cache.OpenTree(ctx, live, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tree.Close()
+		waitFor(t, tree, zxid)
+
+		gone := b.Connect(t, mp)
+		other, err := cache.OpenNode(ctx, gone, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other.Close()
+		gone.Close()
+
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(context.Background(), &rm); err != nil {
+			t.Fatal(err)
+		}
+		var nodes []int64
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				if g, ok := m.Data.(metricdata.Gauge[int64]); ok && m.Name == "zkit.cache.nodes" {
+					for _, dp := range g.DataPoints {
+						nodes = append(nodes, dp.Value)
+					}
+				}
+			}
+		}
+		if len(nodes) != 1 || nodes[0] != 3 {
+			t.Fatalf("zkit.cache.nodes %v, want [3]: the live client's tree (the root and 2 children)", nodes)
+		}
+	})
+}
