@@ -47,9 +47,9 @@ stderr and prints nothing; back, it prints what changed meanwhile.`,
 			}
 			levels := 1
 			switch {
-			case depth < -1:
+			case cmd.Flags().Changed("depth") && depth < 0:
 				return usagef("--depth %d: must not be negative", depth)
-			case depth >= 0:
+			case cmd.Flags().Changed("depth"):
 				levels = depth
 			case recursive:
 				levels = math.MaxInt
@@ -58,7 +58,7 @@ stderr and prints nothing; back, it prints what changed meanwhile.`,
 		},
 	}
 	cmd.Flags().BoolVar(&recursive, "recursive", false, "the whole subtree below PATH")
-	cmd.Flags().IntVar(&depth, "depth", -1, "how many levels below PATH (0: PATH alone; default 1, unlimited with --recursive)")
+	cmd.Flags().IntVar(&depth, "depth", 1, "how many levels below PATH (0: PATH alone; unlimited with --recursive unless given)")
 	return cmd
 }
 

@@ -92,5 +92,6 @@ func TestWatchUsage(t *testing.T) {
 		{"watch", "relative"},
 		{"watch", "/a", "/b"},
 		{"watch", "/a", "--depth", "-2"},
+		{"watch", "/a", "--depth", "-1"}, // not a way to ask for the default
 	})
 }
