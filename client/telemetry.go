@@ -32,8 +32,9 @@ import (
 // ok, error (the server's answer, such as no node), retryable (not
 // connected, or a read cut off by its connection or its context), unknown
 // (a write cut off: its outcome is unknown), not_sent (the context ended
-// before it left) and closed. Paths are never attributes of the client's
-// instruments: their number is not bounded.
+// before it left) and closed. A call refused before it is tried (its input,
+// or the client closed before it began) is not recorded. Paths are never
+// attributes of the client's instruments: their number is not bounded.
 
 // instrumentation is the name of the meter and the tracer.
 const instrumentation = "github.com/zkit-dev/zkit"
