@@ -135,6 +135,18 @@ func TestLostCreateReplyOnInstance(t *testing.T) {
 	})
 }
 
+// A Register cancelled while it waits to claim the instance's node, whose
+// create was applied but lost its reply, leaves no node.
+func TestCancelAfterLostCreateReply(t *testing.T) {
+	recipetest.RunKeptCancelAfterLostCreate(t, "api/w", func(ctx context.Context, c *client.Client, dir string) error {
+		r, err := discovery.New(c, dir).Register(ctx, instance("w", 1))
+		if err != nil {
+			return err
+		}
+		return r.Unregister(ctx)
+	})
+}
+
 // A create of the service's node whose reply is lost is ridden out: the
 // instance is registered under the one service node.
 func TestLostCreateReplyOnService(t *testing.T) {

@@ -1,8 +1,10 @@
 package membership_test
 
 import (
+	"context"
 	"testing"
 
+	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/testing/recipetest"
 	"github.com/zkit-dev/zkit/membership"
 	"github.com/zkit-dev/zkit/zktest"
@@ -30,5 +32,17 @@ func TestJoinThroughLostReplyOnGroup(t *testing.T) {
 		if err := m.Leave(ctx); err != nil {
 			t.Fatal(err)
 		}
+	})
+}
+
+// A Join cancelled while it waits to claim its node, whose create was
+// applied but lost its reply, leaves no node.
+func TestJoinCancelledAfterLostCreateReply(t *testing.T) {
+	recipetest.RunKeptCancelAfterLostCreate(t, "m1", func(ctx context.Context, c *client.Client, dir string) error {
+		m, err := membership.New(c, dir).Join(ctx, "m1", []byte("x"))
+		if err != nil {
+			return err
+		}
+		return m.Leave(ctx)
 	})
 }

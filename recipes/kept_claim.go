@@ -13,11 +13,23 @@ import (
 // it, or adopts it when the current session already owns it, and sets a
 // watch on it. It retries while the connection or the session is being
 // replaced, until ctx ends.
-func (k *Kept) establish(ctx context.Context) (*Presence, <-chan client.WatchEvent, error) {
+//
+// When it fails, on whatever path (ctx ended while a claim waited for the
+// connection, a claim failed, ...), it deletes the node that a create of
+// its own may have made under the last session it tried, now if the
+// session owns it, else in the background (see Remove): nobody holds that
+// node, and nothing else would delete it before the session ends.
+func (k *Kept) establish(ctx context.Context) (_ *Presence, _ <-chan client.WatchEvent, err error) {
 	var opts []client.CreateOption
 	if len(k.opts.ACL) > 0 {
 		opts = append(opts, client.WithACL(k.opts.ACL...))
 	}
+	var tried *client.Session // the last session a create of ours may have been applied under
+	defer func() {
+		if err != nil && tried != nil {
+			k.removeNode(done, tried)
+		}
+	}()
 	var b client.Backoff
 	for {
 		if err := k.c.Context().Err(); err != nil {
@@ -36,6 +48,9 @@ func (k *Kept) establish(ctx context.Context) (*Presence, <-chan client.WatchEve
 		k.owned[sess.ID()] = true
 		k.mu.Unlock()
 		_, err := k.c.Create(ctx, k.path, data, client.Ephemeral, opts...)
+		if err == nil || client.IsOutcomeUnknown(err) {
+			tried = sess // the create may have been applied
+		}
 		switch {
 		case err == nil, errors.Is(err, client.ErrNodeExists), client.IsOutcomeUnknown(err) && ctx.Err() == nil:
 			p, w, err := k.claim(ctx, sess)
@@ -44,13 +59,9 @@ func (k *Kept) establish(ctx context.Context) (*Presence, <-chan client.WatchEve
 				return p, w, nil
 			case errors.Is(err, errTryAgain), client.IsRetryable(err), client.IsSessionLost(err) && !errors.Is(err, client.ErrClosed):
 			default:
-				if ctx.Err() != nil {
-					k.removeNode(done, sess)
-				}
 				return nil, nil, err
 			}
 		case client.IsOutcomeUnknown(err):
-			k.removeNode(done, sess) // the create may have been applied
 			return nil, nil, ctx.Err()
 		case errors.Is(err, client.ErrNoNode):
 			parent, _ := client.SplitPath(k.path)

@@ -1,8 +1,10 @@
 package rendezvous_test
 
 import (
+	"context"
 	"testing"
 
+	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/testing/recipetest"
 	"github.com/zkit-dev/zkit/rendezvous"
 	"github.com/zkit-dev/zkit/zktest"
@@ -30,5 +32,28 @@ func TestLostReplyOnParent(t *testing.T) {
 				t.Fatal("the parent's create never lost its reply")
 			}
 		}
+	})
+}
+
+// Create and PublishEphemeral cancelled while they wait to claim zr,
+// whose create was applied but lost its reply, leave no zr.
+func TestCancelAfterLostCreateReply(t *testing.T) {
+	t.Run("create", func(t *testing.T) {
+		recipetest.RunKeptCancelAfterLostCreate(t, "zr", func(ctx context.Context, c *client.Client, dir string) error {
+			l, err := rendezvous.New(c, dir+"/zr").Create(ctx)
+			if err != nil {
+				return err
+			}
+			return l.Remove(ctx)
+		})
+	})
+	t.Run("publish", func(t *testing.T) {
+		recipetest.RunKeptCancelAfterLostCreate(t, "zr", func(ctx context.Context, c *client.Client, dir string) error {
+			p, err := rendezvous.New(c, dir+"/zr").PublishEphemeral(ctx, []byte("master:1"))
+			if err != nil {
+				return err
+			}
+			return p.Remove(ctx)
+		})
 	})
 }

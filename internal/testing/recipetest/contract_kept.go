@@ -91,3 +91,67 @@ func RunKeptFencing(t *testing.T, keep KeepFunc) {
 		}
 	})
 }
+
+// KeepCall is a recipe's call that keeps a node under dir on c (Join,
+// Register, Create, PublishEphemeral) and returns once it is present;
+// it releases what it got before returning nil.
+type KeepCall func(ctx context.Context, c *client.Client, dir string) error
+
+// RunKeptCancelAfterLostCreate checks on both servers (zktest.EachBackend)
+// that a keeping call whose create was applied but lost its reply, and
+// whose context ends while the client reconnects (the call waiting to
+// claim the node), returns ctx's error and leaves no node: the node its
+// session owns is deleted once the client is connected again, long before
+// the session ends. node is the kept node's path relative to dir.
+func RunKeptCancelAfterLostCreate(t *testing.T, node string, keep KeepCall) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := Context(t)
+		admin := b.Connect(t)
+		dir := zktest.UniquePath(t)
+		if err := admin.EnsurePath(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		path := dir + "/" + node
+		proxy := zktest.NewProxy(t, b.Addr())
+		proxy.CutAfterCreateOf(path)
+		c := b.Connect(t, client.WithDialer(proxy.Dialer()))
+		sub := c.Subscribe()
+		defer sub.Close()
+		// Slow enough that the client is still reconnecting when the
+		// call is cancelled.
+		proxy.SetLatency(zktest.Scale(300 * time.Millisecond))
+
+		kctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		errc := make(chan error, 1)
+		go func() { errc <- keep(kctx, c, dir) }()
+		if !WaitEventFor(t, sub, zktest.Scale(10*time.Second), func(ev client.Event) bool {
+			return ev.State == client.StateSuspended
+		}) {
+			t.Fatal("the create never lost its reply")
+		}
+		// The call has seen its create cut off and waits for the
+		// connection to claim the node.
+		time.Sleep(zktest.Scale(50 * time.Millisecond))
+		cancel()
+		select {
+		case err := <-errc:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("cancelled after a lost create reply: %v, want context.Canceled", err)
+			}
+		case <-time.After(zktest.Scale(10 * time.Second)):
+			t.Fatal("the call did not return once cancelled")
+		}
+		if ok, st, err := admin.Exists(ctx, path); err != nil || !ok || st.EphemeralOwner != c.Session().ID() {
+			t.Fatalf("the cut create was not applied under the client's session (exists %v, err %v)", ok, err)
+		}
+		proxy.SetLatency(0)
+		Eventually(t, path+" deleted", func() bool {
+			ok, _, err := admin.Exists(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return !ok
+		})
+	})
+}
