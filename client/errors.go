@@ -61,10 +61,16 @@ type InputError struct {
 }
 
 func (e *InputError) Error() string {
-	if e.Path == "" {
-		return fmt.Sprintf("zkit: %s: %s", e.Op, e.Reason)
+	return named(e.Op, e.Path) + ": " + e.Reason
+}
+
+// named starts the error of a call: `zkit: OP "PATH"`, or `zkit: OP` for a
+// call without a path (addAuth).
+func named(op, path string) string {
+	if path == "" {
+		return "zkit: " + op
 	}
-	return fmt.Sprintf("zkit: %s %q: %s", e.Op, e.Path, e.Reason)
+	return fmt.Sprintf("zkit: %s %q", op, path)
 }
 
 // Is makes errors.Is(err, ErrInvalidInput) true.
@@ -84,7 +90,7 @@ type OutcomeUnknownError struct {
 }
 
 func (e *OutcomeUnknownError) Error() string {
-	return fmt.Sprintf("zkit: %s %q: outcome unknown: %v", e.Op, e.Path, e.Err)
+	return fmt.Sprintf("%s: outcome unknown: %v", named(e.Op, e.Path), e.Err)
 }
 
 // Unwrap returns the cause.
@@ -141,7 +147,7 @@ func classify(op, path string, write bool, err error) error {
 	if unknown {
 		return &OutcomeUnknownError{Op: op, Path: path, Err: err}
 	}
-	return fmt.Errorf("zkit: %s %q: %w", op, path, err)
+	return fmt.Errorf("%s: %w", named(op, path), err)
 }
 
 // isTransport reports whether err comes from the network connection

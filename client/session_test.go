@@ -252,6 +252,7 @@ func TestEveryCallAfterCloseIsErrClosed(t *testing.T) {
 			assert.ErrorIs(t, err, client.ErrClosed, name)
 			assert.False(t, client.IsRetryable(err), "%s: %v", name, err)
 			assert.Less(t, time.Since(start), zktest.Scale(time.Second), name)
+			assert.NotContains(t, err.Error(), `""`, "%s: a call without a path names none", name)
 		}
 	})
 }
