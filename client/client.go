@@ -222,6 +222,7 @@ func (c *Client) Close() {
 	}
 	if c.suspended {
 		c.tel.resumed(c.suspendedAt) // the suspension ends with the client
+		c.suspended = false          // and its session: nothing may still live
 	}
 	sess := c.sess
 	if sess != nil {

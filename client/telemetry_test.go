@@ -142,6 +142,8 @@ func TestEverySuspensionIsRecorded(t *testing.T) {
 
 		partition()
 		c.Close()
+		suspended, _ := c.Suspended()
+		assert.False(t, suspended, "Suspended after Close: the session ended with the client")
 
 		m := collect(t, reader)
 		assert.Equal(t, int64(2), m.states["Suspended"], "%v", m.states)
