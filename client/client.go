@@ -58,7 +58,9 @@ type Client struct {
 
 // Connect connects to servers ("host:port" each) and returns once a session
 // is established, or with ctx's error. The client keeps reconnecting in the
-// background for as long as it lives.
+// background for as long as it lives. When Connect fails after it began
+// connecting, it closes the half-made client in the background: its
+// goroutines may outlive the call by about a second.
 func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, error) {
 	if len(servers) == 0 {
 		return nil, &InputError{Op: "connect", Reason: "no servers given"}
