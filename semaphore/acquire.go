@@ -308,8 +308,8 @@ func (a *attempt) hold(ctx context.Context, paths []string) ([]*Lease, error) {
 		err = errRecount
 	}
 	if err != nil {
-		for _, p := range paths {
-			recipes.Remove(ctx, s.c, a.sess, p, recipes.Removal{Logger: s.cfg.Logger})
+		for i, p := range paths {
+			recipes.Remove(ctx, s.c, a.owner(ws[i].st), p, recipes.Removal{Logger: s.cfg.Logger})
 		}
 		return nil, err
 	}
@@ -321,6 +321,21 @@ func (a *attempt) hold(ctx context.Context, paths []string) ([]*Lease, error) {
 		leases[i] = recipes.NewLease(s.c, a.sess, p, ws[i].st, ws[i].self, o)
 	}
 	return leases, nil
+}
+
+// owner is the session that owns a lease node of the attempt whose Stat is
+// st (nil if it could not be read): the attempt's, or the client's
+// current session when the node was created under it, the attempt's
+// having been lost between the check and the create. Deleting it under
+// the attempt's lost session would leave it, holding a lease, for as long
+// as the new session lives.
+func (a *attempt) owner(st *client.Stat) *client.Session {
+	if st != nil && st.EphemeralOwner != a.sess.ID() {
+		if cur := a.s.c.Session(); cur != nil && cur.ID() == st.EphemeralOwner {
+			return cur
+		}
+	}
+	return a.sess
 }
 
 // count lists the leases directory and counts the lease nodes created no
