@@ -165,6 +165,45 @@ func TestNoFalseLeadership(t *testing.T) {
 	})
 }
 
+// A write to the node a candidate waits for, made while that node's owner
+// does not react to it (a Curator candidate, whose LeaderLatch ignores
+// data changes), is no release: the candidate, which a lock waiter's
+// deduction would make leader at once, sees on the server that the node
+// is still there and goes on waiting for it.
+func TestNoLeadershipOnAWriteToTheNodeBefore(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		admin, foreign := b.Connect(t), b.Connect(t)
+		path := electionPath(t, admin)
+		if err := admin.EnsurePath(ctx, path); err != nil {
+			t.Fatal(err)
+		}
+		first, err := foreign.CreateProtected(ctx, path+"/latch-", []byte("curator"), client.EphemeralSequential)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc := b.Connect(t)
+		pending := campaign(ctx, election.New(cc, path, "c"))
+		recipetest.WaitChildren(t, admin, path, 2)
+		recipetest.WaitWatching(t, b.Addr(), first, cc.Session().ID())
+		if _, err := admin.Set(ctx, first, []byte("written"), -1); err != nil {
+			t.Fatal(err)
+		}
+		// The watch fired; the candidate watches the node again once a
+		// listing has shown it still there.
+		recipetest.WaitWatching(t, b.Addr(), first, cc.Session().ID())
+		notElected(t, pending)
+		if err := foreign.Delete(ctx, first, -1); err != nil {
+			t.Fatal(err)
+		}
+		term := elected(t, pending)
+		if err := term.Resign(ctx); err != nil {
+			t.Fatal(err)
+		}
+		recipetest.WaitChildren(t, admin, path, 0)
+	})
+}
+
 // Leader ignores children of other shapes, with and without a leader.
 func TestLeaderIgnoresForeignNodes(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {

@@ -117,6 +117,53 @@ func TestRunRequeuesAfterLoss(t *testing.T) {
 	})
 }
 
+// A candidate whose session expires while Run campaigns (waiting behind
+// the leader) does not stop Run: it campaigns again under the client's
+// next session, and leads once the leader lets go.
+func TestRunCampaignsAgainAfterLossWhileWaiting(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		path := electionPath(t, admin)
+		leader, err := election.New(b.Connect(t), path, "a").Campaign(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cb := b.Connect(t)
+		terms := make(chan *election.Term, 2)
+		r := run(ctx, election.New(cb, path, "b"), func(ctx context.Context, term *election.Term) error {
+			terms <- term
+			<-ctx.Done()
+			return nil
+		})
+		recipetest.WaitChildren(t, admin, path, 2)
+		lost := cb.Session()
+		b.ExpireSession(t, lost)
+		recipetest.Eventually(t, "b campaigns again under a new session", func() bool {
+			select {
+			case err := <-r.done:
+				t.Fatalf("Run returned %v after a session loss while it campaigned", err)
+			default:
+			}
+			for _, name := range recipetest.Children(t, admin, path) {
+				_, st, err := admin.Get(ctx, path+"/"+name)
+				if err == nil && path+"/"+name != leader.Node() && st.EphemeralOwner != lost.ID() {
+					return true
+				}
+			}
+			return false
+		})
+		if err := leader.Resign(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if term := termOf(t, terms, "b"); term.Session() == lost {
+			t.Fatal("b leads under the session it lost")
+		}
+		r.stop(t)
+		recipetest.WaitChildren(t, admin, path, 0)
+	})
+}
+
 // Run waits at least the requeue pause between the end of one term and
 // the next campaign.
 func TestRunRequeuePause(t *testing.T) {

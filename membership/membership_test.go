@@ -191,8 +191,9 @@ func TestSessionExpiryRecreates(t *testing.T) {
 }
 
 // Disconnected beyond the tolerance, the member is not present (no stale
-// self); back on the same session, it adopts its node again without
-// re-creating it.
+// self), a tolerant one once its tolerance has run out; back on the same
+// session, it adopts its node again without re-creating it, and writes
+// into it the data of an Update made while it was not present.
 func TestSuspensionEndsPresence(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
@@ -208,11 +209,22 @@ func TestSuspensionEndsPresence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		brief, err := membership.New(c, path, membership.WithSuspendTolerance(zktest.Scale(200*time.Millisecond))).Join(ctx, "brief", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		before := m.Presence()
 		cut()
 		recipetest.Within(t, before.Done(), "Done after the connection was suspended")
 		if !errors.Is(before.Err(), recipes.ErrSuspended) || m.Err() == nil {
 			t.Fatalf("presence ended with %v (member Err %v), want ErrSuspended", before.Err(), m.Err())
+		}
+		recipetest.Within(t, brief.Done(), "Done after the connection was suspended beyond the tolerance")
+		if !errors.Is(brief.Err(), recipes.ErrSuspended) {
+			t.Fatalf("the briefly tolerant member's presence ended with %v, want ErrSuspended", brief.Err())
+		}
+		if err := m.Update(ctx, []byte("v2")); err != nil {
+			t.Fatalf("Update while not present: %v", err)
 		}
 		if tolerant.Err() != nil {
 			t.Fatalf("the tolerant member's presence ended: %v", tolerant.Err())
@@ -228,7 +240,10 @@ func TestSuspensionEndsPresence(t *testing.T) {
 		if tolerant.Presence().Err() != nil {
 			t.Fatalf("the tolerant member's presence ended: %v", tolerant.Err())
 		}
-		eventuallyList(t, admin, path, "strict=,tolerant=")
+		if _, err := brief.Present(ctx); err != nil {
+			t.Fatal(err)
+		}
+		eventuallyList(t, admin, path, "brief=,strict=v2,tolerant=")
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/testing/recipetest"
@@ -114,6 +115,53 @@ func TestCombinerHandsOverLocally(t *testing.T) {
 			t.Fatal(err)
 		}
 		recipetest.Eventually(t, "the node released", func() bool { return len(recipetest.Children(t, c, dir)) == 0 })
+	})
+}
+
+// A Multi that a holder started before its Unlock has reached the server
+// before the node passes to the next local holder: the hand-over waits for
+// it, so the next holder never runs while the last one's fenced write is
+// still on its way.
+func TestCombinerHandOverWaitsForMulti(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		p := zktest.NewProxy(t, b.Addr())
+		c := b.Connect(t, client.WithDialer(p.Dialer()))
+		dir := recipetest.LockDir(t, admin)
+		data := dir + "-data"
+		if _, err := admin.Create(ctx, data, nil, client.Persistent); err != nil {
+			t.Fatal(err)
+		}
+		cb := newCombiner(t, c, dir, 4)
+		a := hold(t, ctx, cb)
+		next := acquireLater(t, ctx, cb)
+		// Slow the holder's link: its Multi is on the way for a while.
+		p.SetLatency(zktest.Scale(300 * time.Millisecond))
+		sent := p.Requests()
+		wrote := make(chan error, 1)
+		go func() {
+			_, err := a.Multi(ctx, client.SetOp(data, []byte("a"), -1))
+			wrote <- err
+		}()
+		recipetest.Eventually(t, "the holder's Multi was sent", func() bool { return p.Requests() > sent })
+		unlocked := make(chan error, 1)
+		go func() { unlocked <- a.Unlock(ctx) }()
+		bl := (<-next).must(t)
+		// The next holder holds: the last one's write must be in already.
+		if got, _, err := admin.Get(ctx, data); err != nil || string(got) != "a" {
+			t.Fatalf("the next local holder holds while the last one's Multi is still on its way (data %q, %v)", got, err)
+		}
+		if err := <-wrote; err != nil {
+			t.Fatalf("a Multi started while held: %v", err)
+		}
+		if err := <-unlocked; err != nil {
+			t.Fatal(err)
+		}
+		p.SetLatency(0)
+		if err := bl.Unlock(ctx); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
 

@@ -2,6 +2,7 @@ package recipes_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/zkit-dev/zkit/client"
@@ -44,5 +45,34 @@ func TestReleaseSignalOnlyWhenOthersWereThere(t *testing.T) {
 		r := <-second
 		require.NoError(t, r.err)
 		require.Equal(t, client.EventNodeDataChanged, released(r.l), "the first was there when it joined: the signal")
+	})
+}
+
+// A release whose reply is lost (the connection breaks after the server
+// applied it) is settled by Unlock itself: it deletes again on the next
+// connection, finds the node gone, and returns nil while ctx lasts.
+func TestUnlockRidesOutALostReply(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		p := zktest.NewProxy(t, b.Addr())
+		c := b.Connect(t, client.WithDialer(p.Dialer()))
+		sub := c.Subscribe()
+		defer sub.Close()
+		dir := recipetest.LockDir(t, admin)
+		// Held after waiting behind admin: the holder already watches its
+		// node, so the release is its next request.
+		first, err := recipes.NewQueue(admin, dir, nil, recipes.MutexKind).Acquire(ctx, mutex)
+		require.NoError(t, err)
+		next := acquire(ctx, recipes.NewQueue(c, dir, nil, recipes.MutexKind).Acquire)
+		recipetest.WaitChildren(t, admin, dir, 2)
+		require.NoError(t, first.Unlock(ctx))
+		l := (<-next).must(t)
+		p.CutAfterNextRequest()
+		require.NoError(t, l.Unlock(ctx), "a release whose reply was lost")
+		require.True(t, recipetest.WaitEventFor(t, sub, zktest.Scale(5*time.Second), func(ev client.Event) bool {
+			return ev.State == client.StateSuspended
+		}), "the release's reply was not lost")
+		recipetest.WaitChildren(t, admin, dir, 0)
 	})
 }

@@ -76,8 +76,11 @@ type Mode[R any, L Lease] struct {
 //   - ClosedClient: a lease ended by the client's Close has a cause
 //     matching client.ErrClosed; an acquire on a closed client fails so.
 //   - NodeChanged: deleting or writing a holder's node ends its lease.
-//   - Suspension: a suspended connection ends leases without tolerance and
-//     keeps tolerant ones; the ended ones' nodes are deleted after healing.
+//   - WaiterNodeDeleted: deleting the node of an attempt waiting behind a
+//     holder ends the attempt with ErrNodeDeleted while the holder holds.
+//   - Suspension: a suspended connection ends leases without tolerance at
+//     once, and those with a tolerance once it has run out, and keeps the
+//     others; the ended ones' nodes are deleted after healing.
 //   - LostCreateReply: a create whose reply is lost leaves exactly one
 //     node, which holds.
 //   - CancelAndTimeout: a cancelled or timed-out acquire leaves no node.
@@ -129,6 +132,7 @@ func RunQueueContract[R any, L Lease](t *testing.T, r QueueRecipe[R, L]) {
 		{"AfterSessionLoss", each(c.afterSessionLoss)},
 		{"ClosedClient", each(c.closedClient)},
 		{"NodeChanged", each(c.nodeChanged)},
+		{"WaiterNodeDeleted", each(c.waiterNodeDeleted)},
 		{"Suspension", each(c.suspension)},
 		{"LostCreateReply", each(c.lostCreateReply)},
 		{"CancelAndTimeout", each(c.cancelAndTimeout)},

@@ -119,16 +119,65 @@ func (q *contract[R, L]) nodeChanged(t *testing.T, b zktest.Backend) {
 	}
 }
 
-// suspension: leases in every mode without tolerance and one with, all on
-// one client, whose connection is then cut. The intolerant ones end at
-// once with ErrSuspended; the tolerant one lives on; after healing, the
-// session is still there and the ended leases' nodes are deleted.
+// waiterNodeDeleted: someone else deleting the node of an attempt that
+// waits behind a holder ends the attempt with ErrNodeDeleted while the
+// holder still holds (within the second a Confirmed kind waits before it
+// watches its own node), instead of letting it wait for a turn it has no
+// node for.
+func (q *contract[R, L]) waiterNodeDeleted(t *testing.T, b zktest.Backend) {
+	ctx := Context(t)
+	c := b.Connect(t)
+	other := b.Connect(t)
+	for _, m := range q.Modes {
+		dir := LockDir(t, c)
+		holder := q.acquire(t, ctx, q.exclusive[0], c, dir, 0)
+		done := make(chan error, 1)
+		p := q.participant(other, dir, 0)
+		go func() {
+			l, err := m.Acquire(p, ctx)
+			if err == nil {
+				q.Release(l, ctx)
+			}
+			done <- err
+		}()
+		WaitChildren(t, c, dir, 2)
+		for _, n := range Children(t, c, dir) {
+			if dir+"/"+n != holder.Node() {
+				if err := c.Delete(ctx, dir+"/"+n, -1); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		select {
+		case err := <-done:
+			if !errors.Is(err, recipes.ErrNodeDeleted) || !errors.Is(err, recipes.ErrLost) {
+				t.Fatalf("%s: an attempt whose node was deleted while it waited returned %v, want ErrNodeDeleted", m.Name, err)
+			}
+		case <-time.After(zktest.Scale(10 * time.Second)):
+			t.Fatalf("%s: an attempt whose node was deleted while it waited still waits", m.Name)
+		}
+		if err := holder.Err(); err != nil {
+			t.Fatalf("%s: the holder's lease ended: %v", m.Name, err)
+		}
+		q.release(t, ctx, holder)
+		WaitChildren(t, c, dir, 0)
+	}
+}
+
+// suspension: leases in every mode without tolerance, one with a short
+// tolerance and one with a long one, all on one client, whose connection
+// is then cut. The intolerant ones end at once with ErrSuspended, the
+// briefly tolerant one once its tolerance has run out; the tolerant one
+// lives on; after healing, the session is still there and the ended
+// leases' nodes are deleted.
 func (q *contract[R, L]) suspension(t *testing.T, b zktest.Backend) {
 	ctx := Context(t)
 	admin := b.Connect(t)
 	opts, cut, heal := b.Blackhole(t)
 	c := b.Connect(t, append(opts, client.WithSessionTimeout(zktest.Scale(4*time.Second)))...)
 	tolerant := q.acquire(t, ctx, q.exclusive[0], c, LockDir(t, admin), time.Hour)
+	briefDir := LockDir(t, admin)
+	brief := q.acquire(t, ctx, q.exclusive[0], c, briefDir, zktest.Scale(200*time.Millisecond))
 	var dirs []string
 	var leases []L
 	for _, m := range q.Modes {
@@ -143,11 +192,15 @@ func (q *contract[R, L]) suspension(t *testing.T, b zktest.Backend) {
 			t.Fatalf("%s: lease ended with %v, want ErrSuspended", q.Modes[i].Name, l.Err())
 		}
 	}
+	Within(t, brief.Done(), "Done after the connection was suspended beyond the tolerance")
+	if !errors.Is(brief.Err(), recipes.ErrSuspended) {
+		t.Fatalf("the briefly tolerant lease ended with %v, want ErrSuspended", brief.Err())
+	}
 	if err := tolerant.Err(); err != nil {
 		t.Fatalf("the tolerant lease ended too: %v", err)
 	}
 	heal()
-	for _, dir := range dirs {
+	for _, dir := range append(dirs, briefDir) {
 		WaitChildren(t, admin, dir, 0)
 	}
 	if err := tolerant.Err(); err != nil {
