@@ -85,6 +85,22 @@ func remove(ctx context.Context, c *client.Client, sess *client.Session, path st
 	}
 }
 
+// NewerOwner returns c's current session when it, and not sess, owns the
+// node whose Stat is st (nil: not read): the node was created under the
+// client's next session, sess having been lost between the recipe's check
+// and its create. Such a node is the current session's to delete: deleting
+// it under the lost sess would leave it for as long as the new session
+// lives. It returns nil otherwise.
+func NewerOwner(c *client.Client, sess *client.Session, st *client.Stat) *client.Session {
+	if st == nil || st.EphemeralOwner == sess.ID() {
+		return nil
+	}
+	if cur := c.Session(); cur != nil && cur.ID() == st.EphemeralOwner {
+		return cur
+	}
+	return nil
+}
+
 func removeOnce(ctx context.Context, c *client.Client, sess *client.Session, path string, o Removal) error {
 	switch {
 	case o.Signal:

@@ -295,10 +295,10 @@ func (t *Ticket) watchSelf(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if owner := st.EphemeralOwner; owner != t.sess.ID() {
+	if st.EphemeralOwner != t.sess.ID() {
 		// Created under a newer session than the one this ticket started
 		// with: that one was lost meanwhile.
-		if s := t.q.c.Session(); s != nil && s.ID() == owner {
+		if s := NewerOwner(t.q.c, t.sess, st); s != nil {
 			Remove(done, t.q.c, s, t.path, Removal{Logger: t.q.log})
 		}
 		return lostSession(client.ErrSessionLost)

@@ -324,16 +324,11 @@ func (a *attempt) hold(ctx context.Context, paths []string) ([]*Lease, error) {
 }
 
 // owner is the session that owns a lease node of the attempt whose Stat is
-// st (nil if it could not be read): the attempt's, or the client's
-// current session when the node was created under it, the attempt's
-// having been lost between the check and the create. Deleting it under
-// the attempt's lost session would leave it, holding a lease, for as long
-// as the new session lives.
+// st (nil if it could not be read): the attempt's, or the client's next
+// one (see recipes.NewerOwner), under which a node left would hold a lease.
 func (a *attempt) owner(st *client.Stat) *client.Session {
-	if st != nil && st.EphemeralOwner != a.sess.ID() {
-		if cur := a.s.c.Session(); cur != nil && cur.ID() == st.EphemeralOwner {
-			return cur
-		}
+	if s := recipes.NewerOwner(a.s.c, a.sess, st); s != nil {
+		return s
 	}
 	return a.sess
 }
