@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,12 +47,14 @@ type Cache struct {
 
 // OpenNode opens a cache of the node at path alone.
 func OpenNode(ctx context.Context, c *client.Client, path string, opts ...Option) (*Cache, error) {
-	return Open(ctx, c, path, append(opts, WithDepth(0))...)
+	// Clipped: appending must not write into the caller's slice, which
+	// other calls may be reading.
+	return Open(ctx, c, path, append(slices.Clip(opts), WithDepth(0))...)
 }
 
 // OpenChildren opens a cache of the node at path and its children.
 func OpenChildren(ctx context.Context, c *client.Client, path string, opts ...Option) (*Cache, error) {
-	return Open(ctx, c, path, append(opts, WithDepth(1))...)
+	return Open(ctx, c, path, append(slices.Clip(opts), WithDepth(1))...)
 }
 
 // OpenTree opens a cache of the subtree at path (WithDepth limits it).
@@ -76,6 +79,9 @@ func Open(ctx context.Context, c *client.Client, path string, opts ...Option) (*
 		return nil, &client.InputError{Op: "cache", Path: path,
 			Reason: fmt.Sprintf("depth %d, node limit %d and byte limit %d must be positive", cfg.depth, cfg.maxNodes, cfg.maxBytes)}
 	}
+	if c.Context().Err() != nil {
+		return nil, errClientClosed // before the cache's goroutine dials
+	}
 	w := c.Wire()
 	root := path
 	if w.Namespace != "" {
@@ -85,7 +91,7 @@ func Open(ctx context.Context, c *client.Client, path string, opts ...Option) (*
 		changed: make(chan struct{}), done: make(chan struct{}), evDirty: map[string]struct{}{}}
 	cc.oneShot.Store(cfg.oneShot)
 	cc.life, cc.stop = context.WithCancelCause(context.Background())
-	unhook := context.AfterFunc(c.Context(), func() { cc.stop(client.ErrClosed) })
+	unhook := context.AfterFunc(c.Context(), func() { cc.stop(errClientClosed) })
 	cc.tracked()
 	go func() {
 		defer unhook()
@@ -109,8 +115,9 @@ func (c *Cache) Snapshot() *Snapshot {
 // WaitFor returns a snapshot at zxid or later: read your writes. Pass the
 // zxid of a write (a Stat's Mzxid, the zxid of a create) or a client's
 // LastZxid after its writes. When the cache has not reached zxid yet it
-// asks the server for a sync, and waits until ctx ends. It fails at once on
-// a stopped cache, with the error that stopped it.
+// asks the server for a sync, and waits until ctx ends. On a stopped cache
+// whose last snapshot is older than zxid it fails at once, with the error
+// that stopped it.
 func (c *Cache) WaitFor(ctx context.Context, zxid int64) (*Snapshot, error) {
 	asked := false
 	for {
@@ -168,7 +175,9 @@ func (c *Cache) Err() error {
 	return c.err
 }
 
-// Close stops the cache and ends its session.
+// Close stops the cache and ends its session. A cache closed while it is
+// cut off from the servers cannot tell them: its session then lives on
+// until the servers expire it.
 func (c *Cache) Close() {
 	c.stop(ErrClosed)
 	<-c.done
@@ -186,7 +195,9 @@ func (c *Cache) run() {
 		w, k, err := dial(c.life, c.cl, c.wire, next, sess)
 		if errors.Is(err, errExpired) {
 			log.Info("cache session expired: reloading under a new one", "path", c.path)
-			sess, lost = &session{}, true
+			// The new session starts from the last zxid seen, so that a
+			// server behind the snapshots already taken refuses it.
+			sess, lost = &session{lastZxid: sess.lastZxid}, true
 			continue
 		}
 		if err != nil {
@@ -197,8 +208,13 @@ func (c *Cache) run() {
 			continue
 		}
 		next = k
-		b.Reset()
-		err = c.serve(w, lost)
+		served, err := c.serve(w, lost)
+		if served {
+			// Only a connection that served a snapshot resets the delay:
+			// one that fails before (the server sheds or refuses its
+			// reads, say) is attempted again less and less often.
+			b.Reset()
+		}
 		lost = false
 		var fatal *fatalError
 		if errors.As(err, &fatal) && c.life.Err() == nil {
@@ -222,8 +238,9 @@ func (c *Cache) run() {
 	c.fail(context.Cause(c.life))
 }
 
-// serve runs one connection's engine until the connection breaks.
-func (c *Cache) serve(w *wire, lost bool) error {
+// serve runs one connection's engine until the connection breaks, and
+// reports whether the connection served a snapshot.
+func (c *Cache) serve(w *wire, lost bool) (served bool, err error) {
 	stop := context.AfterFunc(c.life, w.closeSession)
 	defer stop()
 	e := newEngine(c, w, c.oneShot.Load())
@@ -238,15 +255,18 @@ func (c *Cache) serve(w *wire, lost bool) error {
 		c.mu.Lock()
 		c.eng = nil
 		c.mu.Unlock()
+		e.mu.Lock()
+		served = e.published
+		e.mu.Unlock()
 	}()
 	e.start()
 	for {
 		b, err := w.readFrame()
 		if err != nil {
-			return err
+			return false, err
 		}
 		if err := e.frame(b); err != nil {
-			return err
+			return false, err
 		}
 	}
 }

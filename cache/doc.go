@@ -24,6 +24,10 @@
 // write's zxid, or the client's LastZxid) reads its write from the cache;
 // it syncs the server when the cache has not seen that zxid.
 //
+// One field is excepted: a Stat's Aversion. ZooKeeper sends no event for
+// setACL, so the cache keeps the Aversion it last read until the node
+// changes otherwise.
+//
 // A snapshot can only be taken once every node that changed has been read
 // again: under writes that never pause for a round trip, the next snapshot
 // (and WaitFor) waits for the first pause, and until then the cache serves

@@ -219,6 +219,10 @@ func (e *engine) reply(r request, h jute.ReplyHeader, body []byte) error {
 	switch {
 	case r.op == jute.OpAddWatch && code == jute.ErrUnimplemented:
 		return errFallback
+	case reconnectCures(code):
+		// Not fatal: the cache reconnects, and resumes its session or
+		// learns that it expired.
+		return fmt.Errorf("%s %s: %w", jute.OpName(r.op), r.path, code)
 	case r.op == jute.OpSync:
 		e.syncing = false
 		if e.resync {
@@ -272,6 +276,19 @@ func (e *engine) reply(r request, h jute.ReplyHeader, body []byte) error {
 		e.children(r.path, rsp.Children, rsp.Stat)
 	}
 	return nil
+}
+
+// reconnectCures reports whether an error reply is about the session or
+// the connection rather than the request: ZooKeeper answers so a request
+// of a session that expired, moved to another connection or is not known
+// (any longer), or one it shed under load.
+func reconnectCures(code jute.Error) bool {
+	switch code {
+	case jute.ErrSessionExpired, jute.ErrSessionMoved, jute.ErrUnknownSession, jute.ErrConnectionLoss,
+		jute.ErrOperationTimeout, jute.ErrRequestTimeout, jute.ErrThrottledOp:
+		return true
+	}
+	return false
 }
 
 // upsert stores what a getData returned. A node whose parent is not held

@@ -3,11 +3,17 @@ package cache
 import (
 	"errors"
 	"fmt"
+
+	"github.com/zkit-dev/zkit/client"
 )
 
 // ErrClosed is the error of a cache that was closed: by Close, or with its
-// client.
+// client (the error then matches client.ErrClosed too).
 var ErrClosed = errors.New("zkit: cache closed")
+
+// errClientClosed stops a cache whose client was closed: it matches
+// ErrClosed and client.ErrClosed.
+var errClientClosed = fmt.Errorf("%w: %w", ErrClosed, client.ErrClosed)
 
 // LimitError stops a cache whose tree grew beyond its limits (WithMaxNodes,
 // WithMaxBytes). Nodes and Bytes are what it held when it stopped.

@@ -29,9 +29,12 @@ func (t EventType) String() string { return eventNames[t] }
 // (none for Deleted, Initialized and Reset); Data is shared with the
 // snapshots that hold the node: do not modify it. Zxid is the transaction the
 // event brings the receiver up to: the node's Mzxid for Created and
-// Changed, and for the others the zxid of the snapshot in which the node
-// is gone, or that was loaded (ZooKeeper does not say when a node was
-// deleted).
+// Changed, for Deleted the zxid of the snapshot in which the node is gone
+// (ZooKeeper does not say when a node was deleted; for a node deleted and
+// created again, the new node's Czxid), for Initialized that of the first
+// snapshot, and for Reset the zxid the receiver had reached (the
+// differences that follow bring it up to the snapshot read under the new
+// session). Zxids never decrease from one event to the next.
 type Event struct {
 	Type EventType
 	Path string
@@ -71,7 +74,8 @@ type delivery struct {
 	told map[string]*Node // what the receiver knows
 	base *Snapshot        // the snapshot the pending events lead to
 	gen  int
-	init bool // Initialized was sent
+	init bool  // Initialized was sent
+	at   int64 // the zxid of the last event sent
 }
 
 func (d *delivery) run() {
@@ -161,7 +165,8 @@ func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []Event {
 		return comparePaths(a.Path, b.Path)
 	})
 	if s.gen != d.gen {
-		ev = append([]Event{{Type: Reset, Zxid: s.zxid}}, ev...)
+		// Not s's zxid: the differences that follow are older.
+		ev = append([]Event{{Type: Reset, Zxid: d.at}}, ev...)
 	}
 	if !d.init {
 		ev = append(ev, Event{Type: Initialized, Zxid: s.zxid})
@@ -175,6 +180,7 @@ func nodeEvent(t EventType, n *Node) Event {
 
 // apply records that the receiver has ev.
 func (d *delivery) apply(ev Event) {
+	d.at = max(d.at, ev.Zxid)
 	switch ev.Type {
 	case Created, Changed:
 		d.told[ev.Path], _ = d.base.Get(ev.Path)

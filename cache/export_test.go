@@ -41,3 +41,6 @@ func SessionOf(c *Cache) (int64, []byte) {
 
 // Wanted returns the highest zxid a WaitFor has waited for.
 func Wanted(c *Cache) int64 { return c.wanted() }
+
+// OptionHook is an option that calls fn when Open applies it.
+func OptionHook(fn func()) Option { return func(*config) { fn() } }

@@ -1,8 +1,11 @@
 package cache_test
 
 import (
+	"encoding/binary"
+	"net"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -90,14 +93,7 @@ func TestSessionExpiry(t *testing.T) {
 			defer mu.Unlock()
 			return slices.Contains(types, cache.Initialized)
 		})
-		id, passwd := cache.SessionOf(cc)
-		if ref := b.Reference(); ref != nil {
-			if !ref.ExpireSession(id) {
-				t.Fatal("the cache's session was not alive")
-			}
-		} else if err := zktest.ExpireSession(ctx, b.Addr(), id, passwd); err != nil {
-			t.Fatal(err)
-		}
+		id := expireCache(t, b, cc)
 		recipetest.Eventually(t, "a reset event", func() bool {
 			mu.Lock()
 			defer mu.Unlock()
@@ -117,4 +113,258 @@ func TestSessionExpiry(t *testing.T) {
 			t.Fatalf("events %v, want %v first", types, want)
 		}
 	})
+}
+
+// The changes made while the cache's session was expiring come after the
+// reset event, and the zxids of the events never go back: the reset does
+// not claim the snapshot it announces (whose differences are still to
+// come), so a receiver that skips events at or below the last zxid it
+// has seen misses none of them.
+func TestResetKeepsZxidOrder(t *testing.T) {
+	eachMode(t, func(t *testing.T, b zktest.Backend, opts ...cache.Option) {
+		ctx := recipetest.Context(t)
+		w := b.Connect(t)
+		r := dir(t, w)
+		mustCreate(t, w, r+"/a", r+"/b")
+		proxied, cut, heal := b.Blackhole(t)
+		cc, err := cache.OpenTree(ctx, b.Connect(t, proxied...), r, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		seen := follow(t, cc)
+		seen.converges(t, cc.Snapshot())
+
+		cut()
+		expireCache(t, b, cc)
+		// Changes the cache can only learn of under its next session.
+		if _, err := w.Set(ctx, r+"/a", []byte("v2"), -1); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Delete(ctx, r+"/b", -1); err != nil {
+			t.Fatal(err)
+		}
+		zxid := mustCreate(t, w, r+"/c")
+		heal()
+		s := waitFor(t, cc, zxid)
+		if got := rel(r, s.Paths()); !slices.Equal(got, []string{"", "/a", "/c"}) {
+			t.Fatalf("after the reset: %v", got)
+		}
+		seen.converges(t, s)
+	})
+}
+
+// The session the cache opens after its last one expired tells the server
+// the last zxid the cache has seen, as a resumed session does: a server
+// behind the cache's snapshot (a lagging follower) must refuse it rather
+// than serve an older tree, which the cache would then wait out, stale.
+func TestNewSessionCarriesLastZxid(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		w := b.Connect(t)
+		r := dir(t, w)
+		zxid := mustCreate(t, w, r+"/a")
+		var mu sync.Mutex
+		var fresh []int64 // LastZxidSeen of each request for a new session
+		dialer := func(network, address string, timeout time.Duration) (net.Conn, error) {
+			nc, err := net.DialTimeout(network, address, timeout)
+			if err != nil {
+				return nil, err
+			}
+			return &connectSpy{Conn: nc, seen: func(session, lastZxid int64) {
+				if session == 0 {
+					mu.Lock()
+					fresh = append(fresh, lastZxid)
+					mu.Unlock()
+				}
+			}}, nil
+		}
+		cc, err := cache.OpenTree(ctx, b.Connect(t, client.WithDialer(dialer)), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		before := waitFor(t, cc, zxid).Zxid()
+		mu.Lock()
+		fresh = nil
+		mu.Unlock()
+		id := expireCache(t, b, cc)
+		recipetest.Eventually(t, "a new session", func() bool {
+			got, _ := cache.SessionOf(cc)
+			return got != id && got != 0
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		if len(fresh) == 0 {
+			t.Fatal("no request for a new session went through the dialer")
+		}
+		for _, z := range fresh {
+			if z < before {
+				t.Fatalf("a new session asked for with last zxid %#x; the cache had seen %#x", z, before)
+			}
+		}
+	})
+}
+
+// connectSpy reports the session id and last zxid of the ConnectRequest
+// that opens its connection.
+type connectSpy struct {
+	net.Conn
+	seen  func(session, lastZxid int64)
+	wrote bool
+}
+
+func (c *connectSpy) Write(b []byte) (int, error) {
+	// length, protocolVersion, lastZxidSeen, timeOut, sessionId
+	if !c.wrote && len(b) >= 4+4+8+4+8 {
+		c.wrote = true
+		c.seen(int64(binary.BigEndian.Uint64(b[20:28])), int64(binary.BigEndian.Uint64(b[8:16])))
+	}
+	return c.Conn.Write(b)
+}
+
+// A reply that says the session expired, moved or is unknown (as
+// ZooKeeper answers a request of a session closed or moved while the
+// request was under way), or that the server shed the request, is cured
+// by a reconnect: the cache reconnects and goes on, rather than stopping
+// as it does for an error no reconnect cures.
+func TestSessionErrorReplyReconnects(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		code int32
+	}{
+		{"SessionExpired", -112},
+		{"SessionMoved", -118},
+		{"UnknownSession", -12},
+		{"Throttled", -127},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+				ctx := recipetest.Context(t)
+				w, r, _, cc := faultedCache(t, b, func(f *replyFault) { f.arm(tc.code) })
+				st, err := w.Set(ctx, r+"/a", []byte("v3"), -1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := waitFor(t, cc, st.Mzxid)
+				if n, ok := s.Get(r + "/a"); !ok || string(n.Data) != "v3" {
+					t.Fatalf("after the error: %v", n)
+				}
+				if err := cc.Err(); err != nil {
+					t.Fatalf("the cache stopped: %v", err)
+				}
+			})
+		})
+	}
+}
+
+// faultedCache opens a tree cache of a new directory holding the node a,
+// through a replyFault, arms the fault and writes a so that the cache reads
+// it, and returns once the fault has replaced a reply. w is the writing
+// client; the cache is closed with the test.
+func faultedCache(t *testing.T, b zktest.Backend, arm func(*replyFault)) (w *client.Client, r string, f *replyFault, cc *cache.Cache) {
+	t.Helper()
+	ctx := recipetest.Context(t)
+	w = b.Connect(t)
+	r = dir(t, w)
+	mustCreate(t, w, r+"/a")
+	f = newReplyFault(b.Addr())
+	cc, err := cache.OpenTree(ctx, b.Connect(t, client.WithDialer(f.dial)), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cc.Close)
+	arm(f)
+	if _, err := w.Set(ctx, r+"/a", []byte("v2"), -1); err != nil {
+		t.Fatal(err)
+	}
+	recipetest.Within(t, f.hit, "the cache's read answered with the error")
+	return w, r, f, cc
+}
+
+// replyFault is a relay between clients and one server that, once armed,
+// replaces the server's next reply to a request with an error reply of
+// the same xid and zxid.
+type replyFault struct {
+	target string
+	code   atomic.Int32 // 0: not armed
+	always atomic.Bool  // every reply to a request, not the next one only
+	hit    chan struct{}
+	once   sync.Once
+	dials  atomic.Int32
+}
+
+func newReplyFault(target string) *replyFault {
+	return &replyFault{target: target, hit: make(chan struct{})}
+}
+
+func (f *replyFault) arm(code int32) { f.code.Store(code) }
+
+// armAlways replaces every reply to a request from now on.
+func (f *replyFault) armAlways(code int32) {
+	f.always.Store(true)
+	f.code.Store(code)
+}
+
+func (f *replyFault) dial(network, address string, timeout time.Duration) (net.Conn, error) {
+	f.dials.Add(1)
+	return relay(f.target, timeout, func(_ net.Conn, first bool, b []byte) []byte {
+		// After the handshake: xid, zxid, err, then the body. A request's
+		// xid is not negative.
+		if first || len(b) < 20 || int32(binary.BigEndian.Uint32(b[4:8])) < 0 {
+			return b
+		}
+		code := f.code.Load()
+		if !f.always.Load() {
+			code = f.code.Swap(0)
+		}
+		if code != 0 {
+			b = b[:20]
+			binary.BigEndian.PutUint32(b, 16)
+			binary.BigEndian.PutUint32(b[16:], uint32(code))
+			f.once.Do(func() { close(f.hit) })
+		}
+		return b
+	})
+}
+
+// A connection that fails before it served a snapshot (here: every read
+// answered "throttled") does not reset the delay between attempts: the
+// cache backs off, doubling the delay, rather than read the tree again
+// every 10 ms.
+func TestFailingConnectionBacksOff(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		w, r, f, cc := faultedCache(t, b, func(f *replyFault) { f.armAlways(-127) }) // ThrottledOp
+		start, from := time.Now(), f.dials.Load()
+		recipetest.Eventually(t, "six more connections", func() bool { return f.dials.Load() >= from+6 })
+		// Backing off from 10 ms, doubling each time, with 25% jitter:
+		// at least 0.75 * (10+20+40+80+160) ms before the sixth attempt.
+		if took := time.Since(start); took < 230*time.Millisecond {
+			t.Fatalf("six connections in %v: no backoff", took)
+		}
+		f.always.Store(false)
+		f.code.Store(0)
+		st, err := w.Set(ctx, r+"/a", []byte("v3"), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := waitFor(t, cc, st.Mzxid).Get(r + "/a"); string(n.Data) != "v3" {
+			t.Fatalf("after the fault: %q", n.Data)
+		}
+	})
+}
+
+// expireCache has the server expire the cache's session, and returns its id.
+func expireCache(t *testing.T, b zktest.Backend, cc *cache.Cache) int64 {
+	t.Helper()
+	id, passwd := cache.SessionOf(cc)
+	if ref := b.Reference(); ref != nil {
+		if !ref.ExpireSession(id) {
+			t.Fatal("the cache's session was not alive")
+		}
+	} else if err := zktest.ExpireSession(recipetest.Context(t), b.Addr(), id, passwd); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

@@ -3,9 +3,12 @@ package cache_test
 import (
 	"context"
 	"errors"
+	"net"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/zkit-dev/zkit/cache"
 	"github.com/zkit-dev/zkit/client"
@@ -275,10 +278,94 @@ func TestClientClosed(t *testing.T) {
 	if slices.Contains(b.Reference().Sessions(), id) {
 		t.Fatalf("the closed cache's session 0x%x lives on", id)
 	}
-	if !errors.Is(cc.Err(), client.ErrClosed) {
-		t.Fatalf("Err: %v", cc.Err())
+	// Closed with its client, as ErrClosed says.
+	if !errors.Is(cc.Err(), client.ErrClosed) || !errors.Is(cc.Err(), cache.ErrClosed) {
+		t.Fatalf("Err: %v, want cache.ErrClosed and client.ErrClosed", cc.Err())
 	}
 	if _, err := cc.WaitFor(context.Background(), 1<<62); !errors.Is(err, client.ErrClosed) {
 		t.Fatalf("WaitFor: %v", err)
 	}
+}
+
+// OpenNode and OpenChildren add their depth to the caller's options
+// without writing into the caller's slice: two shapes opened at once with
+// one slice of options (with room to spare, as append leaves it) each get
+// their own depth, whichever applies its options first.
+func TestShapesShareOptions(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) { shareOptions(t, b) })
+}
+
+func shareOptions(t *testing.T, b zktest.Backend) {
+	ctx := recipetest.Context(t)
+	c := b.Connect(t)
+	r := dir(t, c)
+	mustCreate(t, c, r+"/a")
+	type shape struct {
+		open func(context.Context, *client.Client, string, ...cache.Option) (*cache.Cache, error)
+		want []string
+	}
+	node := shape{cache.OpenNode, []string{""}}
+	kids := shape{cache.OpenChildren, []string{"", "/a"}}
+	for _, order := range [][2]shape{{node, kids}, {kids, node}} {
+		var calls atomic.Int32
+		second := make(chan struct{})
+		hook := cache.OptionHook(func() {
+			if calls.Add(1) == 1 {
+				<-second // the first Open waits here until the second applied its options
+			} else {
+				close(second)
+			}
+		})
+		opts := make([]cache.Option, 1, 4)
+		opts[0] = hook
+		type opened struct {
+			c   *cache.Cache
+			err error
+		}
+		first := make(chan opened, 1)
+		go func() {
+			cc, err := order[0].open(ctx, c, r, opts...)
+			first <- opened{cc, err}
+		}()
+		recipetest.Eventually(t, "the first Open applies its options", func() bool { return calls.Load() == 1 })
+		cc, err := order[1].open(ctx, c, r, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		f := <-first
+		if f.err != nil {
+			t.Fatal(f.err)
+		}
+		defer f.c.Close()
+		if got := rel(r, f.c.Snapshot().Paths()); !slices.Equal(got, order[0].want) {
+			t.Errorf("the first cache holds %v, want %v", got, order[0].want)
+		}
+		if got := rel(r, cc.Snapshot().Paths()); !slices.Equal(got, order[1].want) {
+			t.Errorf("the second cache holds %v, want %v", got, order[1].want)
+		}
+	}
+}
+
+// Open on a closed client fails with ErrClosed and dials nothing.
+func TestOpenOnClosedClient(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		var dials atomic.Int32
+		dialer := func(network, address string, timeout time.Duration) (net.Conn, error) {
+			dials.Add(1)
+			return net.DialTimeout(network, address, timeout)
+		}
+		for range 30 {
+			c := b.Connect(t, client.WithDialer(dialer))
+			c.Close()
+			before := dials.Load()
+			_, err := cache.OpenTree(recipetest.Context(t), c, "/")
+			if !errors.Is(err, cache.ErrClosed) || !errors.Is(err, client.ErrClosed) {
+				t.Fatalf("Open on a closed client: %v", err)
+			}
+			if n := dials.Load() - before; n != 0 {
+				t.Fatalf("Open on a closed client dialed %d times", n)
+			}
+		}
+	})
 }

@@ -22,6 +22,10 @@ type Node struct {
 // zxid: every node the cache holds, exactly as the server had it once the
 // transaction Zxid was applied, and none that did not exist then. It is
 // immutable; a cache hands out a new one as the tree changes.
+//
+// One field is excepted: a Stat's Aversion. ZooKeeper sends no watch event
+// for setACL, so the cache holds the Aversion it last read, until the node
+// changes otherwise.
 type Snapshot struct {
 	zxid   int64
 	root   string

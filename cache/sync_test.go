@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"io"
 	"net"
 	"runtime"
 	"sync"
@@ -38,43 +37,21 @@ func newGate(target string) *gate {
 }
 
 func (g *gate) dial(network, address string, timeout time.Duration) (net.Conn, error) {
-	server, err := net.DialTimeout("tcp", g.target, timeout)
-	if err != nil {
-		return nil, err
-	}
-	client, relay := net.Pipe()
-	go func() { io.Copy(server, relay); server.Close() }()
-	go func() {
-		defer relay.Close()
-		for first := true; ; first = false {
-			var l [4]byte
-			if _, err := io.ReadFull(server, l[:]); err != nil {
-				return
-			}
-			b := make([]byte, 4+binary.BigEndian.Uint32(l[:]))
-			copy(b, l[:])
-			if _, err := io.ReadFull(server, b[4:]); err != nil {
-				return
-			}
-			g.mu.Lock()
-			if g.closed && !first {
-				g.held = append(g.held, heldFrame{relay, b})
-				if len(b) >= 8 && int32(binary.BigEndian.Uint32(b[4:8])) >= 0 {
-					select {
-					case g.replies <- struct{}{}:
-					default:
-					}
-				}
-				g.mu.Unlock()
-				continue
-			}
-			g.mu.Unlock()
-			if _, err := relay.Write(b); err != nil {
-				return
+	return relay(g.target, timeout, func(end net.Conn, first bool, b []byte) []byte {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if !g.closed || first {
+			return b
+		}
+		g.held = append(g.held, heldFrame{end, b})
+		if len(b) >= 8 && int32(binary.BigEndian.Uint32(b[4:8])) >= 0 {
+			select {
+			case g.replies <- struct{}{}:
+			default:
 			}
 		}
-	}()
-	return client, nil
+		return nil
+	})
 }
 
 func (g *gate) close() {
