@@ -28,7 +28,8 @@ func (c *Client) MaxData(path string) int {
 
 // ValidatePath checks path as ZooKeeper's PathUtils does: absolute, no empty,
 // "." or ".." component, no trailing slash (unless sequential: the server
-// appends the sequence number), no control or unassigned characters.
+// appends the sequence number), no control or unassigned characters,
+// none outside the Basic Multilingual Plane (the server refuses them).
 // It returns a reason, or "" when the path is valid.
 func ValidatePath(path string, sequential bool) string {
 	if path == "" {
@@ -64,9 +65,12 @@ func ValidatePath(path string, sequential bool) string {
 		}
 		start = i + 1
 	}
+	// The server checks UTF-16 units, as Java holds the path: a character
+	// outside the Basic Multilingual Plane is a surrogate pair there, in
+	// the refused range 0xd800..0xf8ff.
 	for i, r := range path {
 		if r == 0 || (r > 0 && r < 0x20) || (r >= 0x7f && r <= 0x9f) ||
-			(r >= 0xd800 && r <= 0xf8ff) || (r >= 0xfff0 && r <= 0xffff) {
+			(r >= 0xd800 && r <= 0xf8ff) || r >= 0xfff0 {
 			return fmt.Sprintf("invalid character %U at byte %d", r, i)
 		}
 	}

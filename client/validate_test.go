@@ -15,17 +15,18 @@ func TestValidatePath(t *testing.T) {
 		assert.Empty(t, ValidatePath(p, false), p)
 	}
 	bad := map[string]string{
-		"":         "empty",
-		"a":        "start with /",
-		"/a/":      "end with /",
-		"/a//b":    "empty node name",
-		"/a/./b":   "relative",
-		"/a/..":    "relative",
-		"/a\x00b":  "invalid character",
-		"/a\x1fb":  "invalid character",
-		"/a\u0085": "invalid character",
-		"/a\ufff5": "invalid character",
-		"/a\xff":   "UTF-8",
+		"":              "empty",
+		"a":             "start with /",
+		"/a/":           "end with /",
+		"/a//b":         "empty node name",
+		"/a/./b":        "relative",
+		"/a/..":         "relative",
+		"/a\x00b":       "invalid character",
+		"/a\x1fb":       "invalid character",
+		"/a\u0085":      "invalid character",
+		"/a\ufff5":      "invalid character",
+		"/a\U0001F600b": "invalid character",
+		"/a\xff":        "UTF-8",
 	}
 	for p, want := range bad {
 		got := ValidatePath(p, false)

@@ -261,6 +261,7 @@ func TestBadInput(t *testing.T) {
 			{"service name with /", base, discovery.Instance{Name: "a/b", ID: "w"}},
 			{"id ..", base, discovery.Instance{Name: "api", ID: ".."}},
 			{"id with a NUL", base, discovery.Instance{Name: "api", ID: "bad\x00id"}},
+			{"id outside the BMP", base, discovery.Instance{Name: "api", ID: "w\U0001F600"}},
 			{"relative base", "relative", instance("w", 1)},
 			{"base with a trailing /", base + "/", instance("w", 1)},
 			{"JSON over the limit", base, big},

@@ -292,7 +292,7 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("%s = %v, want an *client.InputError", what, err)
 			}
 		}
-		for _, p := range []string{"", "relative", base + "/", base + "//x", "/"} {
+		for _, p := range []string{"", "relative", base + "/", base + "//x", "/", base + "/zr\U0001F600"} {
 			_, err := rendezvous.New(c, p).Create(ctx)
 			isInput("Create("+p+")", err)
 			isInput("Publish("+p+")", rendezvous.New(c, p).Publish(ctx, []byte("x")))
