@@ -112,18 +112,29 @@ var knownMembers = []string{jsonName, jsonID, jsonAddress, jsonPort, jsonSSLPort
 func (i Instance) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
+	// As Jackson writes it: "&", "<" and ">" as they are.
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	write := func(v any) error {
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		b.Truncate(b.Len() - 1) // Encode's newline
+		return nil
+	}
 	member := func(name string, v any) error {
 		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`"` + name + `":`)
-		// As Jackson writes it: "&", "<" and ">" as they are.
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
+		// The name is encoded too: the name of a member zkit does not
+		// know may hold a quote, a backslash or a control character.
+		if err := write(name); err != nil {
+			return err
+		}
+		b.WriteByte(':')
+		if err := write(v); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		b.Truncate(b.Len() - 1) // Encode's newline
 		return nil
 	}
 	t := i.Type

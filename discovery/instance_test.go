@@ -88,6 +88,33 @@ func TestUnknownMembersRoundTrip(t *testing.T) {
 	}
 }
 
+// Members zkit does not know keep their names when written back, whatever
+// those names hold: a quote, a backslash, a control character. A name
+// written as it is would make JSON that nobody reads, or one whose "id"
+// is another.
+func TestUnknownMemberNamesEscaped(t *testing.T) {
+	in := `{"name":"api","id":"w","we\"ird":1,"back\\slash":2,"ctl\u0001":3,"<&>":4}`
+	var inst discovery.Instance
+	if err := json.Unmarshal([]byte(in), &inst); err != nil {
+		t.Fatal(err)
+	}
+	inst.Extra["x\":0,\"id\":\"hijack\",\"y"] = json.RawMessage(`5`)
+	out, err := inst.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back discovery.Instance
+	if err := json.Unmarshal(out, &back); err != nil {
+		t.Fatalf("written back as %s: %v", out, err)
+	}
+	if back.ID != "w" || !reflect.DeepEqual(back.Extra, inst.Extra) {
+		t.Fatalf("written back as %s, read as id %q extra %q", out, back.ID, back.Extra)
+	}
+	if !strings.Contains(string(out), `"<&>":4`) {
+		t.Fatalf("written back as %s: the name <&> escaped, unlike Jackson", out)
+	}
+}
+
 func TestDecodeRefusesWhatCuratorRefuses(t *testing.T) {
 	for _, in := range []string{`null`, `[]`, `"x"`, `{"port":"eighty"}`, `{"name":3}`, `{"uriSpec":{"parts":3}}`, `{"enabled":"yes"}`, `{`} {
 		var inst discovery.Instance

@@ -123,7 +123,7 @@ func TestCuratorInterop(t *testing.T) {
 		}
 		spec, _ := discovery.ParseURISpec("{scheme}://{address}:{ssl-port}/{name}")
 		goInst := discovery.Instance{Name: "api", ID: "go-1", Address: "10.0.0.1", Port: 8080, SSLPort: 8443,
-			Payload: payload, URISpec: spec, Extra: map[string]json.RawMessage{"zkitOnly": json.RawMessage(`{"x":1}`)}}
+			Payload: payload, URISpec: spec, Extra: map[string]json.RawMessage{"zkitOnly": json.RawMessage(`{"x":1}`), `odd "name"`: json.RawMessage(`2`)}}
 		goReg, err := d.Register(ctx, goInst)
 		if err != nil {
 			t.Fatal(err)

@@ -26,9 +26,14 @@ func WithStrategy(s Strategy) ProviderOption {
 
 // WithFilter makes the provider return only instances for which keep
 // returns true (Curator's additionalFilter). Filters add up: an instance
-// must pass every one. keep must not block.
+// must pass every one. keep must not block; a nil keep filters nothing
+// out.
 func WithFilter(keep func(Instance) bool) ProviderOption {
-	return func(c *providerConfig) { c.filters = append(c.filters, keep) }
+	return func(c *providerConfig) {
+		if keep != nil {
+			c.filters = append(c.filters, keep)
+		}
+	}
 }
 
 // WithDownPolicy sets when an instance noted down (NoteError) is no longer

@@ -151,6 +151,7 @@ func TestProvider(t *testing.T) {
 		// A filter, and a sticky provider.
 		filtered := reader.Provider(ctx, "api", discovery.WithFilter(func(i discovery.Instance) bool { return i.Port != 8002 }))
 		eventuallyUsable(t, filtered, "c")
+		eventuallyUsable(t, reader.Provider(ctx, "api", discovery.WithFilter(nil)), "b,c")
 		sticky := reader.Provider(ctx, "api", discovery.WithStrategy(discovery.Sticky(discovery.Random())))
 		eventuallyUsable(t, sticky, "b,c")
 		first, err := sticky.Pick(ctx)
