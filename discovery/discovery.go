@@ -46,7 +46,8 @@ func (d *Discovery) Base() string { return d.base }
 //
 // The service's node is created when missing as a container node where the
 // server has them (as Curator does: the server deletes it once its last
-// instance is gone), the base and its parents as persistent nodes.
+// instance is gone), here and whenever the instance is registered again,
+// the base and its parents as persistent nodes.
 func (d *Discovery) Register(ctx context.Context, inst Instance) (*Registration, error) {
 	inst = normalize(inst, Instance{})
 	data, err := encode("register", d.base, inst, d.c.MaxData)
@@ -59,7 +60,9 @@ func (d *Discovery) Register(ctx context.Context, inst Instance) (*Registration,
 	if err := recipes.CreateDir(ctx, d.c, service, d.cfg.CreateOptions()...); err != nil {
 		return nil, recipes.Wrap("register", node, err)
 	}
-	k, err := recipes.Keep(ctx, d.c, node, data, d.cfg.Keep())
+	opts := d.cfg.Keep()
+	opts.ParentContainer = true // also when registering again after the server deleted it
+	k, err := recipes.Keep(ctx, d.c, node, data, opts)
 	if err != nil {
 		return nil, recipes.Wrap("register", node, err)
 	}

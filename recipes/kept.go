@@ -28,6 +28,13 @@ type KeepOptions struct {
 	// node filled by its master). Otherwise such a write is a conflict:
 	// another process claims the node.
 	Shared bool
+	// ParentContainer creates the node's parent, whenever it is missing,
+	// as a container with ACL (CreateDir), its own missing parents as
+	// persistent nodes: a directory the server deletes once it is empty
+	// (a discovery service's node), which may be gone when the node is
+	// created again. Otherwise missing parents are persistent nodes with
+	// the client's default ACL.
+	ParentContainer bool
 }
 
 // Kept is an ephemeral node that this process keeps present across
@@ -78,7 +85,8 @@ type Kept struct {
 // invalid path or data (nothing is sent), a *ConflictError when another
 // session owns the node, ctx's error.
 //
-// Missing parents are created as persistent nodes.
+// Missing parents are created as persistent nodes (the parent a
+// container with ParentContainer).
 func Keep(ctx context.Context, c *client.Client, path string, data []byte, o KeepOptions) (*Kept, error) {
 	if err := client.CheckPath("keep", path); err != nil {
 		return nil, err

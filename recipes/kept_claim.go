@@ -58,6 +58,9 @@ func (k *Kept) establish(ctx context.Context) (_ *Presence, _ <-chan client.Watc
 			case err == nil:
 				return p, w, nil
 			case errors.Is(err, errTryAgain), client.IsRetryable(err), client.IsSessionLost(err) && !errors.Is(err, client.ErrClosed):
+			case client.IsOutcomeUnknown(err) && ctx.Err() == nil:
+				// The claim's write of the data lost its reply: the next
+				// claim reads the node again, and writes it if need be.
 			default:
 				return nil, nil, err
 			}
@@ -65,7 +68,13 @@ func (k *Kept) establish(ctx context.Context) (_ *Presence, _ <-chan client.Watc
 			return nil, nil, ctx.Err()
 		case errors.Is(err, client.ErrNoNode):
 			parent, _ := client.SplitPath(k.path)
-			if err := k.c.EnsurePath(ctx, parent); err != nil {
+			var err error
+			if k.opts.ParentContainer {
+				err = CreateDir(ctx, k.c, parent, opts...)
+			} else {
+				err = k.c.EnsurePath(ctx, parent)
+			}
+			if err != nil {
 				return nil, nil, err
 			}
 			continue
@@ -115,6 +124,12 @@ func (k *Kept) claim(ctx context.Context, sess *client.Session) (*Presence, <-ch
 		}
 		p.version = nst.Version
 	}
+	// Current before writeMu is released: an Update from now on writes to
+	// this presence, not to the last one, which would only keep its data
+	// for a creation that has already happened.
+	k.mu.Lock()
+	k.cur = p
+	k.mu.Unlock()
 	return p, w, nil
 }
 

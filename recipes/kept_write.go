@@ -48,6 +48,9 @@ func (k *Kept) Update(ctx context.Context, data []byte) error {
 				return err
 			}
 			applied, rerr := k.settle(ctx, p)
+			if errors.Is(rerr, errRecreated) {
+				return nil // written when the node was created again
+			}
 			if rerr != nil || applied {
 				return rerr
 			}
@@ -62,14 +65,23 @@ func (k *Kept) Update(ctx context.Context, data []byte) error {
 	return nil
 }
 
+// errRecreated: the node was created again by this Kept (under a new
+// session, or after a deletion) while a write to the last one was
+// settled. Its claim, which waits for writeMu, writes the data then.
+var errRecreated = errors.New("zkit: node created again by this process")
+
 // settle reads the node back after a write whose outcome is unknown, and
-// reports whether it was applied. Called with writeMu held.
+// reports whether it was applied. It returns errRecreated when the node
+// was created again by this Kept meanwhile: p has ended, and the write
+// with it. Called with writeMu held.
 func (k *Kept) settle(ctx context.Context, p *Presence) (bool, error) {
 	var b client.Backoff
 	for {
 		if err := k.c.Sync(ctx, k.path); err == nil {
 			data, st, err := k.c.Get(ctx, k.path)
 			switch {
+			case err == nil && (st.EphemeralOwner != p.sess.ID() || st.Czxid != p.token) && k.ownedBy(st.EphemeralOwner):
+				return false, errRecreated
 			case err == nil:
 				return k.check(p, data, st)
 			case errors.Is(err, client.ErrNoNode):
@@ -84,6 +96,14 @@ func (k *Kept) settle(ctx context.Context, p *Presence) (bool, error) {
 			return false, err
 		}
 	}
+}
+
+// ownedBy reports whether session is one under which this Kept created (or
+// tried to create) the node.
+func (k *Kept) ownedBy(session int64) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.owned[session]
 }
 
 // check compares what the node holds with what this process wrote: it
