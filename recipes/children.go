@@ -58,10 +58,14 @@ func ReadChildren[T any](ctx context.Context, c *client.Client, path string, dec
 // only within one connection: go-zookeeper sets them again after a
 // reconnect, but concurrently with other requests, with a "last zxid seen"
 // that may already include changes the watches never reported. So after
-// each reconnect it reads everything again. It stops following the
-// connection when ctx ends.
+// each reconnect it reads everything again, and stops waiting for the
+// watches it set before (the client keeps them until they fire; a node
+// that never changes would otherwise hold one goroutine per reconnect). It
+// stops following the connection when ctx ends.
 func ChildrenReader[T any](ctx context.Context, c *client.Client, path string, decode Decode[T]) ReadFunc[[]T] {
 	r := &childrenReader[T]{c: c, path: path, decode: decode, notify: make(chan client.WatchEvent, 1), cache: map[string]*child[T]{}}
+	r.life = ctx
+	r.ctx, r.stopWaiting = context.WithCancel(ctx)
 	r.followConnection(ctx)
 	return r.read
 }
@@ -78,6 +82,13 @@ type childrenReader[T any] struct {
 	seen   int64        // the epoch of what the reader holds
 	names  []string
 	cache  map[string]*child[T]
+
+	// ctx ends the goroutines that wait for the watches set in the epoch
+	// seen (forward), or when life, the reader's context, ends;
+	// stopWaiting ends it. Only read changes them.
+	life        context.Context
+	ctx         context.Context
+	stopWaiting context.CancelFunc
 }
 
 // child is one child as last read, with the state of its data watch.
@@ -113,6 +124,8 @@ func (r *childrenReader[T]) read(ctx context.Context) ([]T, <-chan client.WatchE
 		r.seen = e
 		r.listed.Store(false)
 		clear(r.cache)
+		r.stopWaiting()
+		r.ctx, r.stopWaiting = context.WithCancel(r.life)
 	}
 	if !r.listed.Load() {
 		if err := r.list(ctx); err != nil {
@@ -136,7 +149,7 @@ func (r *childrenReader[T]) read(ctx context.Context) ([]T, <-chan client.WatchE
 			return err
 		}
 		e := &child[T]{value: r.decode(name, data, st)}
-		r.forward(ctx, w, func() { e.stale.Store(true) })
+		r.forward(w, func() { e.stale.Store(true) })
 		fresh[j] = e
 		return nil
 	})
@@ -175,7 +188,7 @@ func (r *childrenReader[T]) list(ctx context.Context) error {
 		return err
 	}
 	r.listed.Store(true)
-	r.forward(ctx, w, func() { r.listed.Store(false) })
+	r.forward(w, func() { r.listed.Store(false) })
 	slices.Sort(names)
 	r.names = names
 	keep := make(map[string]bool, len(names))
@@ -190,8 +203,10 @@ func (r *childrenReader[T]) list(ctx context.Context) error {
 	return nil
 }
 
-// forward runs mark when w fires, then tells Follow to read again.
-func (r *childrenReader[T]) forward(ctx context.Context, w <-chan client.WatchEvent, mark func()) {
+// forward runs mark when w fires, then tells Follow to read again, until
+// the reader stops waiting for the watches of this epoch.
+func (r *childrenReader[T]) forward(w <-chan client.WatchEvent, mark func()) {
+	ctx := r.ctx
 	go func() {
 		select {
 		case ev := <-w:
