@@ -12,8 +12,10 @@ import (
 // Publish fills zr with data, for the master. zr must exist: otherwise
 // Publish returns an error matching ErrGone. Empty data (which reads as
 // "not filled") and invalid paths are *client.InputError, before anything
-// is sent. A write whose reply is lost is resolved by reading zr back; if
-// that is not possible, the error matches client.ErrOutcomeUnknown.
+// is sent. A write whose reply is lost (the connection or the session
+// lost under it) is resolved by reading zr back, and made again when zr
+// does not hold the data; if reading back is not possible, the error
+// matches client.ErrOutcomeUnknown.
 func (r *Rendezvous) Publish(ctx context.Context, data []byte) error {
 	return recipes.Wrap("publish", r.path, publish(ctx, r.c, r.path, data))
 }
@@ -31,10 +33,14 @@ func publish(ctx context.Context, c *client.Client, path string, data []byte) er
 		case errors.Is(err, client.ErrNoNode):
 			return fmt.Errorf("%w: %w", ErrGone, client.ErrNoNode)
 		case client.IsOutcomeUnknown(err) && ctx.Err() == nil:
-			if got, rerr := readBack(ctx, c, path, &b); rerr == nil && string(got) == string(data) {
+			got, rerr := readBack(ctx, c, path, &b)
+			switch {
+			case rerr != nil:
+				return err
+			case string(got) == string(data):
 				return nil
 			}
-			return err
+			// Not applied (or written over since): write it again.
 		case !client.IsRetryable(err):
 			return err
 		}

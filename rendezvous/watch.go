@@ -71,7 +71,9 @@ func sameValue(a, b Value) bool {
 // Wait returns zr's data once it is filled, for a worker. It waits for zr
 // to be created if it does not exist yet, and for the master to fill it
 // while it is empty. When zr is deleted after one of Wait's reads found
-// it, Wait returns an error matching ErrGone: the launcher has ended. It
+// it, Wait returns an error matching ErrGone: the launcher has ended. So
+// it does when a later read finds zr created anew (another Czxid: a new
+// launch at the same path, whose data is not for this worker). It
 // returns ctx's error when ctx ends first, an error matching
 // client.ErrClosed when the client is closed, and an *client.InputError
 // for an invalid path or the root, which cannot be a rendezvous node.
@@ -81,36 +83,50 @@ func (r *Rendezvous) Wait(ctx context.Context) ([]byte, error) {
 	feed := recipes.Follow(ctx, r.c, goneReader(r.reader("wait")), sameWaited)
 	for v := range feed.Values() {
 		switch {
-		case v.Filled():
-			return v.Data, nil
 		case v.gone:
 			return nil, recipes.Wrap("wait", r.path, ErrGone)
+		case v.Filled():
+			return v.Data, nil
 		}
 	}
 	return nil, recipes.Wrap("wait", r.path, feed.Err())
 }
 
-// waited is zr as Wait follows it: gone says that zr is missing after an
-// earlier read found it.
+// waited is zr as Wait follows it: gone says that zr is missing, or
+// created anew, after an earlier read found it.
 type waited struct {
 	Value
 	gone bool
 }
 
-// goneReader marks the values of read that find zr missing after an
-// earlier read found it. The mark is made where zr is read, not where the
-// values are received: the feed is level-triggered, and a receiver that
-// is slow to look may never be handed the value in which zr existed.
+// goneReader marks the values of read that find zr missing, or created
+// anew (another Czxid), after an earlier read found it. The mark is made
+// where zr is read, not where the values are received: the feed is
+// level-triggered, and a receiver that is slow to look may never be
+// handed the value in which zr existed.
 func goneReader(read recipes.ReadFunc[Value]) recipes.ReadFunc[waited] {
-	found := false // only the follower's goroutine reads and writes it
+	// Only the follower's goroutine reads and writes them.
+	found := false
+	var czxid int64 // of the zr found
 	return func(ctx context.Context) (waited, <-chan client.WatchEvent, error) {
 		v, w, err := read(ctx)
 		if err != nil {
 			return waited{}, w, err
 		}
-		found = found || v.Exists
-		return waited{v, found && !v.Exists}, w, nil
+		gone := found && (!v.Exists || createdAt(v) != czxid)
+		if v.Exists && !found {
+			found, czxid = true, createdAt(v)
+		}
+		return waited{v, gone}, w, nil
 	}
+}
+
+// createdAt is the Czxid of an existing zr.
+func createdAt(v Value) int64 {
+	if v.Stat == nil {
+		return 0
+	}
+	return v.Stat.Czxid
 }
 
 func sameWaited(a, b waited) bool { return a.gone == b.gone && sameValue(a.Value, b.Value) }
