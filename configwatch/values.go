@@ -76,6 +76,17 @@ func Encode(v any) (Values, error) {
 	return out, nil
 }
 
+// CheckKey returns an *client.InputError when key cannot be a key of the
+// configuration at path: empty, "ready" (the flag's node), with a "/", or
+// not a valid node name. Set and Publish check the same; CheckKey lets a
+// caller refuse bad input before it connects.
+func CheckKey(path, key string) error {
+	if err := checkPath("config set", path); err != nil {
+		return err
+	}
+	return checkKey("config set", path, key)
+}
+
 // checkKey refuses a key that cannot name a node next to ready.
 func checkKey(op, path, key string) error {
 	reason := ""

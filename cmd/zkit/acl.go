@@ -50,7 +50,7 @@ The ACL is checked before anything is sent; the root and /zookeeper are refused.
   zkit setacl /app/config ip:10.0.0.0/8:cdrwa --version 0`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := writableVersion(args[0], version); err != nil {
+			if err := a.writableVersion(args[0], version); err != nil {
 				return err
 			}
 			acl, err := parseACL(args[1])

@@ -69,7 +69,10 @@ its threshold waits for the next.`,
 
 // runBarrier enters, runs CMD while inside, and leaves.
 func (a *app) runBarrier(ctx context.Context, path string, argv []string, f barrierFlags) error {
-	c, err := a.connect(ctx)
+	// --wait bounds the way in from the start: connecting counts.
+	enterCtx, cancel := withWait(ctx, f.wait)
+	defer cancel()
+	c, err := a.connect(enterCtx)
 	if err != nil {
 		return err
 	}
@@ -77,10 +80,10 @@ func (a *app) runBarrier(ctx context.Context, path string, argv []string, f barr
 	d := barrier.NewDouble(c, path, f.count)
 
 	// The barrier's ready flag is a child of PATH too, not a member.
-	stop := a.sayWaiting(ctx, "barrier", countIn(c, path, []string{"ready"}, func(n int) string {
+	stop := a.sayWaiting(enterCtx, "barrier", countIn(c, path, []string{"ready"}, func(n int) string {
 		return fmt.Sprintf("waiting at barrier %s: %d of %d members in", path, n, f.count)
 	}))
-	err = bounded(ctx, f.wait, d.Enter)
+	err = d.Enter(enterCtx)
 	stop()
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {

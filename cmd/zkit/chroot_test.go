@@ -49,6 +49,10 @@ func TestNamespaceFlag(t *testing.T) {
 		if d, _, err := c.Get(t.Context(), root+"/x"); err != nil || string(d) != "data" {
 			t.Fatalf("%s/x: %q, %v", root, d, err)
 		}
+		// A chroot of "/" is no chroot: it does not clash with --namespace.
+		if r := zkitOn(t, b.Addr()+"/", exitOK, "get", "/x", "--namespace", root); r.stdout != "data\n" {
+			t.Fatalf("get /x with --servers HOST:PORT/ and --namespace printed %q", r.stdout)
+		}
 		t.Setenv("ZKIT_NAMESPACE", root)
 		if r := zkitOn(t, b.Addr(), exitOK, "ls", "/"); r.stdout != "x\n" {
 			t.Fatalf("ls / with $ZKIT_NAMESPACE printed %q", r.stdout)

@@ -70,11 +70,13 @@ func TestGlobalFlagsAnywhere(t *testing.T) {
 }
 
 func TestUnknownCommandIsUsage(t *testing.T) {
-	r := zkit(t, "frobnicate")
-	if r.status != exitUsage {
-		t.Fatalf("status %d, want %d", r.status, exitUsage)
+	for _, args := range [][]string{{"frobnicate"}, {"help", "frobnicate"}} {
+		r := zkit(t, args...)
+		if r.status != exitUsage || r.stdout != "" {
+			t.Fatalf("zkit %q: status %d, want %d (stdout %q)", args, r.status, exitUsage, r.stdout)
+		}
+		oneErrorLine(t, r, "frobnicate")
 	}
-	oneErrorLine(t, r, "frobnicate")
 }
 
 func TestVersionAndCompletion(t *testing.T) {
@@ -105,6 +107,7 @@ func TestUnreachableWithShortWait(t *testing.T) {
 		{"elect", "/x", "--wait", "300ms", "--", "true"},
 		{"semaphore", "/x", "--max", "1", "--wait", "300ms", "--", "true"},
 		{"rendezvous", "/x", "wait", "--wait", "300ms"},
+		{"barrier", "/x", "--count", "2", "--wait", "300ms", "--", "true"},
 	} {
 		begin := time.Now()
 		r := zkit(t, append([]string{"--servers", addr, "--connect-timeout", "20s"}, args...)...)

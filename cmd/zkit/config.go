@@ -56,7 +56,7 @@ configwatch package documentation for the layout. get and watch print JSON whate
 				}
 				return usagef("invalid PATH %q: %s", path, reason)
 			}
-			if err := writablePath(path); err != nil && verb == "set" {
+			if err := a.writablePath(path); err != nil && verb == "set" {
 				return err
 			}
 			if verb != "set" && (len(f.deletes) > 0 || f.atomic) {
@@ -78,6 +78,11 @@ configwatch package documentation for the layout. get and watch print JSON whate
 				vals, err := assignments(rest, f.deletes)
 				if err != nil {
 					return err
+				}
+				for k := range vals {
+					if err := configwatch.CheckKey(path, k); err != nil {
+						return usagef("%s", oneLine(err))
+					}
 				}
 				return a.configSet(cmd.Context(), path, vals, f.atomic)
 			}

@@ -97,6 +97,13 @@ func TestConfigBadArguments(t *testing.T) {
 		}
 		oneErrorLine(t, r, "zkit config: ")
 	}
+	// Refused before connecting: no server is needed to tell a bad key.
+	for _, bad := range [][]string{{"ready=1"}, {"a/b=1"}, {"=1"}, {"..=1"}, {"a=1", "--delete", "x/y"}} {
+		args := append([]string{"config", "/x", "set", "--servers", "127.0.0.1:1", "--connect-timeout", "10s"}, bad...)
+		if r := zkit(t, args...); r.status != exitUsage {
+			t.Errorf("zkit %q: status %d, want %d (%q)", args, r.status, exitUsage, r.stderr)
+		}
+	}
 }
 
 // watch prints the current configuration, then one line per publish, and

@@ -46,6 +46,9 @@ func splitChroot(s string) (servers, chroot string) {
 func (a *app) chroot() (string, error) {
 	s, from := a.connectString()
 	_, root := splitChroot(s)
+	if root == "/" {
+		root = "" // the root itself: no chroot
+	}
 	if a.namespace != "" {
 		if root != "" {
 			return "", usagef("%s and %s %q both give a namespace: give it once", a.flagSource("namespace"), from, s)
@@ -97,6 +100,15 @@ func (a *app) checkServers() error {
 	}
 	_, err := a.chroot()
 	return err
+}
+
+// withWait bounds ctx by a command's --wait, when it is set (above 0):
+// connecting counts towards it, as the wait for the recipe does.
+func withWait(ctx context.Context, wait time.Duration) (context.Context, context.CancelFunc) {
+	if wait <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, wait)
 }
 
 // connect opens a client with the global flags. When no server answers

@@ -43,7 +43,7 @@ numbers after "--".`,
 			if err != nil {
 				return usagef("--encoding %q: want long, int or text", encoding)
 			}
-			op, err := counterArgs(args)
+			op, err := a.counterArgs(args)
 			if err != nil {
 				return err
 			}
@@ -77,7 +77,7 @@ type counterOp struct {
 
 const counterUsage = "PATH get | add N | set N | cas OLD NEW"
 
-func counterArgs(args []string) (counterOp, error) {
+func (a *app) counterArgs(args []string) (counterOp, error) {
 	if len(args) < 2 {
 		return counterOp{}, usagef("missing %s", map[bool]string{true: "PATH", false: "get, add, set or cas"}[len(args) == 0])
 	}
@@ -90,7 +90,7 @@ func counterArgs(args []string) (counterOp, error) {
 	case len(args)-2 != n:
 		return op, usagef("%s takes %d number(s), got %d (%s)", op.verb, n, len(args)-2, counterUsage)
 	}
-	check := writablePath
+	check := a.writablePath
 	if op.verb == "get" {
 		check = nodePath
 	}

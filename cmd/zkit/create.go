@@ -23,7 +23,7 @@ Writing into the root or under /zookeeper is refused. With -o json it prints
   zkit create /app/config/workers 8 --parents`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := writablePath(args[0]); err != nil {
+			if err := a.writablePath(args[0]); err != nil {
 				return err
 			}
 			var data []byte

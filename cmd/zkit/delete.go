@@ -37,7 +37,7 @@ The root and /zookeeper (ZooKeeper's own) are never deleted. Prints nothing.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p := args[0]
-			if err := writableVersion(p, f.version); err != nil {
+			if err := a.writableVersion(p, f.version); err != nil {
 				return err
 			}
 			switch {

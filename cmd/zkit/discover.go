@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -132,6 +131,9 @@ func (f discoverFlags) instance(base, name, id string) (discovery.Instance, erro
 	if err := discovery.CheckInstance(base, inst); err != nil {
 		return inst, usagef("%v", oneLine(err))
 	}
+	if f.tolerance < 0 {
+		return inst, usagef("--tolerance %v: must not be negative", f.tolerance)
+	}
 	return inst, nil
 }
 
@@ -144,6 +146,8 @@ func (a *app) discoverRegister(ctx context.Context, base string, inst discovery.
 	r, err := discovery.New(c, base, discovery.WithSuspendTolerance(tolerance)).Register(ctx, inst)
 	var ce *discovery.ConflictError
 	switch {
+	case errors.As(err, &ce) && ce.Owner == 0:
+		return failf("%s/%s: ID %q is taken by a persistent node, no instance's; pick another ID, or delete it ('zkit delete %s')", base, inst.Name, inst.ID, ce.Path)
 	case errors.As(err, &ce):
 		return failf("%s/%s: ID %q is held by session 0x%x; pick another ID, or wait until that process ends", base, inst.Name, inst.ID, ce.Owner)
 	case err != nil:
@@ -151,7 +155,7 @@ func (a *app) discoverRegister(ctx context.Context, base string, inst discovery.
 	}
 	defer unregister(r)
 	if len(argv) == 0 {
-		a.emit(r.Node(), nodeJSON{r.Node()})
+		a.emit(printable(r.Node()), nodeJSON{r.Node()})
 		return a.stayRegistered(ctx, r)
 	}
 	// CMD runs while the presence Register returned lasts, not across a gap.
@@ -170,23 +174,7 @@ func (a *app) discoverRegister(ctx context.Context, base string, inst discovery.
 // stderr when the instance is absent and present again. It fails when the
 // registration ends for good (a conflict).
 func (a *app) stayRegistered(ctx context.Context, r *discovery.Registration) error {
-	for absent := false; ; absent = true {
-		p, err := r.Present(ctx)
-		switch {
-		case ctx.Err() != nil:
-			return nil
-		case err != nil:
-			return lostf("%v", err) // it names the instance's node
-		case absent:
-			fmt.Fprintf(a.stderr, "zkit discover: %s present again\n", r.Node())
-		}
-		select {
-		case <-p.Done():
-			fmt.Fprintf(a.stderr, "zkit discover: %s absent: %s\n", r.Node(), oneLine(p.Err()))
-		case <-ctx.Done():
-			return nil
-		}
-	}
+	return a.stay(ctx, r.Present, "discover", r.Node(), "absent", "present again")
 }
 
 // unregister ends a registration, waiting a bounded time for the delete.

@@ -34,8 +34,8 @@
 //   - usagef, failf, timeoutf, lostf (exit.go) make the one-line errors
 //     with their exit status. Say which path, what happened, and the fix;
 //     about and cause keep a path that the cause names already from being
-//     said twice. nodePath and writablePath check a PATH (the latter
-//     refuses the root and /zookeeper).
+//     said twice. nodePath and a.writablePath check a PATH (the latter
+//     refuses the root and /zookeeper, whatever the namespace).
 //
 // Output that scripts read goes to a.stdout (cmd.OutOrStdout()); nothing
 // else is printed there. a.emit(text, v) prints one record: text, with

@@ -184,12 +184,8 @@ func termEnd(err error) string {
 // resigns.
 func (a *app) runTerm(ctx context.Context, path string, argv []string, f electFlags) error {
 	id := f.id
-	campaignCtx := ctx
-	if f.wait > 0 {
-		var cancel context.CancelFunc
-		campaignCtx, cancel = context.WithTimeout(ctx, f.wait)
-		defer cancel()
-	}
+	campaignCtx, cancel := withWait(ctx, f.wait)
+	defer cancel()
 	c, err := a.connect(campaignCtx)
 	if err != nil {
 		return err
@@ -285,7 +281,7 @@ func leaderLine(l election.Leader, asJSON bool) string {
 	if l == election.NoLeader {
 		return "none"
 	}
-	return fmt.Sprintf("%s %s %d", printable(l.ID), l.Node, l.Token)
+	return fmt.Sprintf("%s %s %d", printable(l.ID), printable(l.Node), l.Token)
 }
 
 // leaderJSON is a leader in JSON output: {"leader":false} for none.

@@ -35,6 +35,7 @@ func TestBadFlagValuesAreUsageErrors(t *testing.T) {
 		{"counter", "/", "add", "1"},
 		{"counter", "/zookeeper/quota", "set", "1"},
 		{"config", "/zookeeper/config", "set", "a=1"},
+		{"get", "/", "--servers", "127.0.0.1:1", "--session-timeout", "597h"}, // more milliseconds than 32 bits hold
 	} {
 		began := time.Now()
 		r := zkit(t, args...)

@@ -90,12 +90,8 @@ func lockArgs(cmd *cobra.Command, args []string, f lockFlags) (path string, argv
 
 // runLock takes the lock, runs CMD while holding it and releases it.
 func (a *app) runLock(ctx context.Context, path string, argv []string, f lockFlags) error {
-	acquireCtx := ctx
-	if f.wait > 0 {
-		var cancel context.CancelFunc
-		acquireCtx, cancel = context.WithTimeout(ctx, f.wait)
-		defer cancel()
-	}
+	acquireCtx, cancel := withWait(ctx, f.wait)
+	defer cancel()
 	c, err := a.connect(acquireCtx)
 	if err != nil {
 		return err
@@ -114,7 +110,7 @@ func (a *app) runLock(ctx context.Context, path string, argv []string, f lockFla
 		return failf("%s", about(path, path, err))
 	}
 	if len(argv) == 0 {
-		lost := a.hold(ctx, lease, fmt.Sprintf("%s %d", lease.Node(), lease.Token()), heldJSON{Node: lease.Node(), Token: lease.Token()})
+		lost := a.hold(ctx, lease, fmt.Sprintf("%s %d", printable(lease.Node()), lease.Token()), heldJSON{Node: lease.Node(), Token: lease.Token()})
 		if uerr := release(lease); uerr != nil && lost == nil && errors.Is(uerr, recipes.ErrLost) {
 			lost = uerr // lost just as zkit was stopped
 		}

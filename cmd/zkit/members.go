@@ -59,6 +59,9 @@ ephemeral node PATH/ID whose data is its payload.
 				if err := membership.CheckID(path, before[2]); err != nil {
 					return usagef("%v", oneLine(err))
 				}
+				if f.tolerance < 0 {
+					return usagef("--tolerance %v: must not be negative", f.tolerance)
+				}
 				return a.membersJoin(cmd.Context(), path, before[2], argv, f)
 			case action == "join":
 				return usagef("join takes one ID (zkit members PATH join ID [-- CMD])")
@@ -88,6 +91,8 @@ func (a *app) membersJoin(ctx context.Context, path, id string, argv []string, f
 	m, err := membership.New(c, path, membership.WithSuspendTolerance(f.tolerance)).Join(ctx, id, []byte(f.data))
 	var ce *membership.ConflictError
 	switch {
+	case errors.As(err, &ce) && ce.Owner == 0:
+		return failf("%s: ID %q is taken by a persistent node, no member's; pick another ID, or delete it ('zkit delete %s')", path, id, ce.Path)
 	case errors.As(err, &ce):
 		return failf("%s: ID %q is held by session 0x%x; pick another ID, or wait until that process ends", path, id, ce.Owner)
 	case err != nil:
@@ -95,7 +100,7 @@ func (a *app) membersJoin(ctx context.Context, path, id string, argv []string, f
 	}
 	defer leave(m)
 	if len(argv) == 0 {
-		a.emit(m.Node(), nodeJSON{m.Node()})
+		a.emit(printable(m.Node()), nodeJSON{m.Node()})
 		return a.stayMember(ctx, m)
 	}
 	// CMD runs while the presence Join returned lasts, not across a gap.
@@ -113,23 +118,7 @@ func (a *app) membersJoin(ctx context.Context, path, id string, argv []string, f
 // it is absent and present again. It fails when the membership ends for
 // good (a conflict).
 func (a *app) stayMember(ctx context.Context, m *membership.Member) error {
-	for absent := false; ; absent = true {
-		p, err := m.Present(ctx)
-		switch {
-		case ctx.Err() != nil:
-			return nil
-		case err != nil:
-			return lostf("%v", err) // it names the member's node
-		case absent:
-			fmt.Fprintf(a.stderr, "zkit members: %s present again\n", m.Node())
-		}
-		select {
-		case <-p.Done():
-			fmt.Fprintf(a.stderr, "zkit members: %s absent: %s\n", m.Node(), oneLine(p.Err()))
-		case <-ctx.Done():
-			return nil
-		}
-	}
+	return a.stay(ctx, m.Present, "members", m.Node(), "absent", "present again")
 }
 
 // leave ends a membership, waiting a bounded time for the delete.

@@ -131,3 +131,28 @@ func expectUsage(t *testing.T, prefix string, lines [][]string) {
 		oneErrorLine(t, r, prefix)
 	}
 }
+
+// An ID taken by a persistent node (no session's: it never goes away by
+// itself) is refused with that cause and its fix, not as "held by session
+// 0x0" to be waited out.
+func TestJoinOnPersistentNodeSaysSo(t *testing.T) {
+	servers, c, ctx := env(t)
+	for _, p := range []string{"/svc/p", "/services/api/p"} {
+		if err := c.EnsurePath(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"members", "/svc", "join", "p", "--", "true"}, []string{"zkit members: ", `"p"`, "persistent node", "zkit delete /svc/p"}},
+		{[]string{"discover", "/services", "register", "api", "p", "--", "true"}, []string{"zkit discover: ", `"p"`, "persistent node", "zkit delete /services/api/p"}},
+	} {
+		r := zkitOn(t, servers, exitFailed, tc.args...)
+		oneErrorLine(t, r, tc.want...)
+		if strings.Contains(r.stderr, "session 0x0") {
+			t.Errorf("zkit %q: stderr %q", tc.args, r.stderr)
+		}
+	}
+}

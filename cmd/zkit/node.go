@@ -26,24 +26,39 @@ func nodePath(path string) error {
 
 // writablePath refuses what no zkit command writes into: the root, and
 // ZooKeeper's own /zookeeper and everything under it (its quotas and the
-// ensemble's configuration).
-func writablePath(path string) error {
+// ensemble's configuration), also where the namespace (--namespace, or
+// the chroot of --servers) puts path there.
+func (a *app) writablePath(path string) error {
 	if err := nodePath(path); err != nil {
 		return err
 	}
+	root, err := a.chroot()
+	if err != nil {
+		return err
+	}
+	full := root + path // where the servers see it
 	switch {
 	case path == "/":
 		return usagef("%s: zkit does not write to or delete the root", path)
-	case path == "/zookeeper" || strings.HasPrefix(path, "/zookeeper/"):
-		return usagef("%s: /zookeeper is ZooKeeper's own (quotas, the ensemble's configuration); zkit does not write there", path)
+	case underZookeeper(path) || underZookeeper(full):
+		in := ""
+		if root != "" && !underZookeeper(path) {
+			in = " (" + full + " in the namespace " + root + ")"
+		}
+		return usagef("%s%s: /zookeeper is ZooKeeper's own (quotas, the ensemble's configuration); zkit does not write there", path, in)
 	}
 	return nil
 }
 
+// underZookeeper reports whether path is /zookeeper or below it.
+func underZookeeper(path string) bool {
+	return path == "/zookeeper" || strings.HasPrefix(path, "/zookeeper/")
+}
+
 // writableVersion checks the PATH and --version of a conditional write:
 // a node's version, or -1 for any.
-func writableVersion(path string, v int32) error {
-	if err := writablePath(path); err != nil {
+func (a *app) writableVersion(path string, v int32) error {
+	if err := a.writablePath(path); err != nil {
 		return err
 	}
 	if v < -1 {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -201,6 +202,29 @@ func TestPrintable(t *testing.T) {
 	} {
 		if got := printable(in); got != want {
 			t.Errorf("printable(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// A namespace (--namespace, $ZKIT_NAMESPACE or the chroot of --servers) at
+// or under /zookeeper does not open it to writes: the paths are refused
+// as /zookeeper's own would be, before anything is sent.
+func TestNamespaceDoesNotOpenZookeeper(t *testing.T) {
+	for _, args := range [][]string{
+		{"create", "/x", "--namespace", "/zookeeper"},
+		{"delete", "/quota", "-R", "--yes", "--namespace", "/zookeeper"},
+		{"set", "/x", "y", "--namespace", "/zookeeper/quota"},
+		{"setacl", "/quota", "world:anyone:r", "--namespace", "/zookeeper"},
+		{"counter", "/n", "add", "1", "--namespace", "/zookeeper"},
+		{"config", "/c", "set", "a=1", "--namespace", "/zookeeper"},
+		{"create", "/quota/x", "--servers", "127.0.0.1:1/zookeeper"},
+	} {
+		if !slices.Contains(args, "--servers") {
+			args = append(args, "--servers", "127.0.0.1:1")
+		}
+		r := zkit(t, append(args, "--connect-timeout", "100ms")...)
+		if r.status != exitUsage || !strings.Contains(r.stderr, "/zookeeper is ZooKeeper's own") {
+			t.Errorf("zkit %q: status %d, want %d (%q)", args, r.status, exitUsage, r.stderr)
 		}
 	}
 }

@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/membership"
@@ -76,5 +80,43 @@ func TestBenchJSON(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "# zkit bench against the embedded reference server") {
 		t.Fatalf("no commentary on stderr: %q", r.stderr)
+	}
+}
+
+// Paths that are not printable text (a node name may hold U+2028, a line
+// separator, which ZooKeeper allows) are quoted as Go strings wherever a
+// command prints a path as text, as ls and create do: by watch, and by
+// the commands that print the node they hold.
+func TestTextOutputQuotesPathsThatAreNotPrintable(t *testing.T) {
+	bin := buildZkit(t)
+	servers, c, ctx := env(t)
+	dir := "/odd\u2028name"
+	if _, err := c.Create(ctx, dir, nil, client.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	quoted := strings.TrimSuffix(strconv.Quote(dir), `"`) // "/odd\u2028name, open for what follows
+	for _, tc := range []struct {
+		args []string
+		want string // the start of the line
+	}{
+		{[]string{"watch", "/", "--depth", "1"}, "created " + quoted + `" version=0 `},
+		{[]string{"lock", dir + "/l"}, quoted + "/l/"},
+		{[]string{"elect", dir + "/e", "--id", "a"}, "a " + quoted + "/e/"},
+		{[]string{"members", dir + "/m", "join", "a"}, quoted + `/m/a"`},
+		{[]string{"rendezvous", dir + "/zr", "create"}, quoted + `/zr"`},
+	} {
+		p := start(t, bin, append(tc.args, "--servers", servers)...)
+		want := tc.want
+		deadline := time.Now().Add(zktest.Scale(20 * time.Second))
+		for !slices.ContainsFunc(strings.Split(p.stdout.String(), "\n"), func(l string) bool { return strings.HasPrefix(l, want) }) {
+			if time.Now().After(deadline) {
+				t.Fatalf("zkit %q printed %q: no line starting %q", tc.args, p.stdout.String(), want)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		if status := p.wait(t); status != exitOK {
+			t.Fatalf("zkit %q: status %d after SIGTERM (%q)", tc.args, status, p.stderr.String())
+		}
 	}
 }

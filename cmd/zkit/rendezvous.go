@@ -31,8 +31,9 @@ empty; the master publishes its address in it; workers wait until it is filled.
   publish VAL  the master: fills zr with VAL. With -- CMD it then runs CMD for as long
                as zr exists: when the launcher ends, CMD gets SIGTERM (status 5).
                With --own there is no launcher: the master creates zr itself, filled,
-               and keeps it published (again after a lost session) until
-               SIGINT/SIGTERM or while CMD runs.
+               and keeps it published (again after a lost session) while CMD runs,
+               or, printing zr (-o json: {"node":NODE}), until SIGINT/SIGTERM; if
+               another process writes zr, publishing ends for good (status 5).
   wait         a worker: prints zr's data once it is filled, waiting for zr to be
                created and filled. Fails if zr vanishes meanwhile (the launcher ended).
                Data that is not printable text is quoted as a Go string; with -o json
@@ -89,7 +90,7 @@ func (a *app) rendezvousCreate(ctx context.Context, path string, argv []string) 
 	}
 	defer removeZr(launch.Remove)
 	if len(argv) == 0 {
-		a.emit(launch.Node(), nodeJSON{launch.Node()})
+		a.emit(printable(launch.Node()), nodeJSON{launch.Node()})
 		select {
 		case <-ctx.Done():
 			return nil
@@ -122,8 +123,8 @@ func (a *app) rendezvousPublish(ctx context.Context, path, value string, argv []
 		}
 		defer removeZr(pub.Remove)
 		if len(argv) == 0 {
-			<-ctx.Done() // published, and again after a lost session, until stopped
-			return nil
+			a.emit(printable(pub.Node()), nodeJSON{pub.Node()})
+			return a.stayPublished(ctx, pub) // published, and again after a lost session, until stopped
 		}
 		h = pub.Presence() // CMD runs while this presence lasts
 	} else {
@@ -146,6 +147,13 @@ func (a *app) rendezvousPublish(ctx context.Context, path, value string, argv []
 		return lostf("%s while %s ran: %s", path, argv[0], cause(path, lost))
 	}
 	return cmdStatus(status)
+}
+
+// stayPublished keeps zr published until zkit is stopped, saying on
+// stderr when it is not and published again. It fails when publishing
+// ends for good (another process wrote zr: a conflict).
+func (a *app) stayPublished(ctx context.Context, pub *rendezvous.Publication) error {
+	return a.stay(ctx, pub.Present, "rendezvous", pub.Node(), "not published", "published again")
 }
 
 // zrWatch is held while zr keeps the creation it had when the master

@@ -93,3 +93,28 @@ func TestRendezvousUsage(t *testing.T) {
 		{"rendezvous", "/zr", "frob"},
 	})
 }
+
+// publish --own without CMD prints zr and keeps it published until stopped; when
+// another process writes zr, publishing ends for good (zkit deletes its
+// node, leaving the name to the other): zkit says so and exits 5 rather
+// than staying, silent, publishing nothing.
+func TestRendezvousPublishOwnEndsOnConflict(t *testing.T) {
+	bin := buildZkit(t)
+	servers, c, ctx := env(t)
+	p := start(t, bin, "rendezvous", "/svc/own", "publish", "m:1", "--own", "--servers", servers)
+	if line := p.line(t); line != "/svc/own" {
+		t.Fatalf("publish --own printed %q, want zr", line)
+	}
+	if data, _, err := c.Get(ctx, "/svc/own"); err != nil || string(data) != "m:1" {
+		t.Fatalf("zr holds %q, %v", data, err)
+	}
+	if _, err := c.Set(ctx, "/svc/own", []byte("other:2"), -1); err != nil {
+		t.Fatal(err)
+	}
+	if status := p.wait(t); status != exitLost {
+		t.Fatalf("publish --own after another process wrote zr: status %d, want %d (stderr %q)", status, exitLost, p.stderr.String())
+	}
+	if got := p.stderr.String(); !strings.Contains(got, "zkit rendezvous: ") || !strings.Contains(got, "/svc/own") {
+		t.Fatalf("stderr %q does not say why", got)
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -151,6 +153,20 @@ the leases held, the members in.`,
 		newSetACLCmd(a),
 		newVersionCmd(a),
 	)
+	// "zkit help TOPIC" of no command is a usage error, as "zkit TOPIC" is
+	// (cobra's own help prints its usage and succeeds).
+	root.InitDefaultHelpCmd()
+	for _, c := range root.Commands() {
+		if run := c.Run; c.Name() == "help" && run != nil {
+			c.Run, c.RunE = nil, func(cmd *cobra.Command, args []string) error {
+				if found, _, err := cmd.Root().Find(args); found == nil || err != nil {
+					return usagef("unknown help topic %q", strings.Join(args, " "))
+				}
+				run(cmd, args)
+				return nil
+			}
+		}
+	}
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "lock", "elect", "semaphore", "members", "discover", "rendezvous", "barrier":
@@ -175,6 +191,8 @@ func (a *app) checkGlobals() error {
 	switch {
 	case a.sessionTimeout <= 0:
 		return usagef("%s %v: must be positive", from("session-timeout"), a.sessionTimeout)
+	case a.sessionTimeout > maxSessionTimeout:
+		return usagef("%s %v: must be at most %v, the most the protocol carries (servers cap it at their maxSessionTimeout anyway)", from("session-timeout"), a.sessionTimeout, maxSessionTimeout)
 	case a.connectTimeout <= 0:
 		return usagef("%s %v: must be positive", from("connect-timeout"), a.connectTimeout)
 	case a.killAfter < 0:
@@ -186,6 +204,10 @@ func (a *app) checkGlobals() error {
 	}
 	return nil
 }
+
+// maxSessionTimeout is the longest session timeout a client can ask for:
+// the protocol carries it as 32-bit milliseconds.
+const maxSessionTimeout = math.MaxInt32 * time.Millisecond
 
 // logger is where -v logs: stderr, from level Info on; nil without -v.
 func (a *app) logger() *slog.Logger {

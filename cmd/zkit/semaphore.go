@@ -77,12 +77,8 @@ func semaphoreArgs(cmd *cobra.Command, args []string, f semaphoreFlags) (path st
 
 // runSemaphore takes a lease, runs CMD while holding it and releases it.
 func (a *app) runSemaphore(ctx context.Context, path string, argv []string, f semaphoreFlags) error {
-	acquireCtx := ctx
-	if f.wait > 0 {
-		var cancel context.CancelFunc
-		acquireCtx, cancel = context.WithTimeout(ctx, f.wait)
-		defer cancel()
-	}
+	acquireCtx, cancel := withWait(ctx, f.wait)
+	defer cancel()
 	c, err := a.connect(acquireCtx)
 	if err != nil {
 		return err

@@ -21,7 +21,7 @@ Writing to the root or under /zookeeper is refused.`,
   zkit set /app/config/workers 16 --version 3`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := writableVersion(args[0], version); err != nil {
+			if err := a.writableVersion(args[0], version); err != nil {
 				return err
 			}
 			return a.set(cmd.Context(), args[0], []byte(args[1]), version)

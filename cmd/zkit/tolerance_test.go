@@ -66,5 +66,7 @@ func TestToleranceUsage(t *testing.T) {
 		{"lock", "/x", "--tolerance", "-1s", "--", "true"},
 		{"elect", "/x", "--tolerance", "-1s", "--", "true"},
 		{"elect", "/x", "--observe", "--tolerance", "1s"},
+		{"members", "/x", "join", "a", "--tolerance", "-1s"},
+		{"discover", "/x", "register", "api", "a", "--tolerance", "-1s"},
 	})
 }

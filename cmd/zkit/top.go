@@ -36,9 +36,9 @@ barrier, group and discovery service under the PATHs (default /), one line each:
 
 top reads the tree once, then again only when a watch it set fires (a node created,
 changed or deleted under the PATHs), a moment later so that a burst costs one read;
-it does not poll. The first line says whether its own connection is up, and how
-often it was suspended. Ages count on between reads. At most --max-nodes nodes are
-read each time. See "zkit inspect PATH" for the nodes of one recipe.
+it does not poll. The first line says whether its own connection is up (connected,
+SUSPENDED, or SESSION LOST until a new session is established), and how often it was
+suspended. Ages count on between reads. At most --max-nodes nodes are read each time. See "zkit inspect PATH" for the nodes of one recipe.
 
 Keys: q or Ctrl-C quits, and the terminal is restored. top needs a terminal; for
 scripts, use zkit inspect PATH -o json.`,
@@ -104,7 +104,8 @@ func followTree(ctx context.Context, c *client.Client, s *inspect.Scanner, send 
 	for {
 		changed := c.Changed()
 		suspended, _ := c.Suspended()
-		send(connMsg{suspended: suspended})
+		sess := c.Session()
+		send(connMsg{suspended: suspended, lost: sess == nil || !sess.Alive()})
 		snap, err := s.Scan(ctx)
 		if ctx.Err() != nil {
 			return
@@ -130,7 +131,7 @@ type (
 		snap *inspect.Snapshot
 		err  error
 	}
-	connMsg struct{ suspended bool }
+	connMsg struct{ suspended, lost bool } // lost: no live session (lost, no new one yet)
 	tickMsg time.Time
 )
 
@@ -141,7 +142,8 @@ type topModel struct {
 	snap           *inspect.Snapshot
 	err            error // the last scan's, until one succeeds
 	suspended      bool
-	suspensions    int // how often the connection was suspended
+	lost           bool // the session was lost and no new one is established yet
+	suspensions    int  // how often the connection was suspended
 	now            time.Time
 	width, height  int
 }
@@ -171,7 +173,7 @@ func (m *topModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.suspended && !m.suspended {
 			m.suspensions++
 		}
-		m.suspended = msg.suspended
+		m.suspended, m.lost = msg.suspended, msg.lost
 	case tickMsg:
 		m.now = time.Time(msg)
 		return m, tick()
@@ -189,7 +191,10 @@ func (m *topModel) View() tea.View {
 // connection is.
 func (m *topModel) title() string {
 	conn := "connected"
-	if m.suspended {
+	switch {
+	case m.lost:
+		conn = "SESSION LOST"
+	case m.suspended:
 		conn = "SUSPENDED"
 	}
 	t := fmt.Sprintf("zkit top  %s  %s  %s  %s, suspended %d times  (q quits)",

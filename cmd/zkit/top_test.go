@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/zktest"
@@ -162,4 +164,46 @@ func TestTopModel(t *testing.T) {
 			t.Fatalf("line %q is wider than the window", l)
 		}
 	}
+}
+
+// top's first line follows its own connection through an outage longer
+// than the session timeout: SUSPENDED, then SESSION LOST once the session
+// is lost (not "connected": nothing is), and connected again with a
+// fresh read once a new session is established.
+func TestTopSaysWhenItsSessionIsLost(t *testing.T) {
+	b := zktest.ReferenceBackend(t)
+	opts, cut, heal := b.Blackhole(t)
+	c := b.Connect(t, append(opts, client.WithSessionTimeout(zktest.Scale(time.Second)))...)
+	root := zktest.UniquePath(t)
+	if err := c.EnsurePath(t.Context(), root); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	msgs := make(chan tea.Msg, 1024)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		followTree(ctx, c, inspect.NewScanner(c, []string{root}, 100), func(msg tea.Msg) { msgs <- msg })
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	m := &topModel{servers: b.Addr(), roots: root, now: time.Now()}
+	until := func(what string, ok func(title string) bool) {
+		t.Helper()
+		deadline := time.After(zktest.Scale(30 * time.Second))
+		for !ok(m.title()) {
+			select {
+			case msg := <-msgs:
+				m.Update(msg)
+			case <-deadline:
+				t.Fatalf("%s: top's first line is %q", what, m.title())
+			}
+		}
+	}
+	until("the first read", func(s string) bool { return m.snap != nil && strings.Contains(s, " connected,") })
+	cut()
+	until("the session lost", func(s string) bool { return strings.Contains(s, "SESSION LOST") })
+	heal()
+	until("back", func(s string) bool {
+		return strings.Contains(s, " connected,") && !strings.Contains(s, "last read failed")
+	})
 }

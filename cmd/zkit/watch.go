@@ -117,9 +117,9 @@ func (a *app) printEvent(ev cache.Event) error {
 	var err error
 	switch ev.Type {
 	case cache.Created, cache.Changed:
-		_, err = fmt.Fprintf(a.stdout, "%s %s version=%d zxid=%#x data=%q\n", ev.Type, ev.Path, ev.Stat.Version, ev.Zxid, ev.Data)
+		_, err = fmt.Fprintf(a.stdout, "%s %s version=%d zxid=%#x data=%q\n", ev.Type, printable(ev.Path), ev.Stat.Version, ev.Zxid, ev.Data)
 	case cache.Deleted:
-		_, err = fmt.Fprintf(a.stdout, "%s %s zxid=%#x\n", ev.Type, ev.Path, ev.Zxid)
+		_, err = fmt.Fprintf(a.stdout, "%s %s zxid=%#x\n", ev.Type, printable(ev.Path), ev.Zxid)
 	default:
 		_, err = fmt.Fprintf(a.stdout, "%s zxid=%#x\n", ev.Type, ev.Zxid)
 	}
