@@ -247,6 +247,34 @@ func TestSuspensionEndsPresence(t *testing.T) {
 	})
 }
 
+// A foreign write made while the member was suspended is a conflict once
+// the member is back, as one made while it is present: the member does
+// not write its own data over it, and leaves the name to the writer.
+func TestForeignWriteWhileSuspendedIsConflict(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		path := groupPath(t, admin)
+		opts, cut, heal := b.Blackhole(t)
+		c := b.Connect(t, append(opts, client.WithSessionTimeout(zktest.Scale(6*time.Second)))...)
+		m, err := membership.New(c, path).Join(ctx, "w", []byte("mine"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := m.Presence()
+		cut()
+		recipetest.Within(t, before.Done(), "Done after the connection was suspended")
+		if _, err := admin.Set(ctx, m.Node(), []byte("theirs"), -1); err != nil {
+			t.Fatal(err)
+		}
+		heal()
+		if _, err := m.Present(ctx); !errors.Is(err, membership.ErrConflict) {
+			t.Fatalf("Present after the foreign write = %v, want ErrConflict", err)
+		}
+		eventuallyList(t, admin, path, "")
+	})
+}
+
 // Someone deleting a member's node ends its presence; the member is
 // created again.
 func TestDeletedNodeRecreated(t *testing.T) {

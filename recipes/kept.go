@@ -62,6 +62,7 @@ type Kept struct {
 	log  *slog.Logger
 
 	writeMu sync.Mutex // serializes writes to the node and checks of its version
+	claimed *Presence  // a claim whose write lost its reply, or nil; guarded by writeMu
 
 	mu      sync.Mutex
 	data    []byte         // the data the node should have

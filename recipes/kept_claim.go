@@ -16,9 +16,10 @@ import (
 //
 // When it fails, on whatever path (ctx ended while a claim waited for the
 // connection, a claim failed, ...), it deletes the node that a create of
-// its own may have made under the last session it tried, now if the
-// session owns it, else in the background (see Remove): nobody holds that
-// node, and nothing else would delete it before the session ends.
+// its own may have made under the last session it tried, or that it found
+// written by another process when it came to adopt it, now if the session
+// owns it, else in the background (see Remove): nobody holds that node,
+// and nothing else would delete it before the session ends.
 func (k *Kept) establish(ctx context.Context) (_ *Presence, _ <-chan client.WatchEvent, err error) {
 	var opts []client.CreateOption
 	if len(k.opts.ACL) > 0 {
@@ -61,6 +62,11 @@ func (k *Kept) establish(ctx context.Context) (_ *Presence, _ <-chan client.Watc
 			case client.IsOutcomeUnknown(err) && ctx.Err() == nil:
 				// The claim's write of the data lost its reply: the next
 				// claim reads the node again, and writes it if need be.
+			case errors.Is(err, ErrConflict):
+				// Written by another process: leave the name to it, and
+				// delete the node if sess owns it (adopted, not created).
+				tried = sess
+				return nil, nil, err
 			default:
 				return nil, nil, err
 			}
@@ -104,7 +110,7 @@ func (k *Kept) claim(ctx context.Context, sess *client.Session) (*Presence, <-ch
 		return nil, nil, err
 	}
 	k.mu.Lock()
-	want, before := k.data, k.owned[st.EphemeralOwner]
+	want, before, last := k.data, k.owned[st.EphemeralOwner], k.cur
 	k.mu.Unlock()
 	switch {
 	case st.EphemeralOwner == sess.ID():
@@ -117,13 +123,22 @@ func (k *Kept) claim(ctx context.Context, sess *client.Session) (*Presence, <-ch
 	}
 	p := newPresence(k.c, k.path, sess, st)
 	if !k.opts.Shared && !bytes.Equal(data, want) {
+		if st.Version != 0 && !wrote(last, data, st) && !wrote(k.claimed, data, st) {
+			// Written by someone else since this process created it or
+			// last wrote it (while it was suspended, say): a conflict, as
+			// such a write is while the node is present.
+			return nil, nil, &ConflictError{Path: k.path, Owner: st.EphemeralOwner, Reason: "written by another process"}
+		}
 		// Adopted after an Update made while the node was not present.
+		p.pending = want
 		nst, err := k.c.Set(ctx, k.path, want, st.Version)
 		if err != nil {
+			k.claimed = p // the next claim may find its write applied
 			return nil, nil, err
 		}
-		p.version = nst.Version
+		p.version, p.pending = nst.Version, nil
 	}
+	k.claimed = nil
 	// Current before writeMu is released: an Update from now on writes to
 	// this presence, not to the last one, which would only keep its data
 	// for a creation that has already happened.
@@ -131,6 +146,15 @@ func (k *Kept) claim(ctx context.Context, sess *client.Session) (*Presence, <-ch
 	k.cur = p
 	k.mu.Unlock()
 	return p, w, nil
+}
+
+// wrote reports whether data, what the node of st holds, is what
+// presence p last wrote to its node, or the write it had pending when its
+// reply was lost. A node that was never written (version 0) holds what its
+// create wrote. Called with writeMu held.
+func wrote(p *Presence, data []byte, st *client.Stat) bool {
+	return p != nil && st.Czxid == p.token &&
+		(st.Version == p.version || p.pending != nil && st.Version == p.version+1 && bytes.Equal(data, p.pending))
 }
 
 // waitGone waits until the node is deleted, or sess is lost, or ctx ends.
