@@ -28,7 +28,7 @@ func ExampleSharedZooKeeper() {
 		}
 		// ... the test, under base ...
 	}
-	_ = testSomething
+	check(testSomething)
 }
 
 // A server of its own, for a test that crashes and restarts it.
@@ -57,7 +57,7 @@ func ExampleStartZooKeeper() {
 			t.Fatalf("after restart: %q, %v", data, err)
 		}
 	}
-	_ = testRestart
+	check(testRestart)
 }
 
 // Failover: kill the leader of a 3-node ensemble and wait for the next one.
@@ -81,7 +81,7 @@ func ExampleStartEnsemble() {
 		}
 		zk.Restart(leader) // rejoins as a follower, with its data
 	}
-	_ = testFailover
+	check(testFailover)
 }
 
 // A partition between ensemble members: the leader is cut from both
@@ -108,7 +108,7 @@ func ExampleZooKeeper_Isolate() {
 		// ... the majority takes writes; clients of old alone are suspended ...
 		zk.Heal() // old rejoins: wait for zk.Mode(old) to say "follower"
 	}
-	_ = testIsolatedLeader
+	check(testIsolatedLeader)
 }
 
 // A write whose reply is lost: the create is applied, the client sees the
@@ -139,7 +139,7 @@ func ExampleNewProxy() {
 		// ... wait for the client to notice ...
 		proxy.Heal()
 	}
-	_ = testLostReply
+	check(testLostReply)
 }
 
 // Expire a client's session on the server, at once: its ephemerals are
@@ -169,7 +169,7 @@ func ExampleExpireSession() {
 			t.Fatal(err)
 		}
 	}
-	_ = testSessionLoss
+	check(testSessionLoss)
 }
 
 func ExampleScale() {
@@ -193,5 +193,33 @@ func ExampleEachBackend() {
 			}
 		})
 	}
-	_ = testExpiry
+	check(testExpiry)
+}
+
+// check hands an example's test body to TestExamples, which runs it: an
+// example that shows a test must pass as one, not only compile.
+func check(test func(t *testing.T)) { exampleBody = test }
+
+var exampleBody func(t *testing.T)
+
+func TestExamples(t *testing.T) {
+	for _, ex := range []struct {
+		name    string
+		example func()
+	}{
+		{"SharedZooKeeper", ExampleSharedZooKeeper},
+		{"StartZooKeeper", ExampleStartZooKeeper},
+		{"StartEnsemble", ExampleStartEnsemble},
+		{"ZooKeeper_Isolate", ExampleZooKeeper_Isolate},
+		{"NewProxy", ExampleNewProxy},
+		{"ExpireSession", ExampleExpireSession},
+		{"EachBackend", ExampleEachBackend},
+	} {
+		exampleBody = nil
+		ex.example()
+		if exampleBody == nil {
+			t.Fatalf("Example%s handed no test body to check", ex.name)
+		}
+		t.Run(ex.name, exampleBody)
+	}
 }

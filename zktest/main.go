@@ -1,6 +1,8 @@
 package zktest
 
 import (
+	"log/slog"
+	"os"
 	"sync"
 	"testing"
 )
@@ -24,8 +26,16 @@ func atMainExit(f func()) {
 //
 //	func TestMain(m *testing.M) { os.Exit(zktest.Main(m)) }
 //
-// It returns m.Run's exit code.
+// It returns m.Run's exit code. If ZKIT_TIME_SCALE holds anything but a
+// factor that Scale takes (see TimeScaleEnv), Main logs an error and
+// returns 2 without running the tests, rather than run them unstretched.
 func Main(m *testing.M) int {
+	if s := os.Getenv(TimeScaleEnv); s != "" {
+		if _, ok := parseScale(s); !ok {
+			slog.Error("zktest: not running the tests: invalid time scale (want a positive number of at most 1e6, such as 2 or 0.5)", "env", TimeScaleEnv, "value", s)
+			return 2
+		}
+	}
 	code := m.Run()
 	exitHooks.mu.Lock()
 	hooks := exitHooks.hooks

@@ -270,18 +270,12 @@ func (pn *peerNet) start(nodes []*node) {
 // connected reports whether members a and b reach each other. pn.mu is held.
 func (pn *peerNet) connected(a, b int) bool { return pn.group[a] == pn.group[b] }
 
-// reachesMajority reports whether member i reaches a majority of the
-// ensemble, itself included, under the current partition.
-func (pn *peerNet) reachesMajority(i int) bool {
+// reaches reports whether members i and j reach each other under the
+// current partition.
+func (pn *peerNet) reaches(i, j int) bool {
 	pn.mu.Lock()
 	defer pn.mu.Unlock()
-	reach := 0
-	for j := 0; j < pn.n; j++ {
-		if pn.connected(i, j) {
-			reach++
-		}
-	}
-	return 2*reach > pn.n
+	return pn.connected(i, j)
 }
 
 func (pn *peerNet) partition(group []int) error {

@@ -620,8 +620,8 @@ func TestPeerLinks(t *testing.T) {
 		if n := pn.refused(1, 0, quorumLink); n != before+1 {
 			t.Fatalf("refused = %d; want %d", n, before+1)
 		}
-		if pn.reachesMajority(0) || !pn.reachesMajority(1) {
-			t.Fatal("reachesMajority is wrong")
+		if pn.reaches(0, 1) || pn.reaches(0, 2) || !pn.reaches(1, 2) || !pn.reaches(0, 0) {
+			t.Fatal("reaches is wrong")
 		}
 
 		pn.heal()

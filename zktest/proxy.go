@@ -80,10 +80,11 @@ func (p *Proxy) Dialer() func(network, address string, timeout time.Duration) (n
 }
 
 // Blackhole partitions the clients from the server: connections stay open
-// and new ones are accepted, but nothing is forwarded in either direction,
-// and what is sent meanwhile is dropped. Clients see a silent network: their
-// requests and pings go unanswered until they give up on the connection, and
-// the server's session timer runs.
+// and new ones are accepted (even while the server is down), but nothing is
+// forwarded in either direction, and what is sent meanwhile is dropped.
+// Clients see a silent network: their requests and pings go unanswered
+// until they give up on the connection, and the server's session timer
+// runs.
 func (p *Proxy) Blackhole() { p.blackhole.Store(true) }
 
 // Heal ends a Blackhole: forwarding resumes. Bytes dropped while blackholed
@@ -272,8 +273,16 @@ func (p *Proxy) handle(client net.Conn) {
 	server, err := d.DialContext(ctx, "tcp", p.target)
 	cancel()
 	if err != nil {
-		client.Close()
-		return
+		if !p.blackhole.Load() {
+			client.Close()
+			return
+		}
+		// A partition hides that the server is down, as it hides a
+		// server's close (serverToClient): the client finds a silent
+		// network until Heal, which closes the connection.
+		var far net.Conn
+		server, far = net.Pipe()
+		far.Close()
 	}
 	c := &proxyConn{p: p, client: client, server: server, closed: make(chan struct{})}
 	p.mu.Lock()

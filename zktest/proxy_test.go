@@ -460,15 +460,32 @@ func TestProxyRawStream(t *testing.T) {
 }
 
 func TestProxyDeadTarget(t *testing.T) {
+	p := NewProxy(t, deadAddr(t))
+	c := dialFakeNoHandshake(t, p.Addr())
+	c.expectClosed()
+}
+
+// A client that reconnects during a Blackhole finds a silent network even
+// when the server is down meanwhile: the proxy must not give the partition
+// away by closing the connection at once. Heal then closes it.
+func TestProxyBlackholeHidesDeadTarget(t *testing.T) {
+	p := NewProxy(t, deadAddr(t))
+	p.Blackhole()
+	c := dialFakeNoHandshake(t, p.Addr())
+	c.send(connectRequest(0, nil, 4*time.Second))
+	c.expectSilence(Scale(300 * time.Millisecond))
+	p.Heal()
+	c.expectClosed()
+}
+
+// deadAddr is a loopback address where nothing listens.
+func deadAddr(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dead := ln.Addr().String()
-	ln.Close()
-	p := NewProxy(t, dead)
-	c := dialFakeNoHandshake(t, p.Addr())
-	c.expectClosed()
+	defer ln.Close()
+	return ln.Addr().String()
 }
 
 // proxyGoroutines lists the goroutines running proxy code.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -302,4 +303,36 @@ func waitState(t *testing.T, sub *client.Subscription, want client.State) {
 			t.Fatalf("no %v event", want)
 		}
 	}
+}
+
+// Restart is safe for concurrent use, like every method of Server: two
+// restarts at once (of goroutines of one test, say) each leave the server
+// serving on its address, with its data.
+func TestServerConcurrentRestarts(t *testing.T) {
+	srv := zktest.NewServer(t)
+	c := connectRef(t, srv)
+	ctx := testCtx(t)
+	if _, err := c.Create(ctx, "/kept", []byte("v"), client.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	addr := srv.Addr()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 5 {
+				if err := srv.Restart(); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if srv.Addr() != addr {
+		t.Fatalf("address changed: %s -> %s", addr, srv.Addr())
+	}
+	eventually(t, "/kept after the restarts", func() bool {
+		data, _, err := c.Get(ctx, "/kept")
+		return err == nil && string(data) == "v"
+	})
 }

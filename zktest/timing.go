@@ -9,7 +9,8 @@ import (
 )
 
 // TimeScaleEnv is the environment variable that Scale reads: a positive
-// decimal factor (for example "2" or "0.5") applied to every test timing.
+// decimal factor of at most 1e6 (for example "2" or "0.5") applied to every
+// test timing.
 const TimeScaleEnv = "ZKIT_TIME_SCALE"
 
 var timeScale = sync.OnceValue(func() float64 {
@@ -22,7 +23,7 @@ var timeScale = sync.OnceValue(func() float64 {
 })
 
 // parseScale parses a time scale; "" is 1, and so (with ok false) is
-// anything that is not a positive finite number.
+// anything that is not a positive number of at most 1e6.
 func parseScale(s string) (f float64, ok bool) {
 	if s == "" {
 		return 1, true
@@ -38,8 +39,8 @@ func parseScale(s string) (f float64, ok bool) {
 // slow or loaded machine can stretch every timeout and deadline of a test run
 // with one setting. All timings in zktest go through it, and tests built on
 // zktest should do the same for theirs. The factor is read once per process;
-// an unparsable or non-positive value is ignored (with a warning) and 1 is
-// used.
+// a value that TimeScaleEnv does not allow is ignored (with a warning) and 1
+// is used, but Main refuses to run the tests with it.
 func Scale(d time.Duration) time.Duration {
 	f := timeScale()
 	if f == 1 {

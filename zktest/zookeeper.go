@@ -66,6 +66,7 @@ type node struct {
 	securePort                       int    // 0 without WithTLS
 	dir                              string // zoo.cfg, data/, server.log
 	proc                             *process
+	restarting                       sync.Mutex // held by restart: one at a time
 }
 
 type process struct {
@@ -500,7 +501,7 @@ func (z *ZooKeeper) launch(nd *node) error {
 		// Stop ran while this node was being (re)started: it did not see
 		// this process, so nobody else will stop it.
 		z.mu.Unlock()
-		stopProc(p)
+		stopProc(p, true)
 		return errors.New("the servers have been stopped")
 	}
 	nd.proc = p
@@ -623,6 +624,14 @@ func (z *ZooKeeper) PID(i int) int {
 	return nd.proc.cmd.Process.Pid
 }
 
+// checkIndex reports an error unless i names a node.
+func (z *ZooKeeper) checkIndex(i int) error {
+	if i < 0 || i >= len(z.nodes) {
+		return fmt.Errorf("node index %d out of range [0,%d)", i, len(z.nodes))
+	}
+	return nil
+}
+
 func (z *ZooKeeper) node(i int) *node {
 	if i < 0 || i >= len(z.nodes) {
 		panic(fmt.Sprintf("zktest: node index %d out of range [0,%d)", i, len(z.nodes)))
@@ -640,8 +649,11 @@ func (z *ZooKeeper) fatalf(format string, args ...any) {
 
 // Kill sends SIGKILL to node i's process (by PID) and waits until it has
 // exited: a crash, with no goodbye to clients or peers. Killing a node that is
-// not running does nothing.
+// not running does nothing; an index out of range fails the test.
 func (z *ZooKeeper) Kill(i int) {
+	if err := z.checkIndex(i); err != nil {
+		z.fatalf("zktest: Kill(%d): %v", i, err)
+	}
 	nd := z.node(i)
 	z.mu.Lock()
 	p := nd.proc
@@ -656,11 +668,15 @@ func (z *ZooKeeper) Kill(i int) {
 
 // Restart starts node i again on the same port with the same data, and waits
 // until it serves clients again (for an ensemble member: until it has
-// rejoined the quorum). A running node is stopped first (SIGTERM).
+// rejoined the quorum). A running node is stopped first (SIGTERM; a node
+// paused with SIGSTOP is SIGKILLed after a few seconds instead). Restarts
+// of one node run one at a time. An index out of range fails the test.
 //
-// A member that a Partition cuts from a majority of the ensemble cannot
-// rejoin a quorum until Heal; Restart then returns once it runs and answers
-// four-letter words (its Mode is an error: it does not serve).
+// A member that cannot reach a majority of the ensemble, because a
+// Partition cuts it from one or because too few other members run (the
+// first of a killed ensemble to be restarted), cannot rejoin a quorum;
+// Restart then returns once it runs and answers four-letter words (its Mode
+// is an error: it does not serve until Heal, or until enough members run).
 func (z *ZooKeeper) Restart(i int) {
 	if err := z.restart(i); err != nil {
 		z.fatalf("zktest: Restart(%d): %v", i, err)
@@ -668,7 +684,14 @@ func (z *ZooKeeper) Restart(i int) {
 }
 
 func (z *ZooKeeper) restart(i int) error {
+	if err := z.checkIndex(i); err != nil {
+		return err
+	}
 	nd := z.node(i)
+	// Two restarts at once would each start a JVM on the node's ports:
+	// one would fail to bind, and Stop would see only one of them.
+	nd.restarting.Lock()
+	defer nd.restarting.Unlock()
 	z.mu.Lock()
 	if z.stopped {
 		z.mu.Unlock()
@@ -677,17 +700,32 @@ func (z *ZooKeeper) restart(i int) error {
 	p := nd.proc
 	z.mu.Unlock()
 	if p != nil && p.running() {
-		stopProc(p)
+		// Not continued: a node a test paused is SIGKILLed once the
+		// grace period is over, as in a crash.
+		stopProc(p, false)
 	}
 	if err := z.launch(nd); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), Scale(z.cfg.startTimeout))
 	defer cancel()
-	if z.peers != nil && !z.peers.reachesMajority(i) {
+	if !z.reachesQuorum(i) {
 		return z.waitNode(ctx, nd, "answering", answers)
 	}
 	return z.waitServing(ctx, nd)
+}
+
+// reachesQuorum reports whether node i, running, reaches a majority of the
+// ensemble, itself included, among the members that run, under the current
+// partition: whether it can serve.
+func (z *ZooKeeper) reachesQuorum(i int) bool {
+	reach := 0
+	for j := range z.nodes {
+		if j == i || z.PID(j) != 0 && (z.peers == nil || z.peers.reaches(i, j)) {
+			reach++
+		}
+	}
+	return 2*reach > len(z.nodes)
 }
 
 // Leader returns the index of the node that is the leader (for a standalone
@@ -778,9 +816,11 @@ func FourLetterWord(ctx context.Context, addr, cmd string) (string, error) {
 }
 
 // Stop stops every node (SIGTERM, then SIGKILL if a node has not exited
-// within a few seconds) and waits for them to exit. It is registered with
-// t.Cleanup by the Start functions and may be called more than once. On the
-// shared server Stop does nothing: Main stops it when the test binary ends.
+// within a few seconds) and waits for them to exit. A node that a test
+// paused (SIGSTOP) is continued (SIGCONT) right after its SIGTERM, so that
+// it exits at once. Stop is registered with t.Cleanup by the Start
+// functions and may be called more than once. On the shared server Stop
+// does nothing: Main stops it when the test binary ends.
 func (z *ZooKeeper) Stop() {
 	if z.shared {
 		return
@@ -800,7 +840,7 @@ func (z *ZooKeeper) stop() {
 	z.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, p := range procs {
-		wg.Go(func() { stopProc(p) })
+		wg.Go(func() { stopProc(p, true) })
 	}
 	wg.Wait()
 	if z.peers != nil {
@@ -808,9 +848,16 @@ func (z *ZooKeeper) stop() {
 	}
 }
 
-// stopProc stops p by PID: SIGTERM, then SIGKILL.
-func stopProc(p *process) {
-	if err := killWait(p, syscall.SIGTERM, Scale(5*time.Second)); err == nil {
+// stopProc stops p by PID: SIGTERM, then SIGKILL. With cont, SIGTERM is
+// followed by SIGCONT (where there is one), so that a process a test paused
+// with SIGSTOP takes the SIGTERM at once instead of waiting out the grace
+// period for SIGKILL.
+func stopProc(p *process, cont bool) {
+	var after func()
+	if cont && sigCont != nil {
+		after = func() { p.cmd.Process.Signal(sigCont) }
+	}
+	if err := signalWait(p, syscall.SIGTERM, Scale(5*time.Second), after); err == nil {
 		return
 	}
 	if err := killWait(p, syscall.SIGKILL, Scale(30*time.Second)); err != nil {
@@ -820,11 +867,19 @@ func stopProc(p *process) {
 
 // killWait signals p (unless it has exited) and waits up to d for it to exit.
 func killWait(p *process, sig os.Signal, d time.Duration) error {
+	return signalWait(p, sig, d, nil)
+}
+
+// signalWait is killWait, running after (if not nil) once sig has been sent.
+func signalWait(p *process, sig os.Signal, d time.Duration, after func()) error {
 	if !p.running() {
 		return nil
 	}
 	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return fmt.Errorf("signal %v to pid %d: %w", sig, p.cmd.Process.Pid, err)
+	}
+	if after != nil {
+		after()
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()

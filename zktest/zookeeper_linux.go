@@ -1,6 +1,7 @@
 package zktest
 
 import (
+	"os"
 	"os/exec"
 	"runtime"
 	"sync"
@@ -42,3 +43,6 @@ func startProcess(cmd *exec.Cmd) error {
 	forker() <- r
 	return <-r.done
 }
+
+// sigCont continues a stopped process (see stopProc).
+var sigCont os.Signal = syscall.SIGCONT

@@ -634,36 +634,76 @@ func termPending(pid int) bool {
 	return err == nil && mask&(1<<(int(syscall.SIGTERM)-1)) != 0
 }
 
-// Stop stops every node and waits for them: a Restart under way when Stop
-// is called (from a goroutine of a test that then fails, say, and whose
-// cleanup stops the servers) must not start a server after Stop returned.
-func TestStopDuringRestartLeavesNothingRunning(t *testing.T) {
-	if _, err := os.Stat("/proc/self/status"); err != nil {
-		t.Skip("needs /proc")
+// Kill and Restart fail the test on an index out of range, as Partition
+// does (and as the README says), instead of panicking, which would end the
+// whole test binary.
+func TestKillRestartBadIndexFailTheTest(t *testing.T) {
+	z := &ZooKeeper{nodes: []*node{{index: 0}}}
+	for _, tc := range []struct {
+		name string
+		call func()
+	}{
+		{"Kill(1)", func() { z.Kill(1) }},
+		{"Restart(-1)", func() { z.Restart(-1) }},
+	} {
+		var panicked any
+		msg := fatalMessage(t, z, func() {
+			defer func() { panicked = recover() }()
+			tc.call()
+		})
+		if panicked != nil {
+			t.Errorf("%s panicked (%v) instead of failing the test", tc.name, panicked)
+		} else if !strings.Contains(msg, tc.name) || !strings.Contains(msg, "out of range") {
+			t.Errorf("%s failed the test with %q; want it to name the call and the bad index", tc.name, msg)
+		}
 	}
+}
+
+// Restart is safe for concurrent use: two restarts of one node at once
+// (from goroutines of one test, say) run one after the other, never two
+// JVMs on the node's ports, one of which Stop would not know of.
+func TestConcurrentRestartsOfOneNode(t *testing.T) {
 	z := StartZooKeeper(t)
-	old := z.PID(0)
-	// Hold the old JVM stopped, so that Restart is still waiting for it to
-	// exit when Stop is called.
-	if err := syscall.Kill(old, syscall.SIGSTOP); err != nil {
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for range 2 {
+		wg.Go(func() { errs <- z.restart(0) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("Restart: %v", err)
+		}
+	}
+	if log := tail(z.LogFile(0), 10000); strings.Contains(log, "Address already in use") {
+		t.Errorf("two JVMs ran at once on node 0's ports:\n%s", tail(z.LogFile(0), 30))
+	}
+	if err := probe(z.Servers()[0]); err != nil {
+		t.Fatalf("after the restarts: %v", err)
+	}
+}
+
+// The first member of a killed ensemble to be restarted cannot serve: it
+// has no quorum until a second one runs. Its Restart returns once it runs
+// (instead of failing after the start timeout), and the next Restart brings
+// back a quorum that both serve.
+func TestRestartKilledEnsemble(t *testing.T) {
+	z := StartEnsemble(t, 3, WithStartTimeout(30*time.Second))
+	for i := range 3 {
+		z.Kill(i)
+	}
+	if err := z.restart(0); err != nil {
+		t.Fatalf("restarting the first member of a dead ensemble: %v", err)
+	}
+	if z.PID(0) == 0 {
+		t.Fatal("node 0 is not running after Restart")
+	}
+	if err := z.restart(1); err != nil {
+		t.Fatalf("restarting the second member: %v", err)
+	}
+	waitFor(t, Scale(30*time.Second), "node 0 to serve", func() bool { return probe(z.Servers()[0]) == nil })
+	if _, err := z.Leader(); err != nil {
 		t.Fatal(err)
-	}
-	waitFor(t, Scale(10*time.Second), "the old server to stop", func() bool { return strings.HasPrefix(procStatus(old, "State"), "T") })
-	done := make(chan error, 1)
-	go func() { done <- z.restart(0) }()
-	waitFor(t, Scale(10*time.Second), "Restart to signal the old server", func() bool { return termPending(old) })
-	z.Stop()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(Scale(90 * time.Second)):
-		t.Fatal("Restart did not return")
-	}
-	if pid := z.PID(0); pid != 0 {
-		z.stop()
-		t.Fatalf("after Stop returned, the Restart under way started server pid %d (Restart returned %v)", pid, err)
-	}
-	if err == nil {
-		t.Fatal("a Restart overtaken by Stop reported success")
 	}
 }

@@ -3,6 +3,7 @@
 package zktest
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -12,3 +13,6 @@ import (
 func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
 func startProcess(cmd *exec.Cmd) error { return cmd.Start() }
+
+// sigCont continues a stopped process (see stopProc).
+var sigCont os.Signal = syscall.SIGCONT

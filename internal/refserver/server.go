@@ -42,6 +42,7 @@ type Server struct {
 	paused  chan struct{} // non-nil while paused; closed by Resume
 
 	// Lifecycle.
+	rmu     sync.Mutex // held by Restart: one restart at a time
 	lmu     sync.Mutex
 	ln      net.Listener
 	addr    string
@@ -231,6 +232,8 @@ func (s *Server) dropAll() {
 // state kept. Sessions survive and get a fresh timeout, as when ZooKeeper
 // reloads them from its logs.
 func (s *Server) Restart() error {
+	s.rmu.Lock()
+	defer s.rmu.Unlock()
 	s.lmu.Lock()
 	if s.closed {
 		s.lmu.Unlock()
