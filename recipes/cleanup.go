@@ -31,8 +31,11 @@ type Removal struct {
 // hands the delete over to the background, where it goes on for as long as
 // the client and sess live, and returns ctx's error. A node already gone
 // counts as deleted, and so does a lost sess: the server deletes the
-// ephemeral nodes of a lost session itself. Pass a context that has ended
-// to delete in the background only.
+// ephemeral nodes of a lost session itself. When the client gave sess up
+// on its own clock, though, the server may still have it (see
+// removeGivenUp): the node is then deleted in the background, under the
+// client's next session. Pass a context that has ended to delete in the
+// background only.
 func Remove(ctx context.Context, c *client.Client, sess *client.Session, path string, o Removal) error {
 	err := ctx.Err()
 	if err == nil {
@@ -46,11 +49,53 @@ func Remove(ctx context.Context, c *client.Client, sess *client.Session, path st
 		stop := context.AfterFunc(sess.Context(), cancel)
 		defer stop()
 		o.Signal = false // the release signal only ever goes with a holder's Unlock
-		if err := remove(ctx, c, sess, path, o); err != nil && life.Err() == nil && sess.Alive() {
+		err := remove(ctx, c, sess, path, o)
+		switch {
+		case err == nil, life.Err() != nil:
+		case !sess.Alive():
+			removeGivenUp(c, sess, path, o.Logger)
+		default:
 			logger(o.Logger).Warn("zkit: could not delete node", "path", path, "err", err)
 		}
 	})
 	return fmt.Errorf("zkit: delete %q: %w", path, err)
+}
+
+// removeGivenUp deletes, in the background for as long as the client
+// lives, the node path of sess, a session the client gave up on its own
+// clock (disconnected for longer than its timeout) rather than one the
+// server reported expired or the client's Close ended: the server may
+// still have it, and keep its nodes until it expires it in turn, for up to
+// a whole session timeout when its timers were reset meanwhile (a server
+// restart, a leader election). A lock node left so would keep every
+// waiter, and this process's next attempt, waiting for nobody. It deletes
+// the node under the client's next session, and only while sess owns it.
+func removeGivenUp(c *client.Client, sess *client.Session, path string, log *slog.Logger) {
+	if cause := sess.Err(); cause == nil || errors.Is(cause, client.ErrClosed) || errors.Is(cause, client.ErrSessionExpired) {
+		return
+	}
+	c.Go(func(life context.Context) {
+		var b client.Backoff
+		for {
+			if _, err := c.WaitConnected(life); err != nil {
+				return
+			}
+			err := removeOnce(life, c, sess, path, Removal{IfOwned: true})
+			switch {
+			case err == nil, errors.Is(err, client.ErrNoNode):
+				return
+			case errors.Is(err, client.ErrBadVersion), client.IsTransient(err), client.IsOutcomeUnknown(err):
+			default:
+				if life.Err() == nil {
+					logger(log).Warn("zkit: could not delete node of a session given up", "path", path, "err", err)
+				}
+				return
+			}
+			if b.Wait(life) != nil {
+				return
+			}
+		}
+	})
 }
 
 // remove deletes path until it is gone, sess is lost, or ctx ends.
@@ -58,6 +103,7 @@ func remove(ctx context.Context, c *client.Client, sess *client.Session, path st
 	var b client.Backoff
 	for {
 		if !sess.Alive() {
+			removeGivenUp(c, sess, path, o.Logger)
 			return nil
 		}
 		err := removeOnce(ctx, c, sess, path, o)
@@ -65,6 +111,7 @@ func remove(ctx context.Context, c *client.Client, sess *client.Session, path st
 		case err == nil, errors.Is(err, client.ErrNoNode):
 			return nil
 		case client.IsSessionLost(err) && !sess.Alive():
+			removeGivenUp(c, sess, path, o.Logger)
 			return nil
 		case errors.Is(err, client.ErrBadVersion) && o.IfOwned:
 			// Written meanwhile: look at the owner again.

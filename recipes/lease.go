@@ -287,7 +287,7 @@ func (l *Lease) monitor(self <-chan client.WatchEvent, t *tolerance) {
 			l.lose(ErrSuspended, true)
 			return
 		case <-l.sess.Done():
-			l.lose(lostSession(l.sess.Err()), false)
+			l.lose(lostSession(l.sess.Err()), true) // the server may still have it: see Remove
 			return
 		case <-arm:
 			ch, retry, cause := l.watchSelf()
@@ -303,7 +303,7 @@ func (l *Lease) monitor(self <-chan client.WatchEvent, t *tolerance) {
 		case ev := <-self:
 			switch ev.Type {
 			case client.EventNotWatching:
-				l.lose(lostSession(ev.Err), false)
+				l.lose(lostSession(ev.Err), true)
 			default:
 				// Deleted, or written (which tells the next waiter that
 				// this node was released): either way it is not held.
