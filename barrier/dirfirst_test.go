@@ -7,6 +7,7 @@ import (
 	"github.com/zkit-dev/zkit/barrier"
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
@@ -42,6 +43,9 @@ func TestDirectoryFirstOnANewPath(t *testing.T) {
 		if got := creates(t, reader); got["ok"] != 2 || len(got) != 1 {
 			t.Fatalf("creates of the first member on a new path, by outcome: %v, want 2 ok (directory, node)", got)
 		}
+		// The client records the directory once the first member's create
+		// has returned, a moment after the request was counted.
+		recipetest.Eventually(t, "the client to know the directory", func() bool { return recipes.DirKnown(c, path) })
 		second := barrier.NewDouble(c, path, 2)
 		if err := second.Enter(ctx); err != nil {
 			t.Fatal(err)

@@ -34,6 +34,14 @@ type Double struct {
 	roster *roster         // the ready node's data, when this member created it
 	first  bool            // lowest of the round it counted on entry, or not sure: Leave checks before leaving
 	began  time.Time       // when the round's Enter was called
+	// Member nodes of earlier rounds or attempts that may still exist:
+	// their deletes went to the background, or their session was lost
+	// while the server may still have it (the client gives a session up
+	// after its timeout; a leader election restarts the server's timers).
+	// The next Enter deletes them before it creates its node, so that
+	// the others never count one beside it: this member would be counted
+	// twice.
+	stale []string
 }
 
 // NewDouble returns a member of the double barrier at path for count
@@ -64,9 +72,16 @@ func (d *Double) node() string { return client.JoinPath(d.dir, d.name) }
 //
 // It returns an *client.InputError (nothing sent) for an invalid path or a
 // count below 1, ctx's error when ctx ends first, and an error matching
-// ErrLost and client.ErrSessionLost when the session is lost. On
-// every error the member's node is deleted: at once, or in the background
-// for as long as the client lives.
+// ErrLost and client.ErrSessionLost when the session is lost once the
+// member's node may exist. A session lost before that (expired before the
+// client noticed, or while Enter waited for an earlier round to end) held
+// nothing of the member: Enter goes on under the next session. On every
+// error the member's node is deleted: at once, or in the background for
+// as long as the client lives. A node of an earlier Enter or Leave of
+// this member that may still exist (its delete went to the background,
+// or its session was lost while the server may still have it) is deleted
+// by the next Enter before it creates its own, so that the others never
+// count this member twice.
 //
 // A member that entered is inside until Leave, whatever happens to the
 // connection meanwhile: there is nothing to suspend. If its session is
@@ -83,27 +98,61 @@ func (d *Double) Enter(ctx context.Context) (err error) {
 	ctx, span := recipes.InstrumentsOf(d.c).Start(ctx, "barrier", "enter", d.dir)
 	defer func() { endSpan(span, err) }()
 	d.began = time.Now()
-	// Enter on a live session: right after a session loss, wait for the
-	// next one instead of failing.
-	sess, err := d.c.WaitConnected(ctx)
-	if err != nil {
-		return d.wrap(err)
+	for {
+		// Enter on a live session: right after a session loss, wait for
+		// the next one instead of failing.
+		sess, err := d.c.WaitConnected(ctx)
+		if err != nil {
+			return d.wrap(err)
+		}
+		if len(d.stale) > 0 {
+			if err := d.clearNodes(ctx, sess); err != nil {
+				return err
+			}
+			if !sess.Alive() {
+				continue // not known to be deleted: again under the next session
+			}
+		}
+		d.sess, d.name, d.roster, d.first = sess, newMemberName(), nil, false
+		opened, err := d.arrive(ctx)
+		if err != nil {
+			if d.replaced(ctx, err) {
+				// Lost before this member had a node: nothing to
+				// account for, so enter under the next session.
+				span.AddEvent("session replaced: entering again")
+				continue
+			}
+			return err
+		}
+		joined, applied, err := d.join(ctx)
+		if err != nil {
+			if applied && !d.sess.Alive() {
+				d.stale = append(d.stale, d.node())
+			}
+			if !applied && d.replaced(ctx, err) {
+				span.AddEvent("session replaced: entering again")
+				continue
+			}
+			return err
+		}
+		if err := d.await(ctx, opened, joined); err != nil {
+			d.abandon(ctx)
+			return err
+		}
+		d.inside = true
+		return nil
 	}
-	d.sess, d.name, d.roster, d.first = sess, newMemberName(), nil, false
-	opened, err := d.arrive(ctx)
-	if err != nil {
-		return err
-	}
-	joined, err := d.join(ctx)
-	if err != nil {
-		return err
-	}
-	if err := d.await(ctx, opened, joined); err != nil {
-		d.abandon(ctx)
-		return err
-	}
-	d.inside = true
-	return nil
+}
+
+// replaced reports whether err, an error of Enter's steps before the
+// member's node may exist, is the loss of the member's session (not the
+// client's Close): the session expired before the client noticed, or was
+// lost while Enter waited for an earlier round. Nothing of the member was
+// left under that session, so Enter starts over under the next, as it
+// does when called just after the client noticed the loss.
+func (d *Double) replaced(ctx context.Context, err error) bool {
+	return ctx.Err() == nil && d.c.Context().Err() == nil && !d.sess.Alive() &&
+		client.IsSessionLost(err) && !errors.Is(err, client.ErrClosed)
 }
 
 func (d *Double) validate(op string) error {
@@ -181,10 +230,15 @@ func (d *Double) clearStale(ctx context.Context, version int32) error {
 // directory is listed right behind the create, in the same round trip
 // (client.CreateListed): the listing, when there is one, is await's first
 // look.
-func (d *Double) join(ctx context.Context) (*client.Listing, error) {
+//
+// applied reports, with an error, whether a create of the member's node
+// may have been applied under the member's session (its reply lost): then
+// the node may still be there, counted by the others, until the server
+// deletes it with the session.
+func (d *Double) join(ctx context.Context) (_ *client.Listing, applied bool, _ error) {
 	if !recipes.DirKnown(d.c, d.dir) {
 		if err := d.makeDir(ctx); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	var b client.Backoff
@@ -199,33 +253,33 @@ func (d *Double) join(ctx context.Context) (*client.Listing, error) {
 			if !d.sess.Alive() {
 				// Created under the client's next session: not ours to keep.
 				d.abandonUnder(ctx, d.c.Session())
-				return nil, lost(d.dir, d.sess)
+				return nil, maybeApplied, lost(d.dir, d.sess)
 			}
-			return listing, nil
+			return listing, false, nil
 		case errors.Is(err, client.ErrNoNode) && dirs < 3:
 			dirs++
 			if err := d.makeDir(ctx); err != nil {
-				return nil, err
+				return nil, maybeApplied, err
 			}
 			continue
 		case client.IsOutcomeUnknown(err) && ctx.Err() == nil:
 			maybeApplied = true
 		case client.IsOutcomeUnknown(err):
 			d.abandon(ctx)
-			return nil, d.wrap(err)
+			return nil, true, d.wrap(err)
 		case !client.IsRetryable(err):
 			// An earlier attempt may have been applied (its reply lost):
 			// this error, the context's say, says nothing of that node.
 			if maybeApplied && d.sess.Alive() {
 				d.abandon(ctx)
 			}
-			return nil, d.wrap(err)
+			return nil, maybeApplied, d.wrap(err)
 		}
 		if err := d.pause(ctx, &b); err != nil {
 			if maybeApplied && d.sess.Alive() {
 				d.abandon(ctx)
 			}
-			return nil, err
+			return nil, maybeApplied, err
 		}
 	}
 }
@@ -426,15 +480,43 @@ func (d *Double) gone() error {
 // abandon deletes the member node after a failure: now if ctx allows,
 // otherwise in the background while the client lives.
 func (d *Double) abandon(ctx context.Context) {
-	recipes.Remove(ctx, d.c, d.sess, d.node(), recipes.Removal{Logger: d.cfg.Logger})
+	d.discard(ctx, d.sess, d.node())
 }
 
 // abandonUnder deletes the member node under sess, a session newer than
 // the member's, like abandon.
 func (d *Double) abandonUnder(ctx context.Context, sess *client.Session) {
 	if sess != nil && sess.Alive() {
-		recipes.Remove(ctx, d.c, sess, d.node(), recipes.Removal{Logger: d.cfg.Logger})
+		d.discard(ctx, sess, d.node())
 	}
+}
+
+// discard deletes the member node path, owned by sess, as abandon does,
+// and records it as stale unless it is known to be gone: its delete went
+// to the background, or sess was lost, whose nodes the server deletes only
+// once it has expired the session too.
+func (d *Double) discard(ctx context.Context, sess *client.Session, path string) {
+	err := recipes.Remove(ctx, d.c, sess, path, recipes.Removal{Logger: d.cfg.Logger})
+	if err != nil || !sess.Alive() {
+		d.stale = append(d.stale, path)
+	}
+}
+
+// clearNodes deletes the stale member nodes under sess, the session the
+// next node is to be created under, while ctx allows. A node of this
+// member's is never anybody else's (its name is a fresh UUID), so it is
+// deleted whoever owns it.
+func (d *Double) clearNodes(ctx context.Context, sess *client.Session) error {
+	for len(d.stale) > 0 {
+		if err := recipes.Remove(ctx, d.c, sess, d.stale[0], recipes.Removal{Logger: d.cfg.Logger}); err != nil {
+			return d.wrap(err)
+		}
+		if !sess.Alive() {
+			return nil
+		}
+		d.stale = d.stale[1:]
+	}
+	return nil
 }
 
 // wrap names the barrier in an error that does not already.
