@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -61,5 +62,45 @@ func TestDirectCallsWaitForCredentials(t *testing.T) {
 		close(stop)
 		wg.Wait()
 		require.Zero(t, refused.Load(), "reads refused with NoAuth right after a reconnect (of %d)", reads.Load())
+	})
+}
+
+// On a new connection of a client with credentials, a call waits for the
+// server to answer them, not longer: it goes as soon as they are answered,
+// long before the wire client's next ping. A call whose context ends while
+// it waits was never sent, so even a write's outcome is known.
+func TestCallsAfterCredentialsOnReconnect(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		proxy := zktest.NewProxy(t, b.Addr())
+		// Pings every 10 s: far later than the answer to the credentials.
+		c := connect(t, []string{proxy.Addr()}, client.WithDigestAuth("alice", "secret"),
+			client.WithSessionTimeout(zktest.Scale(30*time.Second)))
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
+		sub := c.Subscribe()
+		t.Cleanup(sub.Close)
+
+		latency := zktest.Scale(300 * time.Millisecond)
+		proxy.SetLatency(latency)
+		proxy.ResetAll()
+		require.Equal(t, client.StateSuspended, nextState(t, sub, 10*time.Second).State)
+		require.Equal(t, client.StateReconnected, nextState(t, sub, 10*time.Second).State)
+		reconnected := time.Now()
+
+		// The credentials' answer is a round trip of 2×latency away.
+		short, cancel := context.WithTimeout(ctx, latency/3)
+		_, err := c.Create(short, base+"/unsent", nil, client.Persistent)
+		cancel()
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.False(t, client.IsOutcomeUnknown(err), "a create that waited for the credentials was never sent: %v", err)
+
+		_, _, err = c.Get(ctx, base)
+		require.NoError(t, err)
+		took := time.Since(reconnected)
+		require.Less(t, took, zktest.Scale(3*time.Second), "the first call after the reconnect waited %v", took)
+		ok, _, err := c.Exists(ctx, base+"/unsent")
+		require.NoError(t, err)
+		require.False(t, ok, "the create cut off before it was sent was applied")
 	})
 }

@@ -72,3 +72,20 @@ func TestSlowSubscriberLosesNothing(t *testing.T) {
 		assert.Equal(t, []client.State{client.StateSuspended, client.StateReconnected}, states)
 	})
 }
+
+// A subscription made after Close has nothing to wait for: its channel is
+// closed already.
+func TestSubscribeAfterClose(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := connect(t, b.Servers)
+		c.Close()
+		sub := c.Subscribe()
+		defer sub.Close()
+		select {
+		case ev, ok := <-sub.Events():
+			require.False(t, ok, "an event after Close: %+v", ev)
+		case <-time.After(zktest.Scale(5 * time.Second)):
+			t.Fatal("the subscription of a closed client stays open")
+		}
+	})
+}

@@ -2,12 +2,15 @@ package client_test
 
 import (
 	"context"
+	"encoding/binary"
 	"io"
 	"net"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/zktest"
 )
@@ -78,4 +81,88 @@ func silentServer(t *testing.T) net.Listener {
 		}
 	}()
 	return silent
+}
+
+// firstFrames records the first frame the client writes on each
+// connection it opens (the connect request), and lets a test break the
+// latest connection.
+type firstFrames struct {
+	mu     sync.Mutex
+	frames [][]byte
+	conns  []net.Conn
+}
+
+func (f *firstFrames) dial(network, address string, timeout time.Duration) (net.Conn, error) {
+	conn, err := net.DialTimeout(network, address, timeout)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rc := &recordedConn{Conn: conn, f: f, i: len(f.frames)}
+	f.frames = append(f.frames, nil)
+	f.conns = append(f.conns, conn)
+	return rc, nil
+}
+
+func (f *firstFrames) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.frames)
+}
+
+// frame returns the first frame written on connection i, once written.
+func (f *firstFrames) frame(i int) []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.frames[i]
+}
+
+func (f *firstFrames) breakLatest() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.conns[len(f.conns)-1].Close()
+}
+
+type recordedConn struct {
+	net.Conn
+	f *firstFrames
+	i int
+}
+
+func (c *recordedConn) Write(p []byte) (int, error) {
+	c.f.mu.Lock()
+	if c.f.frames[c.i] == nil {
+		c.f.frames[c.i] = append([]byte{}, p...)
+	}
+	c.f.mu.Unlock()
+	return c.Conn.Write(p)
+}
+
+// The connect request of a new connection carries the last zxid the client
+// saw, so that no server behind it takes the session: here the zxid of
+// the client's own last write.
+func TestConnectRequestCarriesLastZxid(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		var rec firstFrames
+		c := connect(t, b.Servers, client.WithDialer(rec.dial))
+		ctx := testCtx(t)
+		sub := c.Subscribe()
+		t.Cleanup(sub.Close)
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
+		st, err := c.Set(ctx, base, []byte("x"), -1)
+		require.NoError(t, err)
+
+		before := rec.count()
+		rec.breakLatest()
+		require.Equal(t, client.StateSuspended, nextState(t, sub, 10*time.Second).State)
+		require.Equal(t, client.StateReconnected, nextState(t, sub, 10*time.Second).State)
+		require.Greater(t, rec.count(), before)
+		// The frame: length, protocolVersion, lastZxidSeen, ...
+		frame := rec.frame(rec.count() - 1)
+		require.GreaterOrEqual(t, len(frame), 16)
+		seen := int64(binary.BigEndian.Uint64(frame[8:16]))
+		require.GreaterOrEqual(t, seen, st.Mzxid, "the connect request's last zxid")
+	})
 }

@@ -60,3 +60,19 @@ func TestCreateListed(t *testing.T) {
 		assert.ElementsMatch(t, before, after, "nothing created for bad input")
 	})
 }
+
+// A listing that does not show the new node is none: here the node was
+// deleted in the same transaction that created it.
+func TestCreateListedWithoutTheNode(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		c := b.Connect(t)
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
+		p, listing, err := c.CreateListed(ctx, base+"/gone", nil, client.Persistent,
+			client.WithOps(client.DeleteOp(base+"/gone", -1)))
+		require.NoError(t, err)
+		assert.Equal(t, base+"/gone", p)
+		assert.Nil(t, listing, "a listing without the new node")
+	})
+}

@@ -3,6 +3,7 @@ package client_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/zkit-dev/zkit/client"
@@ -110,5 +111,24 @@ func TestWithOpsSizeInNamespace(t *testing.T) {
 		_, err = c.Create(ctx, "/q", make([]byte, client.DefaultMaxBuffer-512-len("/q")), client.Persistent)
 		require.ErrorAs(t, err, &ie, "a create over the server's limit once the namespace is added")
 		require.Same(t, sess, c.Session())
+	})
+}
+
+// Inside a namespace the namespace's own node is "/": a watch on it
+// reports "/" as its path, to the watch and to subscribers.
+func TestNamespaceRootWatch(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		c := b.Connect(t, client.WithNamespace(zktest.UniquePath(t)+"/app"))
+		_, _, w, err := c.GetW(ctx, "/")
+		require.NoError(t, err)
+		_, err = c.Set(ctx, "/", []byte("x"), -1)
+		require.NoError(t, err)
+		select {
+		case ev := <-w:
+			require.Equal(t, client.WatchEvent{Type: client.EventNodeDataChanged, Path: "/"}, ev)
+		case <-time.After(zktest.Scale(10 * time.Second)):
+			t.Fatal("no event for the namespace's node")
+		}
 	})
 }

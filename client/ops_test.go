@@ -132,6 +132,11 @@ func TestZxidReadYourWritesAcrossClients(t *testing.T) {
 		assert.Equal(t, "4", string(data))
 		assert.GreaterOrEqual(t, other.LastZxid(), st.Mzxid)
 		require.NoError(t, other.CatchUp(ctx, 0)) // already seen: no round trip needed
+
+		// A Multi's Stats count too.
+		rs, err := a.Multi(ctx, client.SetOp(base, []byte("multi"), -1))
+		require.NoError(t, err)
+		assert.Equal(t, rs[0].Stat.Mzxid, a.LastZxid())
 	})
 }
 
@@ -158,5 +163,82 @@ func TestDigestAuthAndACL(t *testing.T) {
 		require.NoError(t, err)
 		_, _, err = other.Get(ctx, p)
 		assert.NoError(t, err)
+	})
+}
+
+// CatchUp costs nothing when the client has seen the zxid already, and
+// syncs the server (one request) when it has not.
+func TestCatchUpSyncsOnlyWhenBehind(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := connect(t, []string{proxy.Addr()})
+		writer := connect(t, b.Servers)
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
+
+		before := proxy.Requests()
+		require.NoError(t, c.CatchUp(ctx, c.LastZxid()))
+		assert.Equal(t, before, proxy.Requests(), "CatchUp to a zxid already seen sent a request")
+
+		st, err := writer.Set(ctx, base, []byte("new"), -1)
+		require.NoError(t, err)
+		require.Less(t, c.LastZxid(), st.Mzxid)
+		before = proxy.Requests()
+		require.NoError(t, c.CatchUp(ctx, st.Mzxid))
+		assert.Equal(t, before+1, proxy.Requests(), "CatchUp to a zxid not seen did not sync")
+		data, _, err := c.Get(ctx, base)
+		require.NoError(t, err)
+		assert.Equal(t, "new", string(data))
+	})
+}
+
+// Every kind of watch on a node fires when the node is deleted: a child
+// watch as well as a data watch, with NodeDeleted.
+func TestWatchesFireWhenTheirNodeIsDeleted(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		c := connect(t, b.Servers)
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
+		_, _, child, err := c.ChildrenW(ctx, base)
+		require.NoError(t, err)
+		_, _, data, err := c.GetW(ctx, base)
+		require.NoError(t, err)
+		_, _, exists, err := c.ExistsW(ctx, base)
+		require.NoError(t, err)
+
+		require.NoError(t, c.Delete(ctx, base, -1))
+		for name, w := range map[string]<-chan client.WatchEvent{"child": child, "data": data, "exists": exists} {
+			select {
+			case ev := <-w:
+				assert.Equal(t, client.WatchEvent{Type: client.EventNodeDeleted, Path: base}, ev, name)
+			case <-time.After(zktest.Scale(10 * time.Second)):
+				t.Fatalf("the %s watch did not fire when its node was deleted", name)
+			}
+		}
+	})
+}
+
+// CreateDir and EnsurePath ride out a lost reply: the create that went
+// through before the connection broke leaves the directory, and the call
+// succeeds once it finds it.
+func TestCreateDirRidesOutALostReply(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := connect(t, []string{proxy.Addr()})
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
+
+		proxy.CutAfterCreateOf(base + "/dir")
+		require.NoError(t, c.CreateDir(ctx, base+"/dir", client.Persistent))
+		proxy.CutAfterCreateOf(base + "/a")
+		require.NoError(t, c.EnsurePath(ctx, base+"/a/b"))
+		for _, p := range []string{base + "/dir", base + "/a/b"} {
+			ok, _, err := c.Exists(ctx, p)
+			require.NoError(t, err)
+			assert.True(t, ok, p)
+		}
 	})
 }

@@ -202,3 +202,69 @@ func testCreateProtectedZxid(t *testing.T, cw createdWith) {
 		assert.ElementsMatch(t, before, after, "nothing created for bad input")
 	})
 }
+
+// A protected create whose context ends while its request is on its way
+// gives up with the context's error, and deletes in the background the
+// node that the request, applied after, left.
+func TestCreateProtectedGivenUpCleansUp(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := connect(t, []string{proxy.Addr()})
+		observer := connect(t, b.Servers)
+		ctx := testCtx(t)
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
+
+		latency := zktest.Scale(300 * time.Millisecond)
+		proxy.SetLatency(latency)
+		short, cancel := context.WithTimeout(ctx, latency/3)
+		_, err := c.CreateProtected(short, base+"/node", []byte("x"), client.Persistent)
+		cancel()
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		proxy.SetLatency(0)
+		// Answered in order on the same connection: the create written
+		// before it has been applied by now.
+		require.NoError(t, c.Sync(ctx, base))
+
+		eventually(t, 20*time.Second, "the node left by the create given up to be deleted", func() bool {
+			require.NoError(t, observer.Sync(ctx, base))
+			children, _, err := observer.Children(ctx, base)
+			require.NoError(t, err)
+			return len(children) == 0
+		})
+	})
+}
+
+// An ephemeral protected create fails with ErrSessionLost when the session
+// that would own its node is lost while it waits for the connection: it
+// does not go on to create the node under the next session.
+func TestCreateProtectedEndsWithItsSession(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		p := newProxied(t, b, zktest.Scale(time.Second))
+		ctx := testCtx(t)
+		p.partition(t)
+		errc := make(chan error, 1)
+		go func() {
+			_, err := p.c.CreateProtected(ctx, p.base+"/lock-", nil, client.EphemeralSequential)
+			errc <- err
+		}()
+		select {
+		case <-p.sess.Done():
+		case <-time.After(zktest.Scale(10 * time.Second)):
+			t.Fatal("the session was not declared lost")
+		}
+		p.proxy.Heal()
+		select {
+		case err := <-errc:
+			require.ErrorIs(t, err, client.ErrSessionLost)
+		case <-time.After(zktest.Scale(10 * time.Second)):
+			t.Fatal("CreateProtected did not return after its session was lost")
+		}
+		children, _, err := p.observer.Children(ctx, p.base)
+		require.NoError(t, err)
+		for _, ch := range children {
+			_, _, protected := client.ParseProtected(ch)
+			assert.False(t, protected, "a node was created: %s", ch)
+		}
+	})
+}

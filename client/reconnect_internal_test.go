@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -85,4 +86,22 @@ func TestReconnectorPauses(t *testing.T) {
 	}
 	_, retry = r.Next()
 	assert.True(t, retry, "closed")
+}
+
+// An expiry reported while a wire-client call is pending makes the next
+// attempt take go-zookeeper's pause, which fails the calls still queued:
+// a call of the old session must never run in the new one.
+func TestExpiryWithACallPendingFlushesTheQueue(t *testing.T) {
+	c := &Client{changed: make(chan struct{}), hub: newHub()}
+	c.reconn = newReconnector(make(chan struct{}), 10*time.Second, func() {})
+	require.NoError(t, c.reconn.Init([]string{"a:1"}))
+
+	c.onEvent(zk.Event{Type: zk.EventSession, State: zk.StateExpired})
+	_, retry := c.reconn.Next()
+	assert.False(t, retry, "no call pending: no pause")
+
+	c.pending.Add(1)
+	c.onEvent(zk.Event{Type: zk.EventSession, State: zk.StateExpired})
+	_, retry = c.reconn.Next()
+	assert.True(t, retry, "a call pending: the queue is flushed")
 }

@@ -99,7 +99,18 @@ func TestCallWhileSuspendedFailsAtOnce(t *testing.T) {
 		assert.False(t, client.IsOutcomeUnknown(err), "never sent, so not unknown: %v", err)
 		assert.ErrorIs(t, err, client.ErrNoServer)
 		assert.Less(t, took, zktest.Scale(100*time.Millisecond))
+		assert.True(t, client.IsTransient(err), "transient: %v", err)
 		_, _, err = p.c.Get(ctx, "/")
+		assert.True(t, client.IsRetryable(err), "retryable: %v", err)
+		// The calls the wire client makes too.
+		start = time.Now()
+		_, err = p.c.SetACL(ctx, p.base, client.OpenACL, -1)
+		assert.Less(t, time.Since(start), zktest.Scale(100*time.Millisecond))
+		assert.True(t, client.IsRetryable(err), "retryable: %v", err)
+		assert.False(t, client.IsOutcomeUnknown(err), "never sent, so not unknown: %v", err)
+		start = time.Now()
+		_, _, err = p.c.GetACL(ctx, p.base)
+		assert.Less(t, time.Since(start), zktest.Scale(100*time.Millisecond))
 		assert.True(t, client.IsRetryable(err), "retryable: %v", err)
 
 		p.proxy.Heal()
@@ -135,5 +146,36 @@ func TestLostSessionIsNotResumed(t *testing.T) {
 			ok, _ := p.nodeExists(t)
 			return !ok
 		})
+	})
+}
+
+// Each suspension has the whole session timeout to end in: a reconnect
+// stops the clock of the suspension it ends, so a second suspension that
+// starts soon after is not cut short by the first one's timer.
+func TestSuspensionAfterReconnectHasItsOwnTimeout(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		timeout := zktest.Scale(2 * time.Second)
+		p := newProxied(t, b, timeout)
+		ctx := testCtx(t)
+
+		first := p.partition(t)
+		p.proxy.Heal()
+		require.Equal(t, client.StateReconnected, nextState(t, p.sub, 10*time.Second).State)
+		require.NoError(t, p.c.Sync(ctx, "/"))              // the server hears from the client now
+		time.Sleep(time.Until(first.Add(timeout * 6 / 10))) // the gap between the faults, not a wait for a condition
+		second := p.partition(t)
+		// The first suspension's timer would have ended the session at
+		// first+timeout, 0.4 timeouts into this one; the server keeps it
+		// for a whole timeout after it last heard from the client.
+		time.Sleep(time.Until(second.Add(timeout * 7 / 10))) // the fault's length
+		p.proxy.Heal()
+
+		ev := nextState(t, p.sub, 10*time.Second)
+		require.Equal(t, client.StateReconnected, ev.State, "the session was declared lost before its suspension lasted its timeout")
+		assert.Same(t, p.sess, ev.Session)
+		assert.True(t, p.sess.Alive())
+		ok, st := p.nodeExists(t)
+		require.True(t, ok, "the ephemeral node survived")
+		assert.Equal(t, p.sess.ID(), st.EphemeralOwner)
 	})
 }

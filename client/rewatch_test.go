@@ -93,3 +93,58 @@ func TestWatchSetAfterReconnectIsNotFiredBySetWatches(t *testing.T) {
 		}
 	})
 }
+
+// The watches set again on a new connection fire only for what changed
+// since the client last heard from the server: SetWatches carries the
+// zxid the last connection ended at, and a watch whose node did not
+// change stays quiet until it does.
+func TestWatchesSetAgainFireOnlyForChanges(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		p := newProxied(t, b, zktest.Scale(10*time.Second))
+		ctx := testCtx(t)
+		node := p.base + "/node"
+		_, err := p.observer.Create(ctx, node, []byte("v1"), client.Persistent)
+		require.NoError(t, err)
+		_, _, data, err := p.c.GetW(ctx, node)
+		require.NoError(t, err)
+		_, _, exist, err := p.c.ExistsW(ctx, p.base+"/absent")
+		require.NoError(t, err)
+		_, _, child, err := p.c.ChildrenW(ctx, p.base)
+		require.NoError(t, err)
+
+		p.proxy.ResetAll()
+		require.Equal(t, client.StateSuspended, nextState(t, p.sub, 10*time.Second).State)
+		require.Equal(t, client.StateReconnected, nextState(t, p.sub, 10*time.Second).State)
+		// What SetWatches fires comes before the reply to a later request.
+		require.NoError(t, p.c.Sync(ctx, "/"))
+		_, _, err = p.c.Get(ctx, node)
+		require.NoError(t, err)
+		for name, w := range map[string]<-chan client.WatchEvent{"data": data, "exist": exist, "child": child} {
+			select {
+			case ev := <-w:
+				t.Fatalf("the %s watch fired on the reconnect without a change: %+v", name, ev)
+			default:
+			}
+		}
+
+		_, err = p.observer.Set(ctx, node, []byte("v2"), -1)
+		require.NoError(t, err)
+		_, err = p.observer.Create(ctx, p.base+"/absent", nil, client.Persistent)
+		require.NoError(t, err)
+		for name, want := range map[string]struct {
+			w   <-chan client.WatchEvent
+			typ client.EventType
+		}{
+			"data":  {data, client.EventNodeDataChanged},
+			"exist": {exist, client.EventNodeCreated},
+			"child": {child, client.EventNodeChildrenChanged},
+		} {
+			select {
+			case ev := <-want.w:
+				require.Equal(t, want.typ, ev.Type, name)
+			case <-time.After(zktest.Scale(10 * time.Second)):
+				t.Fatalf("the %s watch, set again, missed its change", name)
+			}
+		}
+	})
+}

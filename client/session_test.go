@@ -62,10 +62,16 @@ func TestPartitionLongerThanTimeoutLosesSession(t *testing.T) {
 		require.NoError(t, p.c.Sync(ctx, "/")) // the server hears from the client now
 		start := time.Now()
 		since := p.partition(t)
+		changed := p.c.Changed()
 		lost := nextState(t, p.sub, 10*time.Second)
 		lostAt := time.Now()
 		require.Equal(t, client.StateLost, lost.State)
 		assert.Same(t, old, lost.Session)
+		select {
+		case <-changed:
+		default:
+			t.Fatal("Changed was not closed when the client declared the session lost")
+		}
 		// The watch ends with the session the client declared lost, while
 		// the server has not said so yet (the client cannot reach it).
 		select {
@@ -251,8 +257,39 @@ func TestEveryCallAfterCloseIsErrClosed(t *testing.T) {
 			err := call()
 			assert.ErrorIs(t, err, client.ErrClosed, name)
 			assert.False(t, client.IsRetryable(err), "%s: %v", name, err)
+			assert.False(t, client.IsTransient(err), "%s: %v", name, err)
 			assert.Less(t, time.Since(start), zktest.Scale(time.Second), name)
 			assert.NotContains(t, err.Error(), `""`, "%s: a call without a path names none", name)
+		}
+	})
+}
+
+// Go runs a function for as long as the client lives: its context ends
+// with Close, Close waits for it to return, and after Close Go runs
+// nothing.
+func TestGoLivesWithTheClient(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := connect(t, b.Servers)
+		started, returned := make(chan struct{}), make(chan struct{})
+		c.Go(func(ctx context.Context) {
+			close(started)
+			<-ctx.Done()
+			close(returned)
+		})
+		<-started
+		c.Close()
+		select {
+		case <-returned:
+		default:
+			t.Fatal("Close returned before the function it runs")
+		}
+
+		ran := make(chan struct{})
+		c.Go(func(context.Context) { close(ran) })
+		select {
+		case <-ran:
+			t.Fatal("Go ran a function after Close")
+		case <-time.After(100 * time.Millisecond):
 		}
 	})
 }

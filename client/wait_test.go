@@ -143,6 +143,10 @@ func TestCancelledBeforeSend(t *testing.T) {
 		require.False(t, client.IsOutcomeUnknown(err), "%v", err)
 		err = c.Delete(ctx, base, -1)
 		require.False(t, client.IsOutcomeUnknown(err), "%v", err)
+		// A write the wire client makes as well.
+		_, err = c.SetACL(ctx, base, client.OpenACL, -1)
+		require.ErrorIs(t, err, context.Canceled)
+		require.False(t, client.IsOutcomeUnknown(err), "%v", err)
 		require.Equal(t, before, proxy.Requests(), "requests sent")
 	})
 }
@@ -207,4 +211,47 @@ func TestUnreadSubscriptionAfterClose(t *testing.T) {
 func stacks() string {
 	buf := make([]byte, 1<<20)
 	return string(buf[:runtime.Stack(buf, true)])
+}
+
+// Close ends a wait for the connection: the channel Changed returned is
+// closed, and WaitConnected, waiting while the client is suspended,
+// returns ErrClosed at once instead of at the end of its context.
+func TestCloseEndsWaitConnected(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(20*time.Second)))
+		changed := c.Changed()
+		proxy.Blackhole()
+		proxy.ResetAll()
+		eventually(t, 20*time.Second, "suspended", func() bool { s, _ := c.Suspended(); return s })
+		select {
+		case <-changed:
+		default:
+			t.Fatal("Changed was not closed by the suspension")
+		}
+
+		changed = c.Changed()
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.WaitConnected(testCtx(t))
+			errc <- err
+		}()
+		select {
+		case err := <-errc:
+			t.Fatalf("WaitConnected returned while suspended: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+		c.Close()
+		select {
+		case <-changed:
+		case <-time.After(zktest.Scale(5 * time.Second)):
+			t.Fatal("Changed was not closed by Close")
+		}
+		select {
+		case err := <-errc:
+			require.ErrorIs(t, err, client.ErrClosed)
+		case <-time.After(zktest.Scale(5 * time.Second)):
+			t.Fatal("WaitConnected did not return after Close")
+		}
+	})
 }
