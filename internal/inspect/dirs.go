@@ -111,7 +111,7 @@ func discoveryBase(ctx context.Context, rd *reader, r *Report, kids []child) (bo
 	for _, k := range kids {
 		found, err := rd.list(ctx, client.JoinPath(r.Path, k.name))
 		if err != nil {
-			return false, unlessNoAuth(err)
+			return false, probeErr(err)
 		}
 		nodes, ok := instances(found, k.name+"/")
 		if !ok && len(found) > 0 {
@@ -124,6 +124,15 @@ func discoveryBase(ctx context.Context, rd *reader, r *Report, kids []child) (bo
 	}
 	r.Kind, r.Nodes = Discovery, all
 	return true, nil
+}
+
+// probeErr is err, or nil for a directory too large for a scan to read
+// (errTooMany): a scan walks into it, and stops there.
+func probeErr(err error) error {
+	if errors.Is(err, errTooMany) {
+		return nil
+	}
+	return unlessNoAuth(err)
 }
 
 // unlessNoAuth is err, or nil for a node this client may not read: a

@@ -35,6 +35,11 @@
 // client.ErrNoAuth for Inspect, and is passed over by a scan, which
 // lists it in Snapshot.Unreadable.
 //
+// A recipe's directory may hold nodes that are not its own: another
+// recipe's (a lock's beside an election's), or a name whose sequence
+// number does not parse. They are not shown among its nodes, and a note
+// names them.
+//
 // Nothing here is a snapshot of one instant: a path is read with one
 // request per node, and nodes may come and go between two requests. A
 // node gone between the listing and its read is left out. Ages are

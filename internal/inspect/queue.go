@@ -42,7 +42,32 @@ func queue(_ context.Context, _ *reader, r *Report, kids []child) (bool, error) 
 	if hasBoth(nodes) {
 		r.Notes = append(r.Notes, "kazoo's nodes and zkit's or Curator's on one path do not see each other: each side has its holder")
 	}
+	if n := others(names, nodes); n != "" {
+		r.Notes = append(r.Notes, "not this "+string(r.Kind)+"'s nodes, not shown (another recipe's?): "+n)
+	}
 	return true, nil
+}
+
+// maxOthers bounds the names of other nodes a note lists.
+const maxOthers = 5
+
+// others names the children that are none of nodes, for a note: "" when
+// there are none.
+func others(names []string, nodes []recipes.Node) string {
+	in := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		in[n.Name] = true
+	}
+	var out []string
+	for _, name := range names {
+		if !in[name] {
+			out = append(out, strconv.Quote(name))
+		}
+	}
+	if len(out) > maxOthers {
+		out = append(out[:maxOthers], "and "+strconv.Itoa(len(out)-maxOthers)+" more")
+	}
+	return strings.Join(out, ", ")
 }
 
 // turns orders a queue into holders and waiters (leader and candidates
@@ -122,13 +147,16 @@ func semaphore(ctx context.Context, rd *reader, r *Report, kids []child) (bool, 
 			return false, nil
 		}
 	}
-	leases, err := sequenced(ctx, rd, client.JoinPath(r.Path, leasesDir), leasesDir+"/", recipes.LeaseKind, Holder)
+	notes := len(r.Notes)
+	leases, err := sequenced(ctx, rd, r, client.JoinPath(r.Path, leasesDir), leasesDir+"/", recipes.LeaseKind, Holder)
 	if err != nil {
-		return false, unlessNoAuth(err)
+		r.Notes = r.Notes[:notes]
+		return false, probeErr(err)
 	}
-	waiters, err := sequenced(ctx, rd, client.JoinPath(r.Path, locksDir), locksDir+"/", recipes.MutexKind, Waiter)
+	waiters, err := sequenced(ctx, rd, r, client.JoinPath(r.Path, locksDir), locksDir+"/", recipes.MutexKind, Waiter)
 	if err != nil || !hasLeases && len(waiters) == 0 {
-		return false, unlessNoAuth(err)
+		r.Notes = r.Notes[:notes]
+		return false, probeErr(err)
 	}
 	r.Kind, r.Nodes = Semaphore, append(leases, waiters...)
 	if len(waiters) > 0 {
@@ -139,14 +167,19 @@ func semaphore(ctx context.Context, rd *reader, r *Report, kids []child) (bool, 
 
 // sequenced reads the nodes of kind in dir, in sequence order, named
 // prefix+<name>, in role.
-func sequenced(ctx context.Context, rd *reader, dir, prefix string, kind recipes.Kind, role Role) ([]Node, error) {
+// The other children of dir are named in a note added to r.
+func sequenced(ctx context.Context, rd *reader, r *Report, dir, prefix string, kind recipes.Kind, role Role) ([]Node, error) {
 	kids, err := rd.list(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
 	names, byName := index(kids)
+	nodes := recipes.SortNodes(names, kind)
+	if n := others(names, nodes); n != "" {
+		r.Notes = append(r.Notes, "in "+dir+", not "+kind.Recipe+" nodes, not shown: "+n)
+	}
 	var out []Node
-	for _, n := range recipes.SortNodes(names, kind) {
+	for _, n := range nodes {
 		k := byName[n.Name]
 		o := node(role, k)
 		o.Token = recipes.TokenOf(k.stat.Czxid)
@@ -183,7 +216,7 @@ func kazooSemaphore(ctx context.Context, rd *reader, r *Report, kids []child) (b
 		n.Origin, n.ID = Kazoo, string(k.data)
 		r.Nodes = append(r.Nodes, n)
 	}
-	waiters, err := sequenced(ctx, rd, lock, "../"+lock[strings.LastIndex(lock, "/")+1:]+"/", kazooLockKind, Waiter)
+	waiters, err := sequenced(ctx, rd, r, lock, "../"+lock[strings.LastIndex(lock, "/")+1:]+"/", kazooLockKind, Waiter)
 	if err := unlessNoAuth(err); err != nil {
 		return true, err
 	}

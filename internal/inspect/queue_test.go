@@ -4,6 +4,8 @@ import (
 	"context"
 	"path"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/zkit-dev/zkit/client"
@@ -179,4 +181,81 @@ func TestElection(t *testing.T) {
 			t.Fatalf("candidates %+v, want beta then gamma", cands)
 		}
 	})
+}
+
+// Nodes of another recipe beside a queue's (a lock's beside an election's,
+// a semaphore's directories or a barrier member beside a lock's, a name
+// whose sequence number does not parse) are not shown as the queue's, and
+// a note names them: the report does not pass over them silently.
+func TestQueueNamesOtherNodes(t *testing.T) {
+	b := zktest.ReferenceBackend(t)
+	ctx := recipetest.Context(t)
+	c := b.Connect(t)
+	create := func(node string, mode client.CreateMode) string {
+		t.Helper()
+		made, err := c.Create(ctx, node, nil, mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return path.Base(made)
+	}
+	protected := func(dir, marker string) string {
+		return client.JoinPath(dir, client.ProtectedName(client.NewProtectedID(), marker))
+	}
+	noted := func(r *inspect.Report, names ...string) bool {
+		for _, n := range r.Notes {
+			all := true
+			for _, name := range names {
+				all = all && strings.Contains(n, strconv.Quote(name))
+			}
+			if all {
+				return true
+			}
+		}
+		return false
+	}
+
+	// An election and a lock on one path.
+	p := recipePath(t, c)
+	create(p, client.Persistent)
+	latch := create(protected(p, "latch-"), client.EphemeralSequential)
+	lockNode := create(protected(p, "lock-"), client.EphemeralSequential)
+	r, err := inspect.Inspect(ctx, c, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != inspect.Election || len(r.Nodes) != 1 || r.Nodes[0].Name != latch || !noted(r, lockNode) {
+		t.Fatalf("election beside a lock: kind %q nodes %+v notes %q, want the election and a note naming %s", r.Kind, r.Nodes, r.Notes, lockNode)
+	}
+
+	// A lock with a semaphore's directories, a barrier member and a
+	// wrapped sequence number beside it.
+	p = recipePath(t, c)
+	create(p, client.Persistent)
+	lockNode = create(protected(p, "lock-"), client.EphemeralSequential)
+	create(p+"/leases", client.Persistent)
+	member := create(p+"/"+"0c8a3f52-1d2e-4b5a-9c7d-2e4f6a8b0c1d", client.Ephemeral)
+	wrapped := create(p+"/_c_0c8a3f52-1d2e-4b5a-9c7d-2e4f6a8b0c1d-lock--2147483648", client.Ephemeral)
+	r, err = inspect.Inspect(ctx, c, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != inspect.Lock || len(r.Nodes) != 1 || r.Nodes[0].Name != lockNode || !noted(r, "leases", member, wrapped) {
+		t.Fatalf("lock among others: kind %q nodes %+v notes %q, want the lock and a note naming leases, %s, %s", r.Kind, r.Nodes, r.Notes, member, wrapped)
+	}
+
+	// A semaphore whose leases directory holds a node that is no lease
+	// (Curator's waiters count it as one).
+	p = recipePath(t, c)
+	if _, err := semaphore.New(c, p, 2).Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	foreign := create(p+"/leases/stray", client.Ephemeral)
+	r, err = inspect.Inspect(ctx, c, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != inspect.Semaphore || len(r.Held()) != 1 || !noted(r, foreign) {
+		t.Fatalf("semaphore with a stray lease node: kind %q holders %+v notes %q, want 1 lease and a note naming %s", r.Kind, r.Held(), r.Notes, foreign)
+	}
 }

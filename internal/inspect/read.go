@@ -13,7 +13,15 @@ import (
 type reader struct {
 	c *client.Client
 	w *watches // nil: plain reads
+	// limit, when above 0, is the most nodes list may count, the
+	// directory included: a directory of limit children or more is
+	// errTooMany, its children unread.
+	limit int
 }
+
+// errTooMany is list's error for a directory of more children than its
+// reader's limit.
+var errTooMany = errors.New("more children than the nodes left to read")
 
 // child is one node read: its name under the path inspected, data, Stat.
 type child struct {
@@ -83,6 +91,9 @@ func (r *reader) list(ctx context.Context, dir string) ([]child, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if r.limit > 0 && len(names) >= r.limit {
+		return nil, errTooMany
 	}
 	slices.Sort(names)
 	out := make([]child, 0, len(names))

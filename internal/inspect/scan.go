@@ -52,8 +52,10 @@ type Snapshot struct {
 	Roots   []string
 	Reports []*Report // the recipes found, by path
 	Nodes   int       // the nodes read
-	// Truncated is set when the scan stopped at its maximum of nodes:
-	// recipes further down were not looked for.
+	// Truncated is set when the scan stopped at its maximum of nodes, or
+	// passed over a directory of more children than it had nodes left to
+	// read: recipes further down, or in that directory, were not looked
+	// for.
 	Truncated bool
 	// Unreadable are the paths whose children this client may not list
 	// (their ACL): recipes below them were not looked for.
@@ -94,8 +96,15 @@ func (s *Scanner) walk(ctx context.Context, path string, snap *Snapshot, seen ma
 		snap.Truncated = true
 		return nil
 	}
-	r, kids, err := inspect(ctx, &s.rd, path)
+	rd := s.rd // its watches, and a limit of the nodes left
+	rd.limit = s.maxNodes - snap.Nodes
+	r, kids, err := inspect(ctx, &rd, path)
 	switch {
+	case errors.Is(err, errTooMany):
+		snap.Truncated = true // a directory too large for the nodes left
+		return nil
+	case errors.Is(err, client.ErrNoNode) && slices.Contains(s.roots, path):
+		return s.watchRoot(ctx, path)
 	case errors.Is(err, client.ErrNoNode):
 		return nil // gone since its parent was listed
 	case errors.Is(err, client.ErrNoAuth):
@@ -119,6 +128,22 @@ func (s *Scanner) walk(ctx context.Context, path string, snap *Snapshot, seen ma
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// watchRoot watches a missing root for its creation (its failed read set
+// no watch), so that a scan learns of the recipes that start there. A root
+// created since its read is signalled as a change at once.
+func (s *Scanner) watchRoot(ctx context.Context, root string) error {
+	ok, _, err := s.rd.exists(ctx, root)
+	switch {
+	case errors.Is(err, client.ErrNoAuth):
+		return nil
+	case err != nil:
+		return err
+	case ok:
+		s.rd.w.signal()
 	}
 	return nil
 }

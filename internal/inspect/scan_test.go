@@ -3,6 +3,7 @@ package inspect_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -184,5 +185,62 @@ func TestScanMaxNodes(t *testing.T) {
 	var ie *client.InputError
 	if _, err := inspect.NewScanner(c, []string{"bad"}, 0).Scan(ctx); !errors.As(err, &ie) {
 		t.Fatalf("bad root: %v, want an InputError", err)
+	}
+}
+
+// A root that does not exist yet is watched for its creation: a scan
+// started before the recipe's path is made (zkit top /app/locks before
+// the first lock) learns of it.
+func TestScanMissingRoot(t *testing.T) {
+	b := zktest.ReferenceBackend(t)
+	ctx := recipetest.Context(t)
+	c1, c2 := b.Connect(t), b.Connect(t)
+	root := zktest.UniquePath(t) + "/locks"
+	s := inspect.NewScanner(c1, []string{root}, 0)
+	snap, err := s.Scan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Reports) != 0 {
+		t.Fatalf("found %+v under a missing root", snap.Reports)
+	}
+	if _, err := lock.New(c2, root).Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitChanged(t, s)
+	snap, err = s.Scan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Reports) != 1 || snap.Reports[0].Kind != inspect.Lock {
+		t.Fatalf("after the lock: %+v, want the lock", snap.Reports)
+	}
+}
+
+// A directory of more children than the nodes a scan may still read is
+// not read: the scan stops there and says so, rather than reading (and
+// watching) every child of a huge directory, and goes on beside it.
+func TestScanMaxNodesLargeDirectory(t *testing.T) {
+	b := zktest.ReferenceBackend(t)
+	ctx := recipetest.Context(t)
+	c := b.Connect(t)
+	root := zktest.UniquePath(t)
+	if err := c.EnsurePath(ctx, root+"/big"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		if _, err := c.Create(ctx, fmt.Sprintf("%s/big/n%02d", root, i), nil, client.Persistent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := lock.New(c, root+"/lk").Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := inspect.NewScanner(c, []string{root}, 20).Scan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !snap.Truncated || snap.Nodes > 20 || len(snap.Reports) != 1 || snap.Reports[0].Path != root+"/lk" {
+		t.Fatalf("scan of 34 nodes, at most 20: read %d, truncated %v, found %+v; want truncated, the lock beside found", snap.Nodes, snap.Truncated, snap.Reports)
 	}
 }

@@ -60,7 +60,7 @@ var columns = []column{
 	{"NODE", func(_ *Report, n Node) string { return n.Name }},
 	{"ORIGIN", func(_ *Report, n Node) string { return string(n.Origin) }},
 	{"MODE", func(_ *Report, n Node) string { return n.Mode }},
-	{"SERVICE", func(_ *Report, n Node) string { return n.Service }},
+	{"SERVICE", func(_ *Report, n Node) string { return quoteIfNeeded(n.Service) }},
 	{"ID", func(_ *Report, n Node) string {
 		if n.ID == "" {
 			return ""
@@ -120,6 +120,16 @@ func Age(d time.Duration) string {
 		return d.Round(100 * time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
+}
+
+// quoteIfNeeded returns s, or s escaped as a Go string when it holds
+// anything that would not print as itself (a tab, a newline, an escape
+// sequence, bytes that are not UTF-8): text from a node's data.
+func quoteIfNeeded(s string) string {
+	if q := strconv.Quote(s); q[1:len(q)-1] != s {
+		return q
+	}
+	return s
 }
 
 func yesNo(b bool) string {

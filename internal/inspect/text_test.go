@@ -73,3 +73,23 @@ func TestJSON(t *testing.T) {
 		t.Fatalf("json %s", out)
 	}
 }
+
+// A discovery instance's service name comes from its node's data: a
+// newline or an escape sequence in it is printed escaped, never raw into
+// the table or the terminal; a plain name is printed as it is.
+func TestWriteTextEscapesService(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	r := &inspect.Report{Path: "/svc", Kind: inspect.Discovery, Stat: &client.Stat{}, At: at, Nodes: []inspect.Node{
+		{Role: inspect.Instance, Name: "api/a-1", ID: "a-1", Service: "api", Created: at},
+		{Role: inspect.Instance, Name: "api/a-2", ID: "a-2", Service: "api\nholder  x\x1b[2J", Created: at},
+	}}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 6 || strings.Contains(b.String(), "\x1b") || !strings.Contains(lines[5], `"api\nholder  x\x1b[2J"`) ||
+		!strings.Contains(lines[4], " api ") {
+		t.Fatalf("text:\n%s", b.String())
+	}
+}

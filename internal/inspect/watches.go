@@ -60,11 +60,16 @@ func (w *watches) follow(path string, kind watchKind, ch <-chan client.WatchEven
 	go func() {
 		<-ch
 		w.drop(watchKey{path, kind})
-		select {
-		case w.changed <- struct{}{}:
-		default:
-		}
+		w.signal()
 	}()
+}
+
+// signal tells the scanner's caller to scan again.
+func (w *watches) signal() {
+	select {
+	case w.changed <- struct{}{}:
+	default:
+	}
 }
 
 func (w *watches) drop(k watchKey) {
