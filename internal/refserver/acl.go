@@ -174,6 +174,7 @@ func ipMatches(id, expr string) bool {
 func fixupACL(acl []jute.ACL, auth []jute.Id, x509 bool) ([]jute.ACL, jute.Error) {
 	var uniq []jute.ACL
 	for _, a := range acl {
+		a.ID = jute.Id{Scheme: javaString(a.ID.Scheme), ID: javaString(a.ID.ID)}
 		dup := false
 		for _, u := range uniq {
 			if u == a {
@@ -309,4 +310,19 @@ func javaStringHash(s string) int32 {
 		h = 31*h + int32(u)
 	}
 	return h
+}
+
+// wireACL returns acl with its ids as ZooKeeper writes them (see javaWire);
+// acl itself is not modified.
+func wireACL(acl []jute.ACL) []jute.ACL {
+	for i, a := range acl {
+		if javaWire(a.ID.ID) != a.ID.ID {
+			out := append([]jute.ACL(nil), acl...)
+			for j := i; j < len(out); j++ {
+				out[j].ID.ID = javaWire(out[j].ID.ID)
+			}
+			return out
+		}
+	}
+	return acl
 }

@@ -166,5 +166,20 @@ func init() {
 			b.expectClosed()
 			a.ping()
 		}},
+		scenario{"acl-digest-java-string", func(e *env) {
+			// Auth data and ACL ids are Java Strings: the digest of
+			// "u\xff:p" is that of "u\uFFFD:p", and ids and user names
+			// come back re-encoded.
+			a := e.session()
+			a.createACL(e.p("/n"), []jute.ACL{acl(jute.PermAll, "digest", digestID("u\uFFFD", "p"))}, 0)
+			a.createACL(e.p("/m"), []jute.ACL{acl(jute.PermRead, "digest", "v\xfe:x"), acl(jute.PermRead, "digest", "v\xff:x"),
+				acl(jute.PermAll, "world", "anyone"), acl(jute.PermAll, "digest", "\U0001F600:y")}, 0)
+			a.getACL(e.p("/m"))
+			a.get(e.p("/n"), false)
+			a.addAuth("digest", "u\xff:p")
+			a.addAuth("digest", "\U0001F600:p")
+			a.call(jute.OpWhoAmI, nil)
+			a.get(e.p("/n"), false)
+		}},
 	)
 }

@@ -143,5 +143,60 @@ func init() {
 			a.call(jute.OpMultiRead, &jute.MultiRequest{Ops: []jute.MultiOp{opCreate(e.p("/y"), 0)}})
 			a.exists(e.p("/y"), false)
 		}},
+		scenario{"multi-watches-persistent", func(e *env) {
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			a.create(e.p("/r"), nil, 0)
+			w.call(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.p("/r"), Mode: jute.AddWatchPersistentRecursive})
+			w.call(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.base, Mode: jute.AddWatchPersistent})
+			w.children(e.p("/r"), true)
+			a.multi(opCreate(e.p("/r/a"), 0), opCreate(e.p("/r/a/b"), 0), opSet(e.p("/r/a"), "x", -1),
+				opDelete(e.p("/r/a/b"), -1), opDelete(e.p("/r/a"), -1), opSet(e.p("/r"), "y", -1), opDelete(e.p("/r"), -1))
+			w.events(7)
+			w.ping()
+		}},
+		scenario{"multi-data-and-child-watch-delete", func(e *env) {
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			a.create(e.p("/n"), nil, 0)
+			a.create(e.p("/n/c"), nil, 0)
+			w.get(e.p("/n"), true)
+			w.children(e.p("/n"), true)
+			a.multi(opSet(e.p("/n"), "1", -1), opDelete(e.p("/n/c"), -1), opDelete(e.p("/n"), -1))
+			w.events(2)
+			w.ping()
+			a.create(e.p("/m"), nil, 0)
+			w.get(e.p("/m"), true)
+			w.children(e.p("/m"), true)
+			a.multi(opSet(e.p("/m"), "1", -1), opDelete(e.p("/m"), -1))
+			w.events(2)
+			w.ping()
+		}},
+		scenario{"multi-read-errors", func(e *env) {
+			a := e.session()
+			a.create(e.p("/x"), []byte("d"), 0)
+			a.createACL(e.p("/secret"), []jute.ACL{acl(jute.PermAll, "digest", digestID("u", "p"))}, 0)
+			a.call(jute.OpMultiRead, &jute.MultiRequest{Ops: []jute.MultiOp{
+				{Type: jute.OpGetChildren, Body: &jute.GetChildrenRequest{Path: e.p("/missing")}},
+				{Type: jute.OpGetChildren, Body: &jute.GetChildrenRequest{Path: e.p("/secret")}},
+				{Type: jute.OpGetChildren, Body: &jute.GetChildrenRequest{Path: "bad"}},
+				{Type: jute.OpGetData, Body: &jute.GetDataRequest{Path: e.p("/x/")}},
+				{Type: jute.OpGetChildren, Body: &jute.GetChildrenRequest{Path: e.base}},
+			}})
+			a.call(jute.OpMultiRead, &jute.MultiRequest{})
+			a.call(jute.OpMultiRead, &jute.MultiRequest{Ops: []jute.MultiOp{opCheck(e.p("/x"), -1)}})
+			a.ping()
+		}},
+		scenario{"multi-sequential-numbering", func(e *env) {
+			a := e.session()
+			a.create(e.p("/p"), nil, 0)
+			a.create(e.p("/p/s-"), nil, jute.FlagPersistentSequential)
+			a.multi(opCreate(e.p("/p/s-"), jute.FlagPersistentSequential), opDelete(e.p("/p/s-0000000000"), -1),
+				opCreate(e.p("/p/s-"), jute.FlagEphemeralSequential), opCreate(e.p("/p/x"), 0), opCreate(e.p("/p/s-"), jute.FlagPersistentSequential))
+			a.create(e.p("/p/s-0000000006"), nil, 0)
+			a.create(e.p("/p/s-"), nil, jute.FlagPersistentSequential)
+			a.create(e.p("/p/s-"), nil, jute.FlagPersistentSequential)
+			a.children2(e.p("/p"), false)
+		}},
 	)
 }

@@ -122,5 +122,35 @@ func init() {
 			a.call(jute.OpGetEphemerals, &jute.GetEphemeralsRequest{PrefixPath: "/"})
 			b.call(jute.OpGetEphemerals, &jute.GetEphemeralsRequest{PrefixPath: ""})
 		}},
+		scenario{"session-close-recursive-watch", func(e *env) {
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			b := e.connect("b", 30*time.Second)
+			a.create(e.p("/p"), nil, 0)
+			w.call(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.p("/p"), Mode: jute.AddWatchPersistentRecursive})
+			b.create(e.p("/p/e1"), nil, jute.FlagEphemeral)
+			b.create(e.p("/p/e2"), nil, jute.FlagEphemeralSequential)
+			w.events(2)
+			b.call(jute.OpCloseSession, nil)
+			b.expectClosed()
+			w.eventsUnordered(2)
+			w.children2(e.p("/p"), false)
+		}},
+		scenario{"session-close-event-order", func(e *env) {
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			b := e.connect("b", 30*time.Second)
+			a.create(e.p("/p"), nil, 0)
+			b.create(e.p("/p/e"), nil, jute.FlagEphemeral)
+			w.children(e.p("/p"), true)
+			w.get(e.p("/p/e"), true)
+			w.exists(e.p("/p/e"), true)
+			w.children(e.p("/p/e"), true)
+			b.call(jute.OpCloseSession, nil)
+			b.expectClosed()
+			w.events(2)
+			w.children2(e.p("/p"), false)
+			w.ping()
+		}},
 	)
 }

@@ -330,6 +330,94 @@ func init() {
 			a.call(jute.OpReconfig, &jute.ReconfigRequest{CurConfigID: -1})
 			a.ping()
 		}},
+		scenario{"get-ephemerals-prefix-java-trim", func(e *env) {
+			// ZooKeeper trims the prefix with Java's trim (every
+			// character up to U+0020, nothing else) before testing for
+			// "" or "/", and matches the untrimmed prefix otherwise.
+			a := e.session()
+			a.create(e.p("/e1"), nil, jute.FlagEphemeral)
+			a.create(e.p("/p"), nil, 0)
+			a.create(e.p("/p/e2"), nil, jute.FlagEphemeral)
+			a.create(e.p("/\u00e9"), nil, jute.FlagEphemeral)
+			for _, pre := range []string{e.p("/p"), e.p("/e"), " /\t", "\x01", "\x01/\x1f", "\u00a0", "\u0085/", e.p("/p") + "\x01",
+				e.p("/\xc3"), e.p("/\u00e9")} {
+				a.call(jute.OpGetEphemerals, &jute.GetEphemeralsRequest{PrefixPath: pre})
+			}
+		}},
+		scenario{"sync-path-as-java-string", func(e *env) {
+			// ZooKeeper decodes request strings into Java Strings and
+			// writes them back with its own encoder: sync echoes a
+			// malformed sequence as U+FFFD (grouped as Java's decoder
+			// groups them) and a character outside the BMP as two
+			// encoded surrogates.
+			a := e.session()
+			for _, p := range []string{"/x\xff", "/\U0001F600", "/\xed\xa0\x80", "/\xe2\x82", "\xc0\xaf",
+				"\x00", "\xe0\x80\x80", "\xe0\xa0", "\xe0\x80", "\xf0\x9f\x98", "\xf0\x9f\x98x", "\xf0\x80\x80\x80",
+				"\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xf8\x88\x80\x80\x80", "\xc2", "\xc2x", "\xe2\x82x", "\xf0\x9f",
+				"\xf0\x9fx", "\xf5", "\xf5\x80", "\xed\xa0\x80\xed\xb0\x80", "a\x80b", "\xc1\xbf", "\xef\xbf\xbd", "\u0800",
+				"\xee\x80\x80", "\xf4\x8f\xbf\xbf", "\xf0\x9f\x98\x80\x80", "\xe0\xa0\x80", "\xe1\x80", "\xe1\x80\x00"} {
+				a.call(jute.OpSync, &jute.SyncRequest{Path: "/s" + p + "|"})
+				a.call(jute.OpSync, &jute.SyncRequest{Path: "/t" + p})
+			}
+		}},
+		scenario{"version-edges", func(e *env) {
+			a := e.session()
+			a.create(e.p("/n"), nil, 0)
+			a.set(e.p("/n"), nil, -2)
+			a.set(e.p("/n"), nil, 1<<31-1)
+			a.set(e.p("/n"), nil, -1<<31)
+			a.del(e.p("/n"), -2)
+			a.multi(opCheck(e.p("/n"), -2))
+			a.multi(opCheck(e.p("/n"), 0), opSet(e.p("/n"), "a", 0), opCheck(e.p("/n"), 1), opSet(e.p("/n"), "b", 1), opDelete(e.p("/n"), 2))
+			a.multi(opSet(e.p("/n"), "c", 2), opDelete(e.p("/n"), 2))
+			a.exists(e.p("/n"), false)
+			a.multi(opSet(e.p("/n"), "c", 2), opDelete(e.p("/n"), 3))
+			a.exists(e.p("/n"), false)
+		}},
+		scenario{"null-paths-sync-and-watch-ops", func(e *env) {
+			// sync echoes a null path as null, removeWatches finds no
+			// watch; the other requests fail.
+			// (ZooKeeper answers addWatch on a null path with OK, then
+			// cannot close the connection: not tried.)
+			a := e.session()
+			raw := func(op int32, body string) {
+				xid, _ := a.Send(op, rawBody(body))
+				events, h, err := a.Await(xid, nil, 5*time.Second)
+				a.logEvents(events)
+				if err != nil {
+					e.logf("a: null %s -> %v", jute.OpName(op), err)
+					return
+				}
+				e.logf("a: null %s -> %s zxid=%s", jute.OpName(op), jute.Error(h.Err).Name(), e.zx(h.Zxid))
+			}
+			rawBodyOf := func(op int32, body string) {
+				xid, _ := a.Send(op, rawBody(body))
+				f, err := a.ReadFrame(5 * time.Second)
+				if err != nil || len(f) < 16 {
+					e.logf("a: null %s -> %v", jute.OpName(op), err)
+					return
+				}
+				e.logf("a: null %s -> xid=%v err=%q body %q", jute.OpName(op), xid, f[12:16], f[16:])
+			}
+			rawBodyOf(jute.OpSync, "\xff\xff\xff\xff")
+			raw(jute.OpAddWatch, "\xff\xff\xff\xff\x00\x00\x00\x07")
+			for _, op := range []int32{jute.OpCheckWatches, jute.OpRemoveWatches, jute.OpGetAllChildrenNumber, jute.OpGetChildren2, jute.OpSetACL} {
+				raw(op, "\xff\xff\xff\xff\x00\x00\x00\x01\x00\x00\x00\x00")
+			}
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: "", Type: jute.WatcherTypeAny})
+			a.ping()
+		}},
+		scenario{"exists-and-counts-without-read", func(e *env) {
+			a := e.session()
+			a.createACL(e.p("/s"), []jute.ACL{acl(jute.PermAll, "digest", digestID("u", "p"))}, 0)
+			w := e.connect("w", 30*time.Second)
+			w.exists(e.p("/s"), true)
+			w.children2(e.p("/s"), true)
+			w.call(jute.OpGetAllChildrenNumber, &jute.GetAllChildrenNumberRequest{Path: e.p("/s")})
+			w.call(jute.OpGetAllChildrenNumber, &jute.GetAllChildrenNumberRequest{Path: "/zookeeper"})
+			w.call(jute.OpGetAllChildrenNumber, &jute.GetAllChildrenNumberRequest{Path: "/zookeeper/"})
+			w.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/s"), Type: jute.WatcherTypeAny})
+		}},
 	)
 }
 

@@ -247,5 +247,139 @@ func init() {
 			w.call(jute.OpSetWatches, &jute.SetWatches{RelativeZxid: a.LastZxid})
 			w.ping()
 		}},
+		scenario{"set-watches-path-as-java-string", func(e *env) {
+			a := e.session()
+			a.call(jute.OpSetWatches, &jute.SetWatches{RelativeZxid: a.LastZxid,
+				DataWatches: []string{e.p("/\xff")}, ExistWatches: []string{}, ChildWatches: []string{e.p("/\U0001F600")}})
+		}},
+		scenario{"watch-modes-same-path-last-wins", func(e *env) {
+			// A connection has one mode per path in each watch table:
+			// the last getData/exists/getChildren/addWatch replaces the
+			// earlier one.
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			a.create(e.p("/n"), nil, 0)
+			w.call(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.p("/n"), Mode: jute.AddWatchPersistent})
+			w.get(e.p("/n"), true)
+			w.children(e.p("/n"), true)
+			a.set(e.p("/n"), []byte("1"), -1)
+			a.create(e.p("/n/c"), nil, 0)
+			w.events(2)
+			a.set(e.p("/n"), []byte("2"), -1)
+			a.del(e.p("/n/c"), -1)
+			w.ping()
+			w.call(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.p("/n"), Mode: jute.AddWatchPersistentRecursive})
+			w.exists(e.p("/n"), true)
+			a.create(e.p("/n/d"), nil, 0)
+			a.set(e.p("/n"), []byte("3"), -1)
+			a.set(e.p("/n"), []byte("4"), -1)
+			w.events(1)
+			w.ping()
+		}},
+		scenario{"watch-remove-persistent-types", func(e *env) {
+			a := e.session()
+			a.create(e.p("/n"), nil, 0)
+			a.call(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.p("/n"), Mode: jute.AddWatchPersistent})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/n"), Type: 4})
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: e.p("/n"), Type: 5})
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: e.p("/n"), Type: 0})
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: e.p("/n"), Type: jute.WatcherTypeChildren})
+			a.create(e.p("/n/c"), nil, 0)
+			a.set(e.p("/n"), []byte("1"), -1)
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: e.p("/n"), Type: jute.WatcherTypeData})
+			a.set(e.p("/n"), []byte("2"), -1)
+			a.ping()
+		}},
+		scenario{"set-watches-relative-zxid", func(e *env) {
+			a := e.session()
+			a.create(e.p("/n"), nil, 0)
+			a.create(e.p("/n/c"), nil, 0)
+			w := e.connect("w", 30*time.Second)
+			w.call(jute.OpSetWatches, &jute.SetWatches{RelativeZxid: a.LastZxid + 100,
+				DataWatches: []string{e.p("/n")}, ExistWatches: []string{e.p("/n/c")}, ChildWatches: []string{e.p("/n")}})
+			w.call(jute.OpSetWatches, &jute.SetWatches{RelativeZxid: 0,
+				DataWatches: []string{e.p("/n/c"), "/zookeeper", "/zookeeper/config"}, ExistWatches: []string{e.p("/none")}, ChildWatches: []string{e.p("/n/c"), "/zookeeper/quota"}})
+			w.call(jute.OpSetWatches, &jute.SetWatches{RelativeZxid: -5,
+				DataWatches: []string{"/zookeeper"}, ExistWatches: []string{}, ChildWatches: []string{"/zookeeper"}})
+			a.set(e.p("/n"), []byte("1"), -1)
+			w.events(1)
+			a.create(e.p("/n/d"), nil, 0)
+			w.events(1)
+			a.create(e.p("/none"), nil, 0)
+			w.events(1)
+			w.ping()
+		}},
+		scenario{"watch-check-odd-paths", func(e *env) {
+			// checkWatches walks up from the path: "" has no watch, and
+			// a path it cannot cut at a '/' fails the request (with a
+			// persistent recursive watch anywhere, it walks to the
+			// root). removeWatches does not walk.
+			a := e.session()
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: "b", Type: jute.WatcherTypeData})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: "b", Type: jute.WatcherTypeChildren})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: "", Type: jute.WatcherTypeAny})
+			a.Call(jute.OpExists, &jute.ExistsRequest{Path: "", Watch: true}, nil) // the root: not logged
+			a.exists("c", true)
+			a.exists("g/h", true)
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: "", Type: jute.WatcherTypeData})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: "c", Type: jute.WatcherTypeData})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: "g/h", Type: jute.WatcherTypeData})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: "i/j", Type: jute.WatcherTypeData})
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: "c", Type: jute.WatcherTypeAny})
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: "", Type: jute.WatcherTypeData})
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: "", Type: jute.WatcherTypeData})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: "x", Type: 9})
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: "x", Type: 9})
+			a.call(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.p("/r"), Mode: jute.AddWatchPersistentRecursive})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: "", Type: jute.WatcherTypeData})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: "d", Type: jute.WatcherTypeData})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: "g/h", Type: jute.WatcherTypeData})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: "g/h", Type: jute.WatcherTypeAny})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: "i/j", Type: jute.WatcherTypeData})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/r/x"), Type: jute.WatcherTypeData})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/r"), Type: jute.WatcherTypeAny})
+			a.ping()
+		}},
+		scenario{"watch-add-odd-paths-and-java-string-keys", func(e *env) {
+			// addWatch takes any path; watch paths are keyed as Java
+			// Strings, so malformed sequences that decode alike name
+			// the same watch.
+			a := e.session()
+			for _, p := range []string{"a", "", e.p("/x/"), e.p("//y"), "/"} {
+				a.call(jute.OpAddWatch, &jute.AddWatchRequest{Path: p, Mode: jute.AddWatchPersistent})
+				a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: p, Type: jute.WatcherTypeAny})
+			}
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: "/", Type: jute.WatcherTypeAny})
+			a.exists(e.p("/\xfe"), true)
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/\xff"), Type: jute.WatcherTypeData})
+			a.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: e.p("/\xed\xa0\x80"), Type: jute.WatcherTypeData})
+			a.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/\xff"), Type: jute.WatcherTypeData})
+		}},
+		scenario{"watch-recursive-remove-one-type", func(e *env) {
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			a.create(e.p("/r"), nil, 0)
+			w.call(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.p("/r"), Mode: jute.AddWatchPersistentRecursive})
+			w.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: e.p("/r"), Type: jute.WatcherTypeChildren})
+			w.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/r"), Type: jute.WatcherTypeChildren})
+			a.create(e.p("/r/c"), nil, 0)
+			w.events(1)
+			w.call(jute.OpRemoveWatches, &jute.RemoveWatchesRequest{Path: e.p("/r"), Type: jute.WatcherTypeData})
+			w.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/r"), Type: jute.WatcherTypeAny})
+			a.create(e.p("/r/d"), nil, 0)
+			w.ping()
+		}},
+		scenario{"set-watches2-persistent-java-string", func(e *env) {
+			a := e.session()
+			a.create(e.p("/n"), nil, 0)
+			w := e.connect("w", 30*time.Second)
+			w.call(jute.OpSetWatches2, &jute.SetWatches2{RelativeZxid: a.LastZxid,
+				DataWatches: []string{}, ExistWatches: []string{e.p("/n")}, ChildWatches: []string{},
+				PersistentWatches: []string{e.p("/\xff"), e.p("/n")}, PersistentRecursiveWatches: []string{e.base}})
+			w.call(jute.OpCheckWatches, &jute.CheckWatchesRequest{Path: e.p("/\xfe"), Type: jute.WatcherTypeAny})
+			a.create(e.p("/n/c"), nil, 0)
+			w.events(2)
+			w.ping()
+		}},
 	)
 }

@@ -40,13 +40,17 @@
 //   - Four-letter words on the client port (ruok, srvr, stat, mntr, cons,
 //     conf, envi, wchs, wchc, wchp, dump, isro, dirs, srst, crst, gtmk,
 //     hash).
+//   - Strings as ZooKeeper's Java Strings: a malformed UTF-8 sequence reads
+//     as U+FFFD, and what the server echoes (sync's path, events setWatches
+//     fires at once, digest user names, ACL ids) comes back re-encoded, a
+//     character outside the BMP as two encoded surrogates.
 //   - Protocol errors: frames over MaxBuffer, negative lengths, a short
 //     request header or a malformed connect close the connection; a
 //     malformed body gets MarshallingError; an unknown opcode gets
 //     Unimplemented with zxid -1 and the connection closes. Only the
 //     offending connection is affected.
 //
-// The conformance suite (conformance_test.go) runs 83 scenarios against
+// The conformance suite (conformance_test.go) runs 103 scenarios against
 // real ZooKeeper and this server and compares the transcripts.
 //
 // # Where it differs
@@ -67,7 +71,9 @@
 //     zookeeper.extendedTypesEnabled=true); Config.DisableExtendedTypes
 //     turns them off.
 //   - A null string reads as empty where ZooKeeper would fail with a
-//     NullPointerException in a few rarely reached places (sync's path).
+//     NullPointerException in a few rarely reached places. addWatch on a
+//     null path gets MarshallingError; ZooKeeper answers OK, then cannot
+//     clean up when the connection closes.
 //
 // # Design
 //

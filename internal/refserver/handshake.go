@@ -78,7 +78,7 @@ func (s *Server) auth(c *conn, hdr jute.RequestHeader, body []byte) bool {
 	var ids []jute.Id
 	switch ap.Scheme {
 	case "digest":
-		id := digestOf(string(ap.Auth))
+		id := digestOf(javaString(string(ap.Auth)))
 		if s.cfg.SuperDigest != "" && id == s.cfg.SuperDigest {
 			ids = append(ids, jute.Id{Scheme: "super", ID: ""})
 		}

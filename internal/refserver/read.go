@@ -12,10 +12,14 @@ func (s *Server) read(c *conn, op int32, body []byte) (jute.Error, any) {
 	switch op {
 	case jute.OpSync:
 		var req jute.SyncRequest
-		if !s.decode(body, &req) {
+		d := jute.NewDecoder(body, 2*s.cfg.MaxBuffer)
+		if jute.Unmarshal(d, &req) != nil {
 			return jute.ErrMarshallingError, nil
 		}
-		return jute.ErrOK, &jute.SyncResponse{Path: req.Path}
+		if d.Nulls() > 0 {
+			return jute.ErrOK, nullString{} // echoed as it came
+		}
+		return jute.ErrOK, &jute.SyncResponse{Path: javaEcho(req.Path)}
 
 	case jute.OpExists:
 		var req jute.ExistsRequest
@@ -89,6 +93,7 @@ func (s *Server) read(c *conn, op int32, body []byte) (jute.Error, any) {
 		if !checkACL(n.acl, jute.PermAdmin, c.auth) {
 			acl = maskDigests(acl)
 		}
+		acl = wireACL(acl)
 		return jute.ErrOK, &jute.GetACLResponse{ACL: acl, Stat: s.clientStat(n)}
 
 	case jute.OpGetEphemerals:
@@ -96,10 +101,13 @@ func (s *Server) read(c *conn, op int32, body []byte) (jute.Error, any) {
 		if jute.Decode(body, &req) != nil { // a null prefix means all
 			return jute.ErrMarshallingError, nil
 		}
-		prefix := strings.TrimSpace(req.PrefixPath)
+		// The prefix is matched as ZooKeeper does: as a Java String,
+		// blank or "/" once trimmed (Java's trim) meaning all.
+		prefix := javaString(req.PrefixPath)
+		all := javaTrim(prefix) == "" || javaTrim(prefix) == "/"
 		out := []string{}
 		for p := range c.session.ephemerals {
-			if prefix == "" || prefix == "/" || strings.HasPrefix(p, req.PrefixPath) {
+			if all || strings.HasPrefix(p, prefix) {
 				out = append(out, p)
 			}
 		}
@@ -129,7 +137,7 @@ func (s *Server) read(c *conn, op int32, body []byte) (jute.Error, any) {
 	case jute.OpWhoAmI:
 		info := make([]jute.ClientInfo, 0, len(c.auth))
 		for _, id := range c.auth {
-			info = append(info, jute.ClientInfo{AuthScheme: id.Scheme, User: userName(id)})
+			info = append(info, jute.ClientInfo{AuthScheme: id.Scheme, User: javaWire(userName(id))})
 		}
 		return jute.ErrOK, &jute.WhoAmIResponse{ClientInfo: info}
 	}
@@ -147,3 +155,9 @@ func (s *Server) readable(c *conn, path string, perm int32) (*node, jute.Error) 
 	}
 	return n, jute.ErrOK
 }
+
+// nullString is a response holding one null string (sync's reply to a
+// null path).
+type nullString struct{}
+
+func (nullString) MarshalJute(e *jute.Encoder) { e.Int32(-1) }

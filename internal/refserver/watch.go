@@ -31,6 +31,7 @@ func newWatchTable() *watchTable {
 }
 
 func (w *watchTable) add(path string, c *conn, mode watchMode) {
+	path = javaString(path)
 	m := w.byPath[path]
 	if m == nil {
 		m = map[*conn]watchMode{}
@@ -52,6 +53,7 @@ func (w *watchTable) add(path string, c *conn, mode watchMode) {
 }
 
 func (w *watchTable) remove(path string, c *conn) bool {
+	path = javaString(path)
 	m := w.byPath[path]
 	mode, ok := m[c]
 	if !ok {
@@ -91,8 +93,35 @@ func (w *watchTable) removeConn(c *conn) {
 // WatchManager.containsWatcher does: whether any connection, not only c,
 // has a watch of this table's type registered on exactly path. A persistent
 // recursive watch on an ancestor does not count, although it would fire.
-func (w *watchTable) contains(path string) bool {
-	return len(w.byPath[path]) > 0
+//
+// ZooKeeper walks from path towards the root, working out each next path
+// (cutting at the last '/') before it looks at the current one; it goes
+// beyond path itself only while the table holds a persistent recursive
+// watch. So "" never has a watch, and a path with no '/' to cut at (once
+// the walk goes up: any path not starting with '/') fails the request,
+// which answers MarshallingError (ok false).
+func (w *watchTable) contains(path string) (found, ok bool) {
+	p := javaString(path)
+	for leaf := true; p != ""; leaf = false {
+		next := ""
+		if p != "/" {
+			i := strings.LastIndexByte(p, '/')
+			if i < 0 {
+				return false, false
+			}
+			if next = p[:i]; next == "" {
+				next = "/"
+			}
+		}
+		if leaf && len(w.byPath[p]) > 0 {
+			return true, true
+		}
+		if w.recursive == 0 {
+			break
+		}
+		p = next
+	}
+	return false, true
 }
 
 // count is the number of (path, connection) watches.

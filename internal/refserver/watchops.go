@@ -43,26 +43,38 @@ func (s *Server) watchOp(c *conn, op int32, body []byte) (jute.Error, any) {
 
 	case jute.OpCheckWatches, jute.OpRemoveWatches:
 		var req jute.CheckWatchesRequest
-		if !s.decode(body, &req) {
+		d := jute.NewDecoder(body, 2*s.cfg.MaxBuffer)
+		if jute.Unmarshal(d, &req) != nil {
 			return jute.ErrMarshallingError, nil
 		}
 		if req.Type < jute.WatcherTypeChildren || req.Type > jute.WatcherTypeAny {
 			return jute.ErrMarshallingError, nil
 		}
-		found := false
-		if req.Type != jute.WatcherTypeData {
+		if d.Nulls() > 0 {
+			// No watch has a null path: removeWatches finds none,
+			// checkWatches fails on it.
 			if op == jute.OpRemoveWatches {
-				found = s.childWatches.remove(req.Path, c) || found
-			} else {
-				found = s.childWatches.contains(req.Path) || found
+				return jute.ErrNoWatcher, nil
 			}
+			return jute.ErrMarshallingError, nil
 		}
-		if req.Type != jute.WatcherTypeChildren {
-			if op == jute.OpRemoveWatches {
-				found = s.dataWatches.remove(req.Path, c) || found
-			} else {
-				found = s.dataWatches.contains(req.Path) || found
+		found := false
+		for _, t := range []struct {
+			skip  int32
+			table *watchTable
+		}{{jute.WatcherTypeData, s.childWatches}, {jute.WatcherTypeChildren, s.dataWatches}} {
+			if req.Type == t.skip {
+				continue
 			}
+			if op == jute.OpRemoveWatches {
+				found = t.table.remove(req.Path, c) || found
+				continue
+			}
+			has, ok := t.table.contains(req.Path)
+			if !ok {
+				return jute.ErrMarshallingError, nil
+			}
+			found = has || found
 		}
 		if !found {
 			return jute.ErrNoWatcher, nil
@@ -75,16 +87,19 @@ func (s *Server) watchOp(c *conn, op int32, body []byte) (jute.Error, any) {
 // setWatches re-registers a reconnecting client's watches, firing at once
 // those that would have fired while it was away (DataTree.setWatches). A
 // null list stops it with MarshallingError where ZooKeeper meets the null,
-// after the lists before it have been processed.
+// after the lists before it have been processed. Paths are taken as Java
+// Strings, and an event fired at once names its path as ZooKeeper writes
+// it back (see javaString).
 func (s *Server) setWatches(c *conn, rel int64, data, exist, child, persistent, recursive []string) jute.Error {
 	if data == nil {
 		return jute.ErrMarshallingError
 	}
 	for _, p := range data {
+		p = javaString(p)
 		n := s.nodes[p]
 		switch {
 		case n == nil:
-			s.sendEvent(c, jute.EventNodeDeleted, p)
+			s.sendEvent(c, jute.EventNodeDeleted, javaWire(p))
 		case n.mzxid > rel:
 			s.sendEvent(c, jute.EventNodeDataChanged, p)
 		default:
@@ -95,6 +110,7 @@ func (s *Server) setWatches(c *conn, rel int64, data, exist, child, persistent, 
 		return jute.ErrMarshallingError
 	}
 	for _, p := range exist {
+		p = javaString(p)
 		if s.nodes[p] != nil {
 			s.sendEvent(c, jute.EventNodeCreated, p)
 		} else {
@@ -105,10 +121,11 @@ func (s *Server) setWatches(c *conn, rel int64, data, exist, child, persistent, 
 		return jute.ErrMarshallingError
 	}
 	for _, p := range child {
+		p = javaString(p)
 		n := s.nodes[p]
 		switch {
 		case n == nil:
-			s.sendEvent(c, jute.EventNodeDeleted, p)
+			s.sendEvent(c, jute.EventNodeDeleted, javaWire(p))
 		case n.pzxid > rel:
 			s.sendEvent(c, jute.EventNodeChildrenChanged, p)
 		default:
