@@ -114,6 +114,13 @@ func (a *app) demo(ctx context.Context, workers, rounds int) error {
 		if d.opts, err = a.clientOptions(); err != nil {
 			return err
 		}
+		// Reachable within --connect-timeout, or the unreachable error
+		// now: each step would wait for its own deadline.
+		c, err := a.connect(ctx)
+		if err != nil {
+			return err
+		}
+		c.Close()
 		d.root = fmt.Sprintf("/zkit-demo-%d", time.Now().UnixNano())
 		where = "ZooKeeper at " + strings.Join(servers, ",") + ", under " + d.root
 	} else {
@@ -140,11 +147,17 @@ func (a *app) demo(ctx context.Context, workers, rounds int) error {
 		}
 		row.run(ctx, d, a.stdout, live)
 		rows = append(rows, row)
+		if ctx.Err() != nil {
+			break // stopped (a signal): the steps left would only fail
+		}
 	}
 	if a.servers != "" {
 		cleanupDemo(d)
 	}
 	printTable(a.stdout, rows)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	failed := 0
 	for _, r := range rows {
 		if r.err != nil {
@@ -170,6 +183,7 @@ type demoRow struct {
 
 func (r *demoRow) run(ctx context.Context, d *demoEnv, out io.Writer, live bool) {
 	s := r.step
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	d.ops.Store(0)
@@ -192,6 +206,9 @@ func (r *demoRow) run(ctx context.Context, d *demoEnv, out io.Writer, live bool)
 	case r.err == nil:
 		r.result = "held"
 		fmt.Fprintf(out, "ok   %s %s (%v)\n", stepColumns(s), r.detail, r.elapsed.Round(time.Millisecond))
+	case parent.Err() != nil:
+		r.result = "stopped"
+		fmt.Fprintf(out, "stop %s %v\n", stepColumns(s), context.Cause(parent))
 	case errors.As(r.err, &v):
 		r.result = "VIOLATED"
 		fmt.Fprintf(out, "FAIL %s invariant violated: %v\n", stepColumns(s), r.err)

@@ -153,8 +153,13 @@ func lockExpiry(ctx context.Context, d *demoEnv) (string, error) {
 		return "", errors.New("the next waiter never got the lock")
 	}
 	defer l2.Unlock(ctx)
-	if _, err := held.Multi(ctx, client.SetOp(path, []byte("stale"), -1)); err == nil {
-		return "", violationf("a fenced write of the expired holder was accepted")
+	// A zombie that has not noticed its expiry still sends its fenced
+	// write: the server must refuse it on the guard. (held.Multi would
+	// refuse it in-process, never asking the server.)
+	_, err = cs[1].Multi(ctx, held.Guard(), client.SetOp(path, []byte("stale"), -1))
+	var me *client.MultiError
+	if !errors.As(err, &me) || me.Index != 0 {
+		return "", violationf("the expired holder's fenced write: %v, want refused by its guard", err)
 	}
 	if l2.Token() <= held.Token() {
 		return "", violationf("token went from %d to %d", held.Token(), l2.Token())

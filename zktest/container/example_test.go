@@ -29,5 +29,18 @@ func ExampleRunEnsemble() {
 		zk.Kill(leader)    // SIGKILL: a crash
 		zk.Restart(leader) // same data, same address; back once it serves
 	}
-	_ = testWithDocker
+	exampleBody = testWithDocker
+}
+
+// exampleBody is the test body ExampleRunEnsemble shows, run by
+// TestExampleRunEnsemble: an Example without output only compiles.
+var exampleBody func(t *testing.T)
+
+func TestExampleRunEnsemble(t *testing.T) {
+	exampleBody = nil
+	ExampleRunEnsemble()
+	if exampleBody == nil {
+		t.Fatal("ExampleRunEnsemble handed no test body to run")
+	}
+	exampleBody(t) // skipped without Docker
 }
