@@ -27,7 +27,8 @@ func New(c *client.Client, path string, opts ...Option) *Barrier {
 func (b *Barrier) Path() string { return b.path }
 
 // Set raises the barrier: it creates the node (persistent, with any
-// missing ancestors). Setting a barrier that is already set does nothing.
+// missing ancestors, all with the barrier's ACL, as a double barrier's
+// parents get theirs). Setting a barrier that is already set does nothing.
 // Lost connections and replies are ridden out: creating the node twice
 // only answers "node exists".
 func (b *Barrier) Set(ctx context.Context) error {
@@ -37,7 +38,7 @@ func (b *Barrier) Set(ctx context.Context) error {
 	err := b.c.CreateDir(ctx, b.path, client.Persistent, b.cfg.CreateOptions()...)
 	if errors.Is(err, client.ErrNoNode) {
 		parent, _ := client.SplitPath(b.path)
-		if err = b.c.EnsurePath(ctx, parent); err == nil {
+		if err = b.c.EnsurePath(ctx, parent, b.cfg.CreateOptions()...); err == nil {
 			err = b.c.CreateDir(ctx, b.path, client.Persistent, b.cfg.CreateOptions()...)
 		}
 	}

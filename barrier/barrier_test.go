@@ -120,21 +120,22 @@ func TestSimpleBarrierLostCreateReply(t *testing.T) {
 	})
 }
 
-// The nodes a barrier creates get the caller's ACL.
+// The nodes a barrier creates get the caller's ACL, missing parents
+// included, for a simple barrier as for a double one.
 func TestACL(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t, client.WithDigestAuth("zkit", "secret"))
 		acl := client.DigestACL(client.PermAll, "zkit", "secret")
 		path := barrierPath(t, c)
-		if err := barrier.New(c, path+"-gate", barrier.WithACL(acl...)).Set(ctx); err != nil {
+		if err := barrier.New(c, path+"-gates/gate", barrier.WithACL(acl...)).Set(ctx); err != nil {
 			t.Fatal(err)
 		}
-		d := barrier.NewDouble(c, path, 1, barrier.WithACL(acl...))
+		d := barrier.NewDouble(c, path+"-doubles/d", 1, barrier.WithACL(acl...))
 		if err := d.Enter(ctx); err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range []string{path + "-gate", path, path + "/ready", d.Node()} {
+		for _, p := range []string{path + "-gates", path + "-gates/gate", path + "-doubles", path + "-doubles/d", path + "-doubles/d/ready", d.Node()} {
 			got, _, err := c.GetACL(ctx, p)
 			if err != nil {
 				t.Fatal(err)
