@@ -78,17 +78,7 @@ func TestEnterAgainWhileOldNodeLingers(t *testing.T) {
 		t.Fatalf("Enter again returned (%v) with one live member", err)
 	case <-time.After(timeout + zktest.Scale(time.Second)):
 	}
-	other := barrier.NewDouble(b.Connect(t), path, 2)
-	if err := other.Enter(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := recv(t, again, "Enter again"); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range []*barrier.Double{d, other} {
-		go m.Leave(ctx)
-	}
-	waitMembers(t, admin, path, 0)
+	secondMember(t, ctx, b, admin, path, d, again)
 }
 
 // An Enter given up while the connection is down leaves the delete of its
@@ -120,16 +110,24 @@ func TestEnterAgainAfterCancelWhileSuspended(t *testing.T) {
 		heal()
 		quiet(t, again, "Enter again with one live member")
 		waitMembers(t, admin, path, 1)
-		other := barrier.NewDouble(b.Connect(t), path, 2)
-		if err := other.Enter(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if err := recv(t, again, "Enter again"); err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range []*barrier.Double{d, other} {
-			go m.Leave(ctx)
-		}
-		waitMembers(t, admin, path, 0)
+		secondMember(t, ctx, b, admin, path, d, again)
 	})
+}
+
+// secondMember completes d's barrier for two, whose Enter again is under
+// way: a member on a client of its own enters, d's Enter returns, and both
+// leave.
+func secondMember(t *testing.T, ctx context.Context, b zktest.Backend, admin *client.Client, path string, d *barrier.Double, again <-chan error) {
+	t.Helper()
+	other := barrier.NewDouble(b.Connect(t), path, 2)
+	if err := other.Enter(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := recv(t, again, "Enter again"); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []*barrier.Double{d, other} {
+		go m.Leave(ctx)
+	}
+	waitMembers(t, admin, path, 0)
 }

@@ -197,10 +197,7 @@ func TestSessionExpiryRecreates(t *testing.T) {
 func TestSuspensionEndsPresence(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
-		admin := b.Connect(t)
-		path := groupPath(t, admin)
-		opts, cut, heal := b.Blackhole(t)
-		c := b.Connect(t, append(opts, client.WithSessionTimeout(zktest.Scale(6*time.Second)))...)
+		admin, path, c, cut, heal := cuttable(t, b)
 		m, err := membership.New(c, path).Join(ctx, "strict", nil)
 		if err != nil {
 			t.Fatal(err)
@@ -253,10 +250,7 @@ func TestSuspensionEndsPresence(t *testing.T) {
 func TestForeignWriteWhileSuspendedIsConflict(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
-		admin := b.Connect(t)
-		path := groupPath(t, admin)
-		opts, cut, heal := b.Blackhole(t)
-		c := b.Connect(t, append(opts, client.WithSessionTimeout(zktest.Scale(6*time.Second)))...)
+		admin, path, c, cut, heal := cuttable(t, b)
 		m, err := membership.New(c, path).Join(ctx, "w", []byte("mine"))
 		if err != nil {
 			t.Fatal(err)
@@ -395,4 +389,15 @@ func TestBadInput(t *testing.T) {
 			t.Fatal("bad input cost the session or the membership")
 		}
 	})
+}
+
+// cuttable returns a client to watch with, a new group's path and a
+// client whose link to the server the test can cut and heal (session
+// timeout 6 s, scaled).
+func cuttable(t *testing.T, b zktest.Backend) (admin *client.Client, path string, c *client.Client, cut, heal func()) {
+	admin = b.Connect(t)
+	path = groupPath(t, admin)
+	opts, cut, heal := b.Blackhole(t)
+	c = b.Connect(t, append(opts, client.WithSessionTimeout(zktest.Scale(6*time.Second)))...)
+	return admin, path, c, cut, heal
 }

@@ -153,8 +153,7 @@ func (k *Kept) claim(ctx context.Context, sess *client.Session) (*Presence, <-ch
 // reply was lost. A node that was never written (version 0) holds what its
 // create wrote. Called with writeMu held.
 func wrote(p *Presence, data []byte, st *client.Stat) bool {
-	return p != nil && st.Czxid == p.token &&
-		(st.Version == p.version || p.pending != nil && st.Version == p.version+1 && bytes.Equal(data, p.pending))
+	return p != nil && st.Czxid == p.token && (st.Version == p.version || p.pendingApplied(data, st))
 }
 
 // waitGone waits until the node is deleted, or sess is lost, or ctx ends.

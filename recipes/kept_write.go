@@ -119,7 +119,7 @@ func (k *Kept) check(p *Presence, data []byte, st *client.Stat) (bool, error) {
 		return false, nil
 	case st.Version == p.version:
 		return false, nil
-	case p.pending != nil && st.Version == p.version+1 && bytes.Equal(data, p.pending):
+	case p.pendingApplied(data, st):
 		p.version, p.pending = st.Version, nil
 		return true, nil
 	}

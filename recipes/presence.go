@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"bytes"
 	"context"
 
 	"github.com/zkit-dev/zkit/client"
@@ -34,6 +35,13 @@ type Presence struct {
 	// unknown (nil when there is none).
 	version int32
 	pending []byte
+}
+
+// pendingApplied reports whether the node's data and Stat show p's write
+// whose outcome is unknown applied: the next version, with that data.
+// Called with the Kept's writeMu held.
+func (p *Presence) pendingApplied(data []byte, st *client.Stat) bool {
+	return p.pending != nil && st.Version == p.version+1 && bytes.Equal(data, p.pending)
 }
 
 func newPresence(c *client.Client, path string, sess *client.Session, st *client.Stat) *Presence {
