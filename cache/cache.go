@@ -150,7 +150,9 @@ func (c *Cache) WaitFor(ctx context.Context, zxid int64) (*Snapshot, error) {
 // Stale reports whether the cache has lost its connection (or is
 // reloading after one), and since when. Its snapshot is then the last one
 // taken, and stays so until the cache is connected and has read the tree
-// again.
+// again. The cache never connects to a server in read-only mode
+// (ZooKeeper's readonlymode.enabled: a server cut off from its quorum,
+// whose data may be old): it stays stale until it reaches one that is not.
 func (c *Cache) Stale() (bool, time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -158,8 +160,8 @@ func (c *Cache) Stale() (bool, time.Time) {
 }
 
 // PersistentWatch reports whether the cache follows the tree with one
-// persistent recursive watch (ZooKeeper 3.6 and later) rather than one-shot
-// watches.
+// persistent watch (ZooKeeper 3.6 and later), recursive but for a cache of
+// one node, rather than one-shot watches.
 func (c *Cache) PersistentWatch() bool { return !c.oneShot.Load() }
 
 // Done is closed when the cache stops: closed, its client closed, or
@@ -263,7 +265,7 @@ func (c *Cache) serve(w *wire, lost bool) (served bool, err error) {
 	for {
 		b, err := w.readFrame()
 		if err != nil {
-			return false, err
+			return false, e.readFailed(err)
 		}
 		if err := e.frame(b); err != nil {
 			return false, err

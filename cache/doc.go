@@ -53,7 +53,10 @@
 // Under the persistent watch a node's children are listed only when its
 // Stat says it has some: the watch was armed before the read, so a child
 // created later is announced anyway. A tree of mostly leaves loads with
-// about one read a node (Curator's CuratorCache sends two).
+// about one read a node (Curator's CuratorCache sends two). A cache of one
+// node (OpenNode, WithDepth(0)) sets a persistent watch that is not
+// recursive: the server tells it of the node's own changes, its children
+// coming and going included, and of nothing below.
 //
 // On a server without persistent watches (ZooKeeper before 3.6, which
 // answers addWatch Unimplemented) the cache falls back by itself to
@@ -76,17 +79,22 @@
 // # Loss
 //
 // While the cache's connection is down it serves its last snapshot, and
-// Stale says so and since when. It reconnects (resuming its session),
-// sets its watch again and reads the tree again, and publishes the
-// snapshot it finds, whose differences come out as events: nothing that
-// happened meanwhile is missed. When its session has expired it opens a
-// new one, does the same and emits "reset" first. The cache does not
-// depend on the client's session, only on the client being open: closing
-// the client closes the cache.
+// Stale says so and since when. A server in read-only mode (cut off from
+// its quorum) counts as down: the cache does not connect to it. It
+// reconnects (resuming its session), sets its watch again and reads the
+// tree again, and publishes the snapshot it finds, whose differences come
+// out as events: nothing that happened meanwhile is missed. When its
+// session has expired it opens a new one, does the same and emits "reset"
+// first. The cache does not depend on the client's session, only on the
+// client being open: closing the client closes the cache.
 //
 // # Limits
 //
 // A cache holds at most WithMaxNodes nodes and WithMaxBytes bytes (paths
 // and data); a larger tree stops it with a *LimitError, which Open, WaitFor
-// and Err return, rather than let it grow without bound.
+// and Err return, rather than let it grow without bound. So does a node
+// whose children are more than one reply can carry (a listing longer than
+// twice the client's WithMaxBuffer, ZooKeeper's jute.maxbuffer): ZooKeeper
+// sends it, but no connection can read it, and a cache that reconnected
+// would only read it again (LimitError.Unreadable names the node).
 package cache

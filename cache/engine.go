@@ -69,12 +69,19 @@ func newEngine(c *Cache, w *wire, oneShot bool) *engine {
 		dirty: map[string]struct{}{}}
 }
 
-// start arms the watch and reads the whole tree.
+// start arms the watch and reads the whole tree. A cache of the root
+// alone (depth 0) arms a persistent watch on it, not a recursive one: the
+// server then tells it of the root's own changes (its children's comings
+// and goings as NodeChildrenChanged) and of nothing below.
 func (e *engine) start() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.oneShot {
-		e.send(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.c.root, Mode: jute.AddWatchPersistentRecursive}, e.c.root)
+		mode := jute.AddWatchPersistentRecursive
+		if e.c.cfg.depth == 0 {
+			mode = jute.AddWatchPersistent
+		}
+		e.send(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.c.root, Mode: mode}, e.c.root)
 	}
 	e.reconcile(e.c.root)
 }
@@ -165,6 +172,24 @@ func (e *engine) frame(b []byte) error {
 	return nil
 }
 
+// readFailed returns the error that ends the connection when a frame could
+// not be read: for a reply too large to read, a *LimitError that stops the
+// cache, since every connection would read the same node and fail alike.
+func (e *engine) readFailed(err error) error {
+	var big *frameTooLarge
+	if !errors.As(err, &big) {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r, ok := e.pending[big.xid]
+	if !ok {
+		return err
+	}
+	return &fatalError{&LimitError{Path: e.c.path, Nodes: e.count, Bytes: e.bytes, MaxNodes: e.c.cfg.maxNodes,
+		MaxBytes: e.c.cfg.maxBytes, Unreadable: e.c.rel(r.path), Reply: big.size, MaxReply: big.max}}
+}
+
 // event handles a watch event: it reads what changed again.
 func (e *engine) event(ev jute.WatcherEvent) {
 	p := ev.Path
@@ -194,8 +219,14 @@ func (e *engine) event(ev jute.WatcherEvent) {
 			e.send(jute.OpGetData, &jute.GetDataRequest{Path: p, Watch: e.oneShot}, p)
 		}
 	case jute.EventNodeChildrenChanged:
-		if in {
-			e.send(jute.OpGetChildren2, &jute.GetChildren2Request{Path: p, Watch: e.oneShot}, p)
+		switch {
+		case !in:
+		case e.oneShot:
+			e.send(jute.OpGetChildren2, &jute.GetChildren2Request{Path: p, Watch: true}, p)
+		default:
+			// The root of a cache of depth 0 (only its watch is not
+			// recursive): its Stat changed, and its children are not held.
+			e.send(jute.OpGetData, &jute.GetDataRequest{Path: p}, p)
 		}
 	}
 }

@@ -15,17 +15,33 @@ var ErrClosed = errors.New("zkit: cache closed")
 // ErrClosed and client.ErrClosed.
 var errClientClosed = fmt.Errorf("%w: %w", ErrClosed, client.ErrClosed)
 
-// LimitError stops a cache whose tree grew beyond its limits (WithMaxNodes,
-// WithMaxBytes). Nodes and Bytes are what it held when it stopped.
+// LimitError stops a cache whose tree grew beyond its limits: more nodes
+// or bytes than WithMaxNodes and WithMaxBytes allow, or a node with more
+// children than one reply can carry (Unreadable). Nodes and Bytes are what
+// it held when it stopped.
 type LimitError struct {
 	Path     string
 	Nodes    int
 	Bytes    int64
 	MaxNodes int
 	MaxBytes int64
+
+	// Unreadable, when not "", is the node the cache could not read: the
+	// server's reply (its children, or its data), Reply bytes long, is
+	// larger than the cache's connection accepts, MaxReply: twice the
+	// client's WithMaxBuffer (ZooKeeper's jute.maxbuffer, 1 MB by
+	// default) and 64 KiB. ZooKeeper sends such a reply, but no read of
+	// that node can succeed until it shrinks.
+	Unreadable string
+	Reply      int
+	MaxReply   int
 }
 
 func (e *LimitError) Error() string {
+	if e.Unreadable != "" {
+		return fmt.Sprintf("zkit: cache %s: %s cannot be read: a reply of %d bytes (limit %d bytes: twice client.WithMaxBuffer)",
+			e.Path, e.Unreadable, e.Reply, e.MaxReply)
+	}
 	return fmt.Sprintf("zkit: cache %s: tree too large: %d nodes, %d bytes (limits %d nodes, %d bytes)",
 		e.Path, e.Nodes, e.Bytes, e.MaxNodes, e.MaxBytes)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -64,6 +65,96 @@ func TestStale(t *testing.T) {
 		}
 		seen.converges(t, s)
 	})
+}
+
+// A server cut off from its quorum that goes on serving reads (ZooKeeper's
+// read-only mode, readonlymode.enabled) holds data that may be old, and
+// does not say so to the client it serves: the cache does not connect to
+// such a server (its ConnectRequest does not accept a read-only one, which
+// refuses it), so it stays stale on its last snapshot until it reaches a
+// server of the quorum. The servers have local sessions, without which a
+// read-only server takes no client at all. Real ZooKeeper only: the
+// reference server has no read-only mode.
+func TestReadOnlyServerLeavesCacheStale(t *testing.T) {
+	z := zktest.StartEnsemble(t, 3, zktest.WithJVMArgs("-Dreadonlymode.enabled=true"),
+		zktest.WithConfig("localSessionsEnabled", "true"))
+	ctx := recipetest.Context(t)
+	leader, err := z.Leader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := (leader + 1) % 3
+	cut := z.Servers()[i]
+	w := zktest.Backend{Name: "zookeeper", Servers: slices.DeleteFunc(z.Servers(), func(s string) bool { return s == cut })}.Connect(t)
+	r := dir(t, w)
+	mustCreate(t, w, r+"/a")
+
+	var attempts atomic.Int32 // the cache's connection attempts
+	spy := func(network, address string, timeout time.Duration) (net.Conn, error) {
+		nc, err := net.DialTimeout(network, address, timeout)
+		if err != nil {
+			return nil, err
+		}
+		return &readOnlySpy{Conn: nc, seen: func() { attempts.Add(1) }}, nil
+	}
+	one := zktest.Backend{Name: "zookeeper", Servers: []string{cut}}
+	cc, err := cache.OpenTree(ctx, one.Connect(t, client.WithDialer(spy)), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+
+	z.Isolate(i)
+	recipetest.Eventually(t, "the cache is stale", func() bool {
+		stale, _ := cc.Stale()
+		return stale
+	})
+	recipetest.Eventually(t, "the cut server serves read-only", func() bool {
+		out, err := zktest.FourLetterWord(ctx, cut, "isro")
+		return err == nil && strings.TrimSpace(out) == "ro"
+	})
+	st, err := w.Set(ctx, r+"/a", []byte("v2"), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three attempts: a read-only server that took the cache would answer
+	// the first that its session expired and take the second.
+	from := attempts.Load()
+	recipetest.Eventually(t, "the cache tries the read-only server three times, or reads from it", func() bool {
+		stale, _ := cc.Stale()
+		return !stale || attempts.Load() >= from+3
+	})
+	if stale, _ := cc.Stale(); !stale {
+		n, _ := cc.Snapshot().Get(r + "/a")
+		t.Fatalf("the cache is not stale, on a read-only server's snapshot (%q)", n.Data)
+	}
+
+	z.Heal()
+	if n, _ := waitFor(t, cc, st.Mzxid).Get(r + "/a"); string(n.Data) != "v2" {
+		t.Fatalf("after the partition: %q", n.Data)
+	}
+	if stale, _ := cc.Stale(); stale {
+		t.Fatal("still stale with a new snapshot")
+	}
+}
+
+// readOnlySpy calls seen when its connection opens with a ConnectRequest
+// that carries the readOnly flag (the cache's: go-zookeeper sends none).
+type readOnlySpy struct {
+	net.Conn
+	seen  func()
+	wrote bool
+}
+
+func (c *readOnlySpy) Write(b []byte) (int, error) {
+	// length, protocolVersion, lastZxidSeen, timeOut, sessionId, passwd, readOnly
+	if !c.wrote && len(b) >= 32 {
+		c.wrote = true
+		if int(binary.BigEndian.Uint32(b)) == 4+8+4+8+4+int(binary.BigEndian.Uint32(b[28:32]))+1 {
+			c.seen()
+		}
+	}
+	return c.Conn.Write(b)
 }
 
 // After its session expired, the cache reads the tree again under a new

@@ -3,8 +3,10 @@ package cache_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -136,6 +138,91 @@ func TestShapes(t *testing.T) {
 	})
 }
 
+// A node cache (WithDepth(0)) watches its node alone: the server sends it
+// nothing for changes of its children's data, however many, and tells it
+// of the node's own changes, children's comings and goings included (its
+// Stat), and of its deletion and creation.
+func TestNodeCacheWatchesNodeAlone(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		r := dir(t, c) + "/node"
+		cc, err := cache.OpenNode(ctx, c, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		if !cc.PersistentWatch() {
+			t.Fatal("a node cache on one-shot watches")
+		}
+		mustCreate(t, c, r, r+"/a")
+		id, _ := cache.SessionOf(cc)
+		before := sentTo(t, b.Addr(), id)
+		const writes = 40
+		for i := range writes {
+			if _, err := c.Set(ctx, r+"/a", fmt.Appendf(nil, "v%d", i), -1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		zxid := mustCreate(t, c, r+"/b")
+		n, ok := waitFor(t, cc, zxid).Get(r)
+		if !ok || n.Stat.NumChildren != 2 || n.Children != nil {
+			t.Fatalf("node after a child's creation: %+v", n)
+		}
+		// The server's count includes the event and the read of r/b's
+		// creation, a sync and pings.
+		if sent := sentTo(t, b.Addr(), id) - before; sent >= writes/2 {
+			t.Fatalf("the server sent the node cache %d packets for %d writes of a child", sent, writes)
+		}
+		if err := c.Delete(ctx, r+"/a", -1); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Delete(ctx, r+"/b", -1); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Delete(ctx, r, -1); err != nil {
+			t.Fatal(err)
+		}
+		_, st, err := c.Exists(ctx, parentPath(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := waitFor(t, cc, st.Pzxid); s.Len() != 0 {
+			t.Fatalf("%v after the node's deletion", s.Paths())
+		}
+		if s := waitFor(t, cc, mustCreate(t, c, r)); s.Len() != 1 {
+			t.Fatalf("%v after the node's creation", s.Paths())
+		}
+	})
+}
+
+// sentTo returns how many packets the server at addr has sent to session's
+// connection, as its four-letter word "cons" says (real ZooKeeper and the
+// reference server alike).
+func sentTo(t *testing.T, addr string, session int64) int {
+	t.Helper()
+	out, err := zktest.FourLetterWord(recipetest.Context(t), addr, "cons")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid := fmt.Sprintf(",sid=0x%x,", session)
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.Contains(line, sid) {
+			continue
+		}
+		_, rest, _ := strings.Cut(line, ",sent=")
+		n, err := strconv.Atoi(rest[:strings.IndexByte(rest, ',')])
+		if err != nil {
+			t.Fatalf("cons: %q: %v", line, err)
+		}
+		return n
+	}
+	t.Fatalf("cons lists no connection of session 0x%x:\n%s", session, out)
+	return 0
+}
+
+func parentPath(p string) string { return p[:strings.LastIndexByte(p, '/')] }
+
 // A cache of a node that does not exist holds nothing, then follows the
 // node as it is created, deleted and created again.
 func TestMissingRoot(t *testing.T) {
@@ -214,6 +301,78 @@ func TestLimits(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A node with more children than one reply can carry (a listing larger
+// than twice jute.maxbuffer, the most the cache's connection reads) stops
+// the cache with a *LimitError naming it, at Open and while the cache
+// runs, instead of reconnecting and reading the tree again for ever. A
+// node cache of that node, which never lists its children, follows it.
+func TestListingTooLarge(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		r := dir(t, c)
+		mustCreate(t, c, r+"/big", r+"/small")
+		cc, err := cache.OpenTree(ctx, c, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		fillListing(t, c, r+"/big", 2*client.DefaultMaxBuffer+64<<10)
+		expireCache(t, b, cc) // the cache reads the tree again, and lists /big
+		recipetest.Within(t, cc.Done(), "the cache stops")
+		var le *cache.LimitError
+		if !errors.As(cc.Err(), &le) || le.Unreadable != r+"/big" {
+			t.Fatalf("Err after a reload past the listing limit: %v", cc.Err())
+		}
+		if ref := b.Reference(); ref != nil {
+			id, _ := cache.SessionOf(cc)
+			if slices.Contains(ref.Sessions(), id) {
+				t.Fatalf("the stopped cache's session 0x%x lives on", id)
+			}
+		}
+
+		open, cancel := context.WithTimeout(ctx, zktest.Scale(10*time.Second))
+		defer cancel()
+		if _, err := cache.OpenChildren(open, c, r+"/big"); !errors.As(err, &le) || le.Unreadable != r+"/big" ||
+			le.Reply <= le.MaxReply || le.MaxReply < 2*client.DefaultMaxBuffer {
+			t.Fatalf("open with a listing too large: %v", err)
+		}
+
+		// A node cache reads the node's Stat, never its children.
+		node, err := cache.OpenNode(ctx, c, r+"/big")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer node.Close()
+		mustCreate(t, c, r+"/big/more")
+		_, st, err := c.Exists(ctx, r+"/big")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := waitFor(t, node, st.Pzxid).Get(r + "/big"); n.Stat != *st {
+			t.Fatalf("node cache: %+v, want %+v", n.Stat, st)
+		}
+	})
+}
+
+// fillListing creates children of p until listing them takes more than
+// size bytes.
+func fillListing(t *testing.T, c *client.Client, p string, size int) {
+	t.Helper()
+	ctx := recipetest.Context(t)
+	name := strings.Repeat("n", 1000)
+	for i, listed := 0, 0; listed <= size; {
+		var ops []client.Op
+		for ; len(ops) < 500; i++ {
+			ops = append(ops, client.CreateOp(fmt.Sprintf("%s/%s%05d", p, name, i), nil, client.Persistent))
+			listed += 4 + len(name) + 5
+		}
+		if _, err := c.Multi(ctx, ops...); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // Bad input is refused before anything is sent.

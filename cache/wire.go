@@ -77,6 +77,9 @@ func connectTo(ctx context.Context, c *client.Client, w client.Wire, addr string
 	if passwd == nil {
 		passwd = make([]byte, 16)
 	}
+	// ReadOnly is false: a server in read-only mode (cut off from its
+	// quorum, its data possibly old) refuses the cache, which stays stale
+	// rather than serve old data as current.
 	req := &jute.ConnectRequest{LastZxidSeen: sess.lastZxid, TimeOut: int32(w.SessionTimeout / time.Millisecond),
 		SessionID: sess.id, Passwd: passwd, HasReadOnly: true}
 	maxLen := 2*max(w.MaxBuffer, jute.DefaultMaxBuffer) + 64<<10
@@ -186,14 +189,32 @@ func (w *wire) readFrame() ([]byte, error) {
 		return nil, err
 	}
 	n := int32(binary.BigEndian.Uint32(l[:]))
-	if n < 0 || int(n) > w.maxLen {
+	if n < 0 {
 		return nil, fmt.Errorf("frame of %d bytes", n)
+	}
+	if int(n) > w.maxLen {
+		// The reply header's xid says what the reply answers.
+		if _, err := io.ReadFull(w.in, l[:]); err != nil {
+			return nil, err
+		}
+		return nil, &frameTooLarge{size: int(n), max: w.maxLen, xid: int32(binary.BigEndian.Uint32(l[:]))}
 	}
 	b := make([]byte, n)
 	if _, err := io.ReadFull(w.in, b); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// frameTooLarge reports a frame longer than the connection reads; the
+// connection cannot go on.
+type frameTooLarge struct {
+	size, max int
+	xid       int32
+}
+
+func (e *frameTooLarge) Error() string {
+	return fmt.Sprintf("frame of %d bytes (limit %d), xid %d", e.size, e.max, e.xid)
 }
 
 // close ends the connection; the session lives on.
