@@ -14,9 +14,10 @@ import (
 // request is a hazard).
 var errNotConnected = fmt.Errorf("not connected: %w", zk.ErrNoServer)
 
-// notSent wraps the context's error when the context ended before the
-// request was handed to the wire client: nothing was sent, so even a write
-// has a known outcome (not applied).
+// notSent wraps the error of a call whose request never reached the
+// server: the context ended before the request was handed to the wire
+// client or written, or the connection broke before the request was wholly
+// written. Even a write has a known outcome then (not applied).
 type notSent struct{ err error }
 
 func (e notSent) Error() string { return e.err.Error() }
@@ -26,14 +27,19 @@ func (e notSent) Unwrap() error { return e.err }
 // client settled its calls, for a call's answer to reach its caller.
 const settleGrace = 100 * time.Millisecond
 
-// do runs a blocking wire-client call on the current connection. It
-// returns early with ctx's error when ctx ends first (wrapped in notSent
-// when the call was not handed to the wire client yet). When that connection
-// is lost, it waits until the wire client has settled the calls sent on it
-// (a reply that arrived wins), then returns zk.ErrConnectionClosed for a
-// call that never left the send queue. In both cases the call itself runs
-// on until the wire client answers or drops it; its result is then
-// discarded.
+// do runs a blocking wire-client call on the current connection: AddAuth,
+// and the creation of the namespace at Connect (every other call is direct,
+// see direct.go). It returns early with ctx's error when ctx ends first
+// (wrapped in notSent when the call was not handed to the wire client yet).
+// When that connection is lost, it waits until the wire client has settled
+// the calls sent on it (a reply that arrived wins), then returns
+// zk.ErrConnectionClosed for a call still in the send queue. In both cases
+// the call itself runs on until the wire client answers or drops it, and
+// its result is then discarded: one still queued goes out on the next
+// connection of the session (the wire client fails it only when the
+// session expired or the client is closed), so it may take effect after
+// its caller was told it failed. Only calls that may be applied twice go
+// through do.
 //
 // r names the call: its error is classified (see classify) and recorded.
 func do[T any](ctx context.Context, c *Client, r request, fn func() (T, error)) (T, error) {
@@ -101,7 +107,8 @@ func run[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error)
 	case <-link.lost:
 		// Every call sent on the lost connection has its reply or its
 		// error by now; give its goroutine a moment to hand it over. A
-		// call still unanswered after that never left the send queue.
+		// call still unanswered after that is in the send queue, to go
+		// out on the next connection.
 		t := time.NewTimer(settleGrace)
 		defer t.Stop()
 		select {

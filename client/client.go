@@ -346,8 +346,8 @@ func (c *Client) onEvent(ev zk.Event) {
 
 // settled is called when go-zookeeper is about to dial again: by then it
 // has delivered every reply that arrived on the lost connection and failed
-// every request that was sent on it. A call still unanswered never left
-// the send queue.
+// every request that was sent on it. A call still unanswered is in the
+// send queue (see do).
 func (c *Client) settled() {
 	if l := c.dropped.Swap(nil); l != nil {
 		close(l.lost)

@@ -22,14 +22,23 @@ import (
 // pay: about 10 µs of CPU per call, enough to put a loop of creates and
 // deletes below go-zookeeper's.
 //
-// So every call but credentials and ACLs (create, delete, setData, getData,
-// exists, getChildren, sync, multi, and the watching getData, exists and
-// getChildren) is written on the connection by the connection wrapper
-// itself, and its reply is taken out of the stream before the wire client
-// reads it: the caller writes its request and waits for its reply on a
-// channel that the wire client's reading goroutine fills, one wake-up per
-// call. The wire client keeps the handshake, pings, credentials, ACL calls
-// and closing the session; zkit keeps the watches (watch.go).
+// So every call but credentials (create, delete, setData, getData, exists,
+// getChildren, sync, multi, getACL, setACL, and the watching getData,
+// exists and getChildren) is written on the connection by the connection
+// wrapper itself, and its reply is taken out of the stream before the wire
+// client reads it: the caller writes its request and waits for its reply on
+// a channel that the wire client's reading goroutine fills, one wake-up per
+// call. The wire client keeps the handshake, pings, credentials and closing
+// the session; zkit keeps the watches (watch.go).
+//
+// A direct call is written at once or not at all, so a disconnect never
+// leaves one waiting to go out later. The wire client instead keeps the
+// requests it is handed in a send queue that outlives its connections: one
+// that a disconnect caught there (behind the credentials it sends again on
+// a new connection, for example) is written on the next connection of the
+// session, long after its caller was told it failed. The ACL calls were
+// the wire client's, and a SetACL told "outcome unknown" could be applied
+// after a reader had found it was not.
 //
 // The two share the session's stream safely because ZooKeeper treats a
 // request's xid as the client's own: it answers every request with the xid
@@ -47,7 +56,9 @@ import (
 // has answered that many, or until the wire client writes something else.
 // When a connection ends, every direct call waiting on it fails as the wire
 // client fails its own: connection closed (an unknown outcome for a write),
-// or "closing" once the client is closed.
+// or "closing" once the client is closed. A call that had not been written
+// yet (it waited for the credentials), or whose frame did not go out whole,
+// was not sent: it fails with a retryable error, even a write.
 
 // Direct xids run down from firstDirectXid, and start again there after
 // reaching the smallest int32.
@@ -211,7 +222,9 @@ func (d *directConn) end(err error) {
 
 // send writes one request on the connection and returns the channel its
 // reply comes on; a watching call's watch goes to w. It reports false,
-// with nothing written, when the connection has ended.
+// with nothing written, when the connection has ended, and fails with a
+// notSent error when ctx ended before the request was written or the
+// connection broke before all of it was.
 func (s *sniffConn) send(ctx context.Context, op int32, req any, w watchReg) (<-chan directReply, bool, error) {
 	d := &s.dc
 	select {
@@ -226,14 +239,29 @@ func (s *sniffConn) send(ctx context.Context, op int32, req any, w watchReg) (<-
 	}
 	frame := jute.Frame(&jute.RequestHeader{Xid: xid, Type: op}, req)
 	s.wmu.Lock()
-	_, err := s.Conn.Write(frame)
+	n, err := s.Conn.Write(frame)
 	s.wmu.Unlock()
 	if err != nil {
-		// Part of the frame may have gone: the connection is broken, and
-		// the call ends with it like any other.
+		// The connection is broken, and the call ends with it like any
+		// other, unless the frame did not go out whole: the server never
+		// read that request, so it was not applied.
 		_ = s.Conn.Close()
+		if n < len(frame) {
+			d.forget(xid)
+			if s.c.life.Err() != nil {
+				return nil, true, zk.ErrClosing
+			}
+			return nil, true, notSent{fmt.Errorf("%w (%v)", zk.ErrConnectionClosed, err)}
+		}
 	}
 	return reply, true, nil
+}
+
+// forget drops a call whose request was not sent: no reply will come.
+func (d *directConn) forget(xid int32) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.calls, xid)
 }
 
 // direct sends one call on the current connection and returns its reply
@@ -253,10 +281,12 @@ type pending struct {
 }
 
 // begin writes one call on the current connection. It fails with ctx's
-// error in notSent when ctx ends before the call was written, and with
-// errNotConnected when there is no connection. Calls begun one after the
-// other on one goroutine reach the server in that order, and are answered
-// in that order, when they go on the same connection.
+// error in notSent when ctx ends before the call was written, with
+// zk.ErrConnectionClosed in notSent when the connection broke before the
+// call was wholly written, and with errNotConnected when there is no
+// connection. Calls begun one after the other on one goroutine reach the
+// server in that order, and are answered in that order, when they go on
+// the same connection.
 func begin(ctx context.Context, c *Client, op int32, req any) (*pending, error) {
 	return beginWatch(ctx, c, op, req, watchReg{})
 }
@@ -346,6 +376,15 @@ func juteACL(acl []ACL) []jute.ACL {
 	out := make([]jute.ACL, len(acl))
 	for i, a := range acl {
 		out[i] = jute.ACL{Perms: a.Perms, ID: jute.Id{Scheme: a.Scheme, ID: a.ID}}
+	}
+	return out
+}
+
+// wireACL is acl as the wire client returns it.
+func wireACL(acl []jute.ACL) []ACL {
+	out := make([]ACL, len(acl))
+	for i, a := range acl {
+		out[i] = ACL{Perms: a.Perms, Scheme: a.ID.Scheme, ID: a.ID.ID}
 	}
 	return out
 }

@@ -30,15 +30,26 @@
 //     connection by the client itself and answered on the caller's own
 //     goroutine (see direct.go and watch.go), so that a context costs
 //     nothing per call and a watch no goroutine; the wire client keeps the
-//     handshake, pings, credentials and ACL calls.
+//     handshake, pings and credentials.
 //
 // Connection loss and session loss are different things. While disconnected
 // (Suspended) the session may still live on the server and its ephemeral
 // nodes with it; calls fail at once with a retryable error (matching
 // ErrNoServer), and a call cut off by the disconnect fails with
-// ErrConnectionClosed (an *OutcomeUnknownError for writes). Once the session
-// is lost, its ephemeral nodes are gone (or will be soon) and nothing held
-// under it may be trusted any more.
+// ErrConnectionClosed: an *OutcomeUnknownError for a write that was sent,
+// a retryable error for any call that was not (one that still waited for
+// the credentials sent again on a new connection, or whose request could
+// not be written). A call that was not sent is never sent later. Once the
+// session is lost, its ephemeral nodes are gone (or will be soon) and
+// nothing held under it may be trusted any more.
+//
+// [Client.AddAuth] is the one call the wire client makes, and the wire
+// client keeps a request it was handed until it is answered or the client
+// closed: an AddAuth that ended with its context, or with a retryable error
+// because a disconnect caught it in the wire client's send queue, may still
+// take effect when that request goes out (on the next connection). Adding
+// the same credentials again is harmless: make the call again. Lifting that
+// would take a fork of the wire client.
 //
 // # Reconnecting and its timing
 //

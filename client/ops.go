@@ -309,9 +309,12 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]ACL, *Stat, error) 
 	if err := c.checkPath("getACL", path, false); err != nil {
 		return nil, nil, err
 	}
-	r, err := do(ctx, c, request{"getACL", path, false}, func() (pair[[]ACL], error) {
-		acl, st, err := c.conn.GetACL(c.abs(path))
-		return pair[[]ACL]{acl, st}, err
+	r, err := doDirect(c, request{"getACL", path, false}, func() (pair[[]ACL], error) {
+		var resp jute.GetACLResponse
+		if _, err := direct(ctx, c, jute.OpGetACL, &jute.GetACLRequest{Path: c.abs(path)}, &resp); err != nil {
+			return pair[[]ACL]{}, err
+		}
+		return pair[[]ACL]{wireACL(resp.ACL), wireStat(&resp.Stat)}, nil
 	})
 	c.observe(r.stat)
 	return r.v, r.stat, err
@@ -329,12 +332,20 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []ACL, version int
 	if err := c.checkACL("setACL", path, acl); err != nil {
 		return nil, err
 	}
-	st, err := do(ctx, c, request{"setACL", path, true}, func() (*Stat, error) { return c.conn.SetACL(c.abs(path), acl, version) })
+	st, err := doDirect(c, request{"setACL", path, true}, func() (*Stat, error) {
+		var resp jute.SetACLResponse
+		if _, err := direct(ctx, c, jute.OpSetACL, &jute.SetACLRequest{Path: c.abs(path), ACL: juteACL(acl), Version: version}, &resp); err != nil {
+			return nil, err
+		}
+		return wireStat(&resp.Stat), nil
+	})
 	c.observe(st)
 	return st, err
 }
 
-// AddAuth adds credentials to the session (re-sent on every reconnect).
+// AddAuth adds credentials to the session (re-sent on every reconnect). One
+// that fails with a retryable error or ends with ctx may still take effect
+// afterwards (see the package doc): call it again, which is harmless.
 func (c *Client) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 	if scheme == "" {
 		return &InputError{Op: "addAuth", Reason: "empty scheme"}
@@ -347,12 +358,17 @@ func (c *Client) AddAuth(ctx context.Context, scheme string, auth []byte) error 
 }
 
 // addAuth sends credentials through the wire client, which keeps them to
-// send again on every new connection, before anything else.
+// send again on every new connection, before anything else. They are
+// counted (creds) when the wire client keeps them: on the server's answer,
+// even one that comes after the caller gave up (see do).
 func (c *Client) addAuth(ctx context.Context, scheme string, auth []byte) error {
-	_, err := do(ctx, c, request{"addAuth", "", false}, func() (struct{}, error) { return struct{}{}, c.conn.AddAuth(scheme, auth) })
-	if err == nil {
-		c.creds.Add(1)
-	}
+	_, err := do(ctx, c, request{"addAuth", "", false}, func() (struct{}, error) {
+		err := c.conn.AddAuth(scheme, auth)
+		if err == nil {
+			c.creds.Add(1)
+		}
+		return struct{}{}, err
+	})
 	return err
 }
 

@@ -102,7 +102,7 @@ func TestCallWhileSuspendedFailsAtOnce(t *testing.T) {
 		assert.True(t, client.IsTransient(err), "transient: %v", err)
 		_, _, err = p.c.Get(ctx, "/")
 		assert.True(t, client.IsRetryable(err), "retryable: %v", err)
-		// The calls the wire client makes too.
+		// The ACL calls too.
 		start = time.Now()
 		_, err = p.c.SetACL(ctx, p.base, client.OpenACL, -1)
 		assert.Less(t, time.Since(start), zktest.Scale(100*time.Millisecond))

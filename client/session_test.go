@@ -219,8 +219,7 @@ func TestLostSessionIsNotResumedByAttemptInFlight(t *testing.T) {
 }
 
 // After Close every call fails at once with an error matching ErrClosed,
-// those the wire client makes (AddAuth, the ACL calls) as well as the
-// client's own.
+// AddAuth, which the wire client makes, as well as the client's own.
 func TestEveryCallAfterCloseIsErrClosed(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)

@@ -32,7 +32,8 @@ import (
 // ok, error (the server's answer, such as no node), retryable (not
 // connected, or a read cut off by its connection or its context), unknown
 // (a write cut off: its outcome is unknown), not_sent (the context ended
-// before it left) and closed (cut off by Close). A call refused on its
+// before it left, or the connection broke while it was written) and closed
+// (cut off by Close). A call refused on its
 // input is not recorded, nor most calls made after Close. Paths are never
 // attributes of the client's instruments: their number is not bounded.
 
