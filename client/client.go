@@ -135,7 +135,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 			return nil, fmt.Errorf("zkit: auth %s: %w", a.scheme, err)
 		}
 	}
-	if err := c.createNamespace(ctx); err != nil {
+	if err := c.openNamespace(ctx); err != nil {
 		c.Close()
 		return nil, err
 	}

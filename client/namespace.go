@@ -17,9 +17,19 @@ import (
 //
 // ns must be a valid absolute path other than "/"; Connect creates it (and
 // its ancestors, with the client's default ACL) once the first session is
-// established, and fails if it cannot.
+// established, and fails if it cannot (see WithExistingNamespace for a
+// client that creates nothing).
 func WithNamespace(ns string) Option {
 	return func(c *config) { c.namespace = ns }
+}
+
+// WithExistingNamespace makes Connect leave the namespace of WithNamespace
+// as it finds it: instead of creating it, Connect checks that it exists,
+// and fails with an error that names it and matches ErrNoNode if it does
+// not. It is for clients that only read, which should leave no node
+// behind. Without a namespace it does nothing.
+func WithExistingNamespace() Option {
+	return func(c *config) { c.nsExisting = true }
 }
 
 // Namespace is the client's namespace, or "" for none.
@@ -61,6 +71,26 @@ func checkNamespace(ns string) error {
 	}
 	if reason := ValidatePath(ns, false); reason != "" {
 		return &InputError{Op: "connect", Path: ns, Reason: "namespace: " + reason}
+	}
+	return nil
+}
+
+// openNamespace creates the namespace, or with WithExistingNamespace checks
+// that it exists.
+func (c *Client) openNamespace(ctx context.Context) error {
+	if !c.cfg.nsExisting || c.cfg.namespace == "" {
+		return c.createNamespace(ctx)
+	}
+	var exists bool
+	err := c.Retry(ctx, func(ctx context.Context) (err error) {
+		exists, _, err = c.Exists(ctx, "/") // the namespace's own node
+		return err
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("zkit: namespace %s: %w", c.cfg.namespace, err)
+	case !exists:
+		return fmt.Errorf("zkit: namespace %s does not exist: %w", c.cfg.namespace, ErrNoNode)
 	}
 	return nil
 }

@@ -132,3 +132,29 @@ func TestNamespaceRootWatch(t *testing.T) {
 		}
 	})
 }
+
+// WithExistingNamespace creates nothing: Connect fails, naming the
+// namespace, with an error matching ErrNoNode while it is missing, and
+// works in it once it exists.
+func TestExistingNamespace(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		parent := zktest.UniquePath(t)
+		ns := parent + "/app"
+		outside := b.Connect(t)
+		_, err := client.Connect(ctx, b.Servers, client.WithNamespace(ns), client.WithExistingNamespace())
+		require.ErrorIs(t, err, client.ErrNoNode)
+		require.ErrorContains(t, err, ns)
+		ok, _, err := outside.Exists(ctx, parent)
+		require.NoError(t, err)
+		require.False(t, ok, "Connect WithExistingNamespace created %s", parent)
+
+		require.NoError(t, outside.EnsurePath(ctx, ns))
+		_, err = outside.Create(ctx, ns+"/x", []byte("v"), client.Persistent)
+		require.NoError(t, err)
+		c := b.Connect(t, client.WithNamespace(ns), client.WithExistingNamespace())
+		data, _, err := c.Get(ctx, "/x")
+		require.NoError(t, err)
+		require.Equal(t, "v", string(data))
+	})
+}

@@ -27,6 +27,7 @@ type config struct {
 	maxBuffer      int
 	defaultACL     []ACL
 	namespace      string
+	nsExisting     bool // WithExistingNamespace: check the namespace, do not create it
 	meters         metric.MeterProvider
 	tracers        trace.TracerProvider
 }

@@ -91,7 +91,7 @@ func (k *Counter) CompareAndSet(ctx context.Context, old, new int64) (bool, erro
 
 func (k *Counter) do(ctx context.Context, cl *call) result {
 	op := "counter " + opNames[cl.kind]
-	if err := client.CheckPath(op, k.path); err != nil {
+	if err := recipes.CheckDir(op, k.path, "counter"); err != nil {
 		return result{err: err}
 	}
 	if !k.cfg.enc.valid() {

@@ -301,8 +301,9 @@ func TestBadInput(t *testing.T) {
 			t.Fatalf("bad data overwritten: %x (version %d)", d, st.Version)
 		}
 
-		// Invalid paths: refused before anything is sent.
-		for _, p := range []string{"", "relative", base + "/trailing/", base + "//x", base + "/./x"} {
+		// Invalid paths, and the root (whose data a counter would take
+		// over): refused before anything is sent.
+		for _, p := range []string{"", "relative", "/", base + "/trailing/", base + "//x", base + "/./x"} {
 			k := counter.New(c, p)
 			_, err := k.Add(ctx, 1)
 			var ie *client.InputError

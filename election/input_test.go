@@ -12,7 +12,7 @@ import (
 )
 
 // Invalid ids get an *client.InputError from Campaign, and invalid paths
-// from Leader and Observe, before anything is sent. (Campaign's invalid
+// (the root among them) from Leader and Observe, before anything is sent. (Campaign's invalid
 // paths are the contract's.)
 func TestBadInput(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
@@ -31,7 +31,7 @@ func TestBadInput(t *testing.T) {
 		if _, err := election.New(c, base+"/e", strings.Repeat("x", 2<<20)).Campaign(ctx); !isInput(err) {
 			t.Errorf("Campaign with a 2 MB id = %v, want an *client.InputError", err)
 		}
-		for _, p := range []string{"", "relative", base + "//x", base + "/x/", base + "/./x", base + "/bad\x00name"} {
+		for _, p := range []string{"", "relative", "/", base + "//x", base + "/x/", base + "/./x", base + "/bad\x00name"} {
 			e := election.New(c, p, "")
 			if _, err := e.Leader(ctx); !isInput(err) {
 				t.Errorf("Leader at %q = %v, want an *client.InputError", p, err)

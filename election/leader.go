@@ -70,7 +70,7 @@ func (e *Election) Observe(ctx context.Context) *recipes.Feed[Leader] {
 // candidate, on the directory's existence while it is missing.
 func (e *Election) readLeader(ctx context.Context, watch bool) (Leader, <-chan client.WatchEvent, error) {
 	dir := e.Path()
-	if err := client.CheckPath("leader", dir); err != nil {
+	if err := recipes.CheckDir("leader", dir, "election"); err != nil {
 		return NoLeader, nil, err
 	}
 	for {

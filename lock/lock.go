@@ -60,7 +60,7 @@ func (l *Lock) Path() string { return l.q.Dir() }
 
 // Lock waits until the lock is held and returns the lease, or returns an
 // error: ctx's error when ctx ends first, an *client.InputError for an
-// invalid path (nothing is sent), an error matching ErrLost when the
+// invalid path or the root (nothing is sent), an error matching ErrLost when the
 // session is lost while waiting, client.ErrClosed once the client is
 // closed. Called while the client is between two sessions (just after one
 // was lost), it waits within ctx for the next one.

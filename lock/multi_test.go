@@ -295,7 +295,7 @@ func TestMultiBadInput(t *testing.T) {
 		c := b.Connect(t, client.WithDialer(proxy.Dialer()))
 		base := zktest.UniquePath(t)
 		sent := proxy.Requests()
-		for _, paths := range [][]string{nil, {}, {base + "/a", "relative"}, {base + "/a", base + "//b"}} {
+		for _, paths := range [][]string{nil, {}, {base + "/a", "relative"}, {base + "/a", base + "//b"}, {base + "/a", "/"}} {
 			for name, call := range map[string]func(context.Context) (*lock.MultiLease, error){
 				"Lock": lock.NewMulti(c, paths).Lock, "TryLock": lock.NewMulti(c, paths).TryLock,
 			} {

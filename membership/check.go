@@ -6,10 +6,14 @@ import (
 )
 
 // CheckID returns an *client.InputError when path is not a valid group
-// path or id not a valid member id: a single non-empty node name, not "."
+// path (the root is not one: a group needs a node of its own) or id not a
+// valid member id: a single non-empty node name, not "."
 // or "..", without "/". Join checks the same; CheckID lets a caller
 // refuse bad input before it connects.
 func CheckID(path, id string) error {
+	if err := recipes.CheckDir("join", path, "group"); err != nil {
+		return err
+	}
 	return recipes.CheckName("join", path, "member id", id)
 }
 

@@ -53,7 +53,7 @@ func (g *Group) Join(ctx context.Context, id string, data []byte) (*Member, erro
 // and Stat. A group whose node does not exist has no members. An invalid
 // path is an *client.InputError, before anything is sent.
 func (g *Group) List(ctx context.Context) ([]Entry, error) {
-	if err := client.CheckPath("list", g.path); err != nil {
+	if err := recipes.CheckDir("list", g.path, "group"); err != nil {
 		return nil, err
 	}
 	entries, err := recipes.ReadChildren(ctx, g.c, g.path, entry)
@@ -70,7 +70,7 @@ func (g *Group) List(ctx context.Context) ([]Entry, error) {
 // cannot cure (an invalid path: an *client.InputError, before anything is
 // sent).
 func (g *Group) Watch(ctx context.Context) *recipes.Feed[[]Entry] {
-	check := client.CheckPath("watch", g.path)
+	check := recipes.CheckDir("watch", g.path, "group")
 	var children recipes.ReadFunc[[]Entry]
 	if check == nil {
 		children = recipes.ChildrenReader(ctx, g.c, g.path, entry)

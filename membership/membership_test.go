@@ -354,6 +354,7 @@ func TestBadInput(t *testing.T) {
 		cases := []struct{ path, id string }{
 			{base, ""}, {base, "a/b"}, {base, "."}, {base, ".."}, {base, "bad\x00id"},
 			{"", "w"}, {"relative", "w"}, {base + "/", "w"}, {base + "//x", "w"},
+			{"/", "w"}, // a group needs a node of its own
 		}
 		for _, tc := range cases {
 			_, err := membership.New(c, tc.path).Join(ctx, tc.id, nil)
@@ -365,15 +366,17 @@ func TestBadInput(t *testing.T) {
 		if _, err := membership.New(c, base).Join(ctx, "big", make([]byte, client.DefaultMaxBuffer)); !errors.Is(err, client.ErrInvalidInput) {
 			t.Errorf("Join with oversized data = %v", err)
 		}
-		if _, err := membership.New(c, "relative").List(ctx); !errors.Is(err, client.ErrInvalidInput) {
-			t.Errorf("List(relative) = %v", err)
-		}
-		feed := membership.New(c, "relative").Watch(ctx)
-		for range feed.Values() {
-			t.Error("a snapshot for an invalid path")
-		}
-		if !errors.Is(feed.Err(), client.ErrInvalidInput) {
-			t.Errorf("Watch(relative) ended with %v", feed.Err())
+		for _, p := range []string{"relative", "/"} {
+			if _, err := membership.New(c, p).List(ctx); !errors.Is(err, client.ErrInvalidInput) {
+				t.Errorf("List(%q) = %v", p, err)
+			}
+			feed := membership.New(c, p).Watch(ctx)
+			for range feed.Values() {
+				t.Errorf("a snapshot for the invalid path %q", p)
+			}
+			if !errors.Is(feed.Err(), client.ErrInvalidInput) {
+				t.Errorf("Watch(%q) ended with %v", p, feed.Err())
+			}
 		}
 		if ok, _, err := c.Exists(ctx, base); err != nil || ok {
 			t.Fatalf("something was created under %s (exists=%v, err=%v)", base, ok, err)

@@ -7,6 +7,23 @@ import (
 	"github.com/zkit-dev/zkit/client"
 )
 
+// CheckDir returns an *client.InputError naming op when path is not a
+// valid node path, or is the root ("/": the server's root, or in a
+// namespace the namespace's node). A recipe keeps its nodes, or its data,
+// in a node of its own; in the root they would mix with everything else
+// there (ZooKeeper's own /zookeeper among it), and the recipe would take
+// them for its own. recipe names the recipe in the message ("lock").
+// Recipes check their paths with it before sending anything.
+func CheckDir(op, path, recipe string) error {
+	if err := client.CheckPath(op, path); err != nil {
+		return err
+	}
+	if path == "/" {
+		return &client.InputError{Op: op, Path: path, Reason: fmt.Sprintf("the %s needs a node of its own, not the root", recipe)}
+	}
+	return nil
+}
+
 // CheckName returns an *client.InputError naming op when parent is not a
 // valid path, or name not a single node name under it: not empty, "." or
 // "..", without "/". what is the name's role in the message ("member

@@ -151,11 +151,11 @@ func (q *Queue) Requeue(ctx context.Context, l *Lease, kind Kind, data []byte, a
 
 // joinWith is Join, with ops sent in one transaction with the create.
 func (q *Queue) joinWith(ctx context.Context, kind Kind, data []byte, acl []client.ACL, ops []client.Op) (*Ticket, error) {
-	if err := client.CheckPath("join", q.dir); err != nil {
-		return nil, err
-	}
 	if kind.Marker == "" || !slices.Contains(q.kinds, kind) {
 		return nil, &client.InputError{Op: "join", Path: q.dir, Reason: fmt.Sprintf("node kind %+v is not one of the queue's", kind)}
+	}
+	if err := CheckDir("join", q.dir, kind.Recipe); err != nil {
+		return nil, err
 	}
 	var opts []client.CreateOption
 	if len(acl) > 0 {

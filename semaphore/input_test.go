@@ -32,7 +32,7 @@ func TestBadInput(t *testing.T) {
 					call{fmt.Sprintf("TryAcquire on %q, max %d", path, max), func(ctx context.Context) error { _, err := s.TryAcquire(ctx); return err }})
 			}
 		}
-		for _, path := range []string{"", "relative", base + "//x", base + "/x/", base + "/./x", base + "/../x", base + "/bad\x00name"} {
+		for _, path := range []string{"", "relative", "/", base + "//x", base + "/x/", base + "/./x", base + "/../x", base + "/bad\x00name"} {
 			add(path, 2, 1)
 		}
 		add(base+"/sem", 0, 1)

@@ -121,7 +121,7 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
 
 // check refuses bad input before anything is sent.
 func (s *Semaphore) check(op string, n int) error {
-	if err := client.CheckPath(op, s.path); err != nil {
+	if err := recipes.CheckDir(op, s.path, "semaphore"); err != nil {
 		return err
 	}
 	switch {

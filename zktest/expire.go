@@ -128,11 +128,14 @@ func (s *rawSession) close() {
 
 // connectAndClose sends a ConnectRequest for sessionID (0: a new session)
 // pipelined with a closeSession, and waits for both replies. It returns the
-// connect response even when the close fails.
-func connectAndClose(ctx context.Context, addr string, sessionID int64, passwd []byte) (connectResponse, error) {
+// connect response even when the close fails, and whether the close may
+// have been applied: the whole request went out and no reply refused it
+// (a connect response without the session, or a closeSession reply with an
+// error code). A close whose replies were lost may have been applied.
+func connectAndClose(ctx context.Context, addr string, sessionID int64, passwd []byte) (resp connectResponse, mayHaveClosed bool, err error) {
 	s, err := dialRaw(ctx, addr)
 	if err != nil {
-		return connectResponse{}, err
+		return connectResponse{}, false, err
 	}
 	defer s.close()
 	// Pipelining the close behind the connect leaves no gap in which a
@@ -140,37 +143,38 @@ func connectAndClose(ctx context.Context, addr string, sessionID int64, passwd [
 	// close as soon as it has (re)attached the session to this connection.
 	req := append(connectRequest(sessionID, passwd, 10*time.Second), closeSessionRequest(closeXid)...)
 	if _, err := s.conn.Write(req); err != nil {
-		return connectResponse{}, ctxErr(ctx, err)
+		// A short write: the close, last, did not go out whole.
+		return connectResponse{}, false, ctxErr(ctx, err)
 	}
 	body, err := readFrame(s.conn)
 	if err != nil {
-		return connectResponse{}, ctxErr(ctx, fmt.Errorf("reading connect response: %w", err))
+		return connectResponse{}, true, ctxErr(ctx, fmt.Errorf("reading connect response: %w", err))
 	}
-	resp, err := parseConnectResponse(body)
+	resp, err = parseConnectResponse(body)
 	if err != nil {
-		return resp, err
+		return resp, true, err
 	}
 	if resp.timeout <= 0 || resp.sessionID == 0 {
-		return resp, ErrSessionNotFound
+		return resp, false, ErrSessionNotFound
 	}
 	if sessionID != 0 && resp.sessionID != sessionID {
-		return resp, fmt.Errorf("zktest: server answered for session 0x%x, asked for 0x%x", resp.sessionID, sessionID)
+		return resp, false, fmt.Errorf("zktest: server answered for session 0x%x, asked for 0x%x", resp.sessionID, sessionID)
 	}
 	for {
 		body, err := readFrame(s.conn)
 		if err != nil {
-			return resp, ctxErr(ctx, fmt.Errorf("reading closeSession reply: %w", err))
+			return resp, true, ctxErr(ctx, fmt.Errorf("reading closeSession reply: %w", err))
 		}
 		if len(body) < 16 {
-			return resp, fmt.Errorf("zktest: short reply (%d bytes)", len(body))
+			return resp, true, fmt.Errorf("zktest: short reply (%d bytes)", len(body))
 		}
 		if xid := int32(binary.BigEndian.Uint32(body)); xid != closeXid {
 			continue // a notification or ping reply: not ours
 		}
 		if code := int32(binary.BigEndian.Uint32(body[12:])); code != 0 {
-			return resp, fmt.Errorf("zktest: closeSession failed with ZooKeeper error code %d", code)
+			return resp, false, fmt.Errorf("zktest: closeSession failed with ZooKeeper error code %d", code)
 		}
-		return resp, nil
+		return resp, true, nil
 	}
 }
 
@@ -186,7 +190,7 @@ func ctxErr(ctx context.Context, err error) error {
 // again. A follower that has not joined a quorum, a server still loading its
 // data and a port nobody listens on all give an error.
 func Probe(ctx context.Context, addr string) error {
-	_, err := connectAndClose(ctx, addr, 0, nil)
+	_, _, err := connectAndClose(ctx, addr, 0, nil)
 	return err
 }
 
@@ -201,26 +205,32 @@ func Probe(ctx context.Context, addr string) error {
 // server.
 //
 // addr is one "host:port". If the session no longer exists (or passwd is
-// wrong) the error wraps ErrSessionNotFound. If the owner wins its session
-// back before the close is read, ExpireSession tries again until ctx ends.
+// wrong) the error wraps ErrSessionNotFound. If an attempt fails (the owner
+// wins its session back before the close is read, a connection breaks),
+// ExpireSession tries again until ctx ends. A retry that finds the session
+// gone counts as success only if an earlier attempt's close may have been
+// applied (it went out, and its reply was lost); if none can have been, the
+// session ended some other way, and the error wraps ErrSessionNotFound.
 func ExpireSession(ctx context.Context, addr string, sessionID int64, passwd []byte) error {
 	if sessionID == 0 {
 		return fmt.Errorf("zktest: ExpireSession: session id 0 is not a session")
 	}
-	var err error
+	mayHaveClosed := false // by an earlier attempt whose replies were lost
 	for attempt := 0; ; attempt++ {
-		_, err = connectAndClose(ctx, addr, sessionID, passwd)
+		_, closed, err := connectAndClose(ctx, addr, sessionID, passwd)
 		if err == nil {
 			return nil
 		}
 		if errors.Is(err, ErrSessionNotFound) {
-			if attempt > 0 {
-				// An earlier attempt's close may have been applied and
-				// only its reply lost: the session is gone either way.
+			if mayHaveClosed {
+				// An earlier close went out and no reply refused
+				// it, only its replies were lost: it ended the
+				// session, as asked.
 				return nil
 			}
 			return fmt.Errorf("zktest: ExpireSession 0x%x at %s: %w", sessionID, addr, err)
 		}
+		mayHaveClosed = mayHaveClosed || closed
 		if ctx.Err() != nil || attempt >= 20 {
 			return fmt.Errorf("zktest: ExpireSession 0x%x at %s: %w", sessionID, addr, err)
 		}

@@ -44,8 +44,9 @@ var ErrNoLeader = errors.New("zktest: no ZooKeeper leader")
 // (after a Heal, say).
 //
 // The methods are safe for concurrent use. Methods that cannot return an
-// error (Kill, Restart, Partition, Isolate) fail the test that started the
-// servers; on the shared server they panic.
+// error (Kill, Restart, Partition, Isolate, PID, LogFile) fail the test that
+// started the servers; on the shared server they panic. Mode returns its
+// errors, a node index out of range included.
 type ZooKeeper struct {
 	tb     testing.TB // nil for the shared server
 	inst   *Install
@@ -608,13 +609,20 @@ func (z *ZooKeeper) SecureServers() []string {
 func (z *ZooKeeper) ConnectString() string { return strings.Join(z.Servers(), ",") }
 
 // LogFile returns the path of node i's server log (the JVM's output; the
-// server logs at WARN level).
+// server logs at WARN level). An index out of range fails the test.
 func (z *ZooKeeper) LogFile(i int) string {
+	if err := z.checkIndex(i); err != nil {
+		z.fatalf("zktest: LogFile(%d): %v", i, err)
+	}
 	return filepath.Join(z.node(i).dir, "server.log")
 }
 
-// PID returns the process id of node i, or 0 if it is not running.
+// PID returns the process id of node i, or 0 if it is not running. An
+// index out of range fails the test.
 func (z *ZooKeeper) PID(i int) int {
+	if err := z.checkIndex(i); err != nil {
+		z.fatalf("zktest: PID(%d): %v", i, err)
+	}
 	nd := z.node(i)
 	z.mu.Lock()
 	defer z.mu.Unlock()
@@ -670,7 +678,12 @@ func (z *ZooKeeper) Kill(i int) {
 // until it serves clients again (for an ensemble member: until it has
 // rejoined the quorum). A running node is stopped first (SIGTERM; a node
 // paused with SIGSTOP is SIGKILLed after a few seconds instead). Restarts
-// of one node run one at a time. An index out of range fails the test.
+// of one node run one at a time. An index out of range fails the test, and
+// so does a port of the node's (client, secure client, quorum or election)
+// that another process took while the node was down: the test fails at
+// once, naming the port, and no JVM is left running (the node keeps its
+// ports, which clients and the other members know; Restart once the port
+// is free again).
 //
 // A member that cannot reach a majority of the ensemble, because a
 // Partition cuts it from one or because too few other members run (the
@@ -704,15 +717,58 @@ func (z *ZooKeeper) restart(i int) error {
 		// grace period is over, as in a crash.
 		stopProc(p, false)
 	}
+	if err := z.checkPorts(nd); err != nil {
+		return err
+	}
 	if err := z.launch(nd); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), Scale(z.cfg.startTimeout))
 	defer cancel()
+	var err error
 	if !z.reachesQuorum(i) {
-		return z.waitNode(ctx, nd, "answering", answers)
+		err = z.waitNode(ctx, nd, "answering", answers)
+	} else {
+		err = z.waitServing(ctx, nd)
 	}
-	return z.waitServing(ctx, nd)
+	if err != nil && z.PID(i) == 0 {
+		// Taken between the check and the JVM's bind: say so.
+		if perr := z.checkPorts(nd); perr != nil {
+			return fmt.Errorf("%w; %v", perr, err)
+		}
+	}
+	return err
+}
+
+// checkPorts returns an error wrapping errPortTaken, naming the port, if
+// another process listens on one of the ports nd's configuration gives it
+// (its client address is also the one every client knows, so the node
+// cannot move).
+func (z *ZooKeeper) checkPorts(nd *node) error {
+	type namedPort struct {
+		name string
+		port int
+	}
+	ports := []namedPort{{"client", nd.clientPort}, {"secure client", nd.securePort}}
+	if len(z.nodes) > 1 {
+		ports = append(ports, namedPort{"quorum", nd.quorumPort}, namedPort{"election", nd.elecPort})
+	}
+	for _, p := range ports {
+		if p.port == 0 {
+			continue
+		}
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(p.port))
+		ln, err := net.Listen("tcp", addr)
+		if err == nil {
+			ln.Close()
+			continue
+		}
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("node %d's %s port %s is taken by another process (%w); it starts again only on its own port, once that is free", nd.index, p.name, addr, errPortTaken)
+		}
+		return fmt.Errorf("node %d's %s port %s: %w", nd.index, p.name, addr, err)
+	}
+	return nil
 }
 
 // reachesQuorum reports whether node i, running, reaches a majority of the
@@ -768,8 +824,14 @@ func LeaderOf(addrs []string) (int, error) {
 
 // Mode returns node i's "Mode:" from the srvr four-letter word: "leader",
 // "follower", "observer" or "standalone". A node that is not serving (for
-// example during an election) gives an error.
-func (z *ZooKeeper) Mode(i int) (string, error) { return ServerMode(z.node(i).addr()) }
+// example during an election) gives an error, and so does an index out of
+// range.
+func (z *ZooKeeper) Mode(i int) (string, error) {
+	if err := z.checkIndex(i); err != nil {
+		return "", fmt.Errorf("zktest: Mode(%d): %w", i, err)
+	}
+	return ServerMode(z.node(i).addr())
+}
 
 // ServerMode returns the "Mode:" of the server at addr from the srvr
 // four-letter word, waiting for it at most 2 s (scaled).

@@ -634,10 +634,10 @@ func termPending(pid int) bool {
 	return err == nil && mask&(1<<(int(syscall.SIGTERM)-1)) != 0
 }
 
-// Kill and Restart fail the test on an index out of range, as Partition
-// does (and as the README says), instead of panicking, which would end the
-// whole test binary.
-func TestKillRestartBadIndexFailTheTest(t *testing.T) {
+// Kill, Restart, PID and LogFile fail the test on an index out of range,
+// as Partition does (and as the README says), and Mode returns it as an
+// error, instead of panicking, which would end the whole test binary.
+func TestBadIndexFailsTheTest(t *testing.T) {
 	z := &ZooKeeper{nodes: []*node{{index: 0}}}
 	for _, tc := range []struct {
 		name string
@@ -645,6 +645,15 @@ func TestKillRestartBadIndexFailTheTest(t *testing.T) {
 	}{
 		{"Kill(1)", func() { z.Kill(1) }},
 		{"Restart(-1)", func() { z.Restart(-1) }},
+		{"PID(1)", func() { z.PID(1) }},
+		{"LogFile(-1)", func() { z.LogFile(-1) }},
+		{"Mode(3)", func() {
+			if m, err := z.Mode(3); err != nil {
+				z.fatalf("%v", err) // the error's text, for the check below
+			} else {
+				t.Errorf("Mode(3) = %q, nil; want an error", m)
+			}
+		}},
 	} {
 		var panicked any
 		msg := fatalMessage(t, z, func() {
@@ -656,6 +665,43 @@ func TestKillRestartBadIndexFailTheTest(t *testing.T) {
 		} else if !strings.Contains(msg, tc.name) || !strings.Contains(msg, "out of range") {
 			t.Errorf("%s failed the test with %q; want it to name the call and the bad index", tc.name, msg)
 		}
+	}
+}
+
+// A node whose client port another process took while it was down cannot
+// come back on it (its address is the one clients and the ensemble's
+// configuration know): Restart fails at once, saying which port is taken,
+// with no JVM left running; once the port is free again, Restart brings
+// the node back on it.
+func TestRestartOnTakenPort(t *testing.T) {
+	z := StartZooKeeper(t)
+	z.Kill(0)
+	ln, err := net.Listen("tcp", z.Servers()[0])
+	if err != nil {
+		t.Fatalf("taking node 0's port: %v", err)
+	}
+	defer ln.Close()
+	t0 := time.Now()
+	err = z.restart(0)
+	if !errors.Is(err, errPortTaken) || !strings.Contains(err.Error(), z.Servers()[0]) {
+		t.Fatalf("Restart on a taken port: %v; want errPortTaken naming %s", err, z.Servers()[0])
+	}
+	if d := time.Since(t0); d > Scale(10*time.Second) {
+		t.Errorf("took %v to fail", d)
+	}
+	if pid := z.PID(0); pid != 0 {
+		t.Fatalf("a JVM (pid %d) runs after the failed Restart", pid)
+	}
+	msg := fatalMessage(t, z, func() { z.Restart(0) })
+	if !strings.Contains(msg, "Restart(0)") || !strings.Contains(msg, z.Servers()[0]) || !strings.Contains(msg, "in use") {
+		t.Errorf("Restart failed the test with %q; want the call, the port and that it is in use", msg)
+	}
+	ln.Close()
+	if err := z.restart(0); err != nil {
+		t.Fatalf("Restart once the port is free: %v", err)
+	}
+	if err := probe(z.Servers()[0]); err != nil {
+		t.Fatalf("node 0 does not serve on its port after Restart: %v", err)
 	}
 }
 

@@ -148,7 +148,7 @@ type aclJSON struct {
 }
 
 func (a *app) getACL(ctx context.Context, path string) error {
-	return a.withClient(ctx, func(c *client.Client) error {
+	return a.withReader(ctx, func(c *client.Client) error {
 		acl, _, err := c.GetACL(ctx, path)
 		if err != nil {
 			return nodeError("getacl", path, err)

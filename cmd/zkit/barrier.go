@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkit-dev/zkit/barrier"
-	"github.com/zkit-dev/zkit/client"
 )
 
 type barrierFlags struct {
@@ -52,11 +51,8 @@ its threshold waits for the next.`,
 			case f.count < 1:
 				return usagef("--count %d: must be at least 1", f.count)
 			}
-			if reason := client.ValidatePath(path, false); reason != "" || path == "/" {
-				if reason == "" {
-					reason = "a barrier needs a node of its own, not the root"
-				}
-				return usagef("invalid PATH %q: %s", path, reason)
+			if err := recipePath(path, "barrier"); err != nil {
+				return err
 			}
 			return a.runBarrier(cmd.Context(), path, argv, f)
 		},

@@ -65,3 +65,51 @@ func TestNamespaceFlag(t *testing.T) {
 		t.Errorf("--namespace relative: status %d, want %d (%q)", r.status, exitUsage, r.stderr)
 	}
 }
+
+// A command that only reads creates no namespace: it fails, saying the
+// namespace is missing, and leaves the server as it was. A command that
+// writes creates it, as before, and the readers then work in it.
+func TestReadersCreateNoNamespace(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := b.Connect(t)
+		parent := zktest.UniquePath(t)
+		root := parent + "/app"
+		readers := [][]string{
+			{"ls", "/"},
+			{"get", "/x"},
+			{"stat", "/x"},
+			{"getacl", "/x"},
+			{"inspect", "/x"},
+			{"watch", "/x"},
+			{"counter", "/n", "get"},
+			{"elect", "/e", "--leader"},
+			{"elect", "/e", "--observe"},
+			{"members", "/g", "list"},
+			{"members", "/g", "watch"},
+			{"discover", "/s", "list"},
+			{"discover", "/s", "watch", "api"},
+			{"config", "/cfg", "get"},
+			{"config", "/cfg", "watch"},
+			{"rendezvous", "/r", "wait"},
+		}
+		for _, args := range readers {
+			for _, ns := range [][]string{{"--servers", b.Addr() + root}, {"--servers", b.Addr(), "--namespace", root}} {
+				r := zkit(t, append(append(ns, "--connect-timeout", "20s"), args...)...)
+				if r.status != exitFailed {
+					t.Fatalf("zkit %q %q: status %d, want %d (stdout %q, stderr %q)", ns, args, r.status, exitFailed, r.stdout, r.stderr)
+				}
+				oneErrorLine(t, r, "namespace "+root, "does not exist")
+			}
+		}
+		if ok, _, err := c.Exists(t.Context(), parent); err != nil || ok {
+			t.Fatalf("after the readers, %s exists: %v (%v)", parent, ok, err)
+		}
+		zkitOn(t, b.Addr()+root, exitOK, "counter", "/n", "add", "3")
+		if r := zkitOn(t, b.Addr()+root, exitOK, "counter", "/n", "get"); r.stdout != "3\n" {
+			t.Fatalf("counter get in the namespace the writer created printed %q", r.stdout)
+		}
+		if r := zkitOn(t, b.Addr(), exitOK, "ls", "/", "--namespace", root); r.stdout != "n\n" {
+			t.Fatalf("ls / in the namespace printed %q", r.stdout)
+		}
+	})
+}

@@ -50,11 +50,8 @@ configwatch package documentation for the layout. get and watch print JSON whate
 				return usagef("missing %s (zkit config PATH get|set|watch)", []string{"PATH and get, set or watch", "get, set or watch"}[len(args)])
 			}
 			path, verb, rest := args[0], args[1], args[2:]
-			if reason := client.ValidatePath(path, false); reason != "" || path == "/" {
-				if reason == "" {
-					reason = "a configuration needs a node of its own, not the root"
-				}
-				return usagef("invalid PATH %q: %s", path, reason)
+			if err := recipePath(path, "configuration"); err != nil {
+				return err
 			}
 			if err := a.writablePath(path); err != nil && verb == "set" {
 				return err
@@ -157,7 +154,7 @@ func (a *app) configSet(ctx context.Context, path string, vals configwatch.Value
 }
 
 func (a *app) configGet(ctx context.Context, path string, wait time.Duration) error {
-	c, err := a.connect(ctx)
+	c, err := a.connectToRead(ctx)
 	if err != nil {
 		return err
 	}
@@ -181,7 +178,7 @@ func (a *app) configGet(ctx context.Context, path string, wait time.Duration) er
 }
 
 func (a *app) configWatch(ctx context.Context, path string) error {
-	c, err := a.connect(ctx)
+	c, err := a.connectToRead(ctx)
 	if err != nil {
 		return err
 	}

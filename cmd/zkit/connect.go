@@ -111,9 +111,21 @@ func withWait(ctx context.Context, wait time.Duration) (context.Context, context
 	return context.WithTimeout(ctx, wait)
 }
 
-// connect opens a client with the global flags. When no server answers
-// within --connect-timeout it returns the unreachable error, with the fix.
+// connect opens a client with the global flags, for a command that
+// writes: it creates the namespace (--namespace, or the chroot of
+// --servers) if it is missing. When no server answers within
+// --connect-timeout it returns the unreachable error, with the fix.
 func (a *app) connect(ctx context.Context) (*client.Client, error) {
+	return a.open(ctx, false)
+}
+
+// connectToRead is connect for a command that only reads (or watches): it
+// creates nothing, and fails, saying so, when the namespace is missing.
+func (a *app) connectToRead(ctx context.Context) (*client.Client, error) {
+	return a.open(ctx, true)
+}
+
+func (a *app) open(ctx context.Context, read bool) (*client.Client, error) {
 	servers, err := a.serverList()
 	if err != nil {
 		return nil, err
@@ -121,6 +133,9 @@ func (a *app) connect(ctx context.Context) (*client.Client, error) {
 	opts, err := a.clientOptions()
 	if err != nil {
 		return nil, err
+	}
+	if read {
+		opts = append(opts, client.WithExistingNamespace())
 	}
 	// A command's own deadline (--wait) may end the attempt before
 	// --connect-timeout: the servers were unreachable all the same, for
@@ -144,6 +159,9 @@ func (a *app) connect(ctx context.Context) (*client.Client, error) {
 		return nil, errorf(exitUnreachable,
 			"no ZooKeeper reachable at %s within %v; pass --servers%s or set ZKIT_SERVERS, or start one with 'zkit serve'",
 			strings.Join(servers, ","), within.Round(time.Millisecond), hint)
+	case read && errors.Is(err, client.ErrNoNode):
+		root, _ := a.chroot()
+		return nil, failf("the namespace %s does not exist; commands that only read do not create it (one that writes does)", root)
 	case errors.As(err, &untrusted):
 		by := "the system's CAs"
 		if a.tlsCA != "" {
@@ -213,7 +231,16 @@ func (a *app) tlsConfig() (*tls.Config, error) {
 // withClient runs fn with a client of the global flags (a.connect), and
 // closes it.
 func (a *app) withClient(ctx context.Context, fn func(c *client.Client) error) error {
-	c, err := a.connect(ctx)
+	return a.with(ctx, a.connect, fn)
+}
+
+// withReader is withClient for a command that only reads (a.connectToRead).
+func (a *app) withReader(ctx context.Context, fn func(c *client.Client) error) error {
+	return a.with(ctx, a.connectToRead, fn)
+}
+
+func (a *app) with(ctx context.Context, connect func(context.Context) (*client.Client, error), fn func(c *client.Client) error) error {
+	c, err := connect(ctx)
 	if err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func (a *app) counterArgs(args []string) (counterOp, error) {
 	}
 	check := a.writablePath
 	if op.verb == "get" {
-		check = nodePath
+		check = func(path string) error { return recipePath(path, "counter") }
 	}
 	if err := check(op.path); err != nil {
 		return op, err
@@ -108,7 +108,11 @@ func (a *app) counterArgs(args []string) (counterOp, error) {
 }
 
 func (a *app) runCounter(ctx context.Context, op counterOp, enc counter.Encoding) error {
-	c, err := a.connect(ctx)
+	connect := a.connect
+	if op.verb == "get" {
+		connect = a.connectToRead
+	}
+	c, err := connect(ctx)
 	if err != nil {
 		return err
 	}

@@ -185,7 +185,7 @@ func unregister(r *discovery.Registration) {
 }
 
 func (a *app) discoverServices(ctx context.Context, base string) error {
-	c, err := a.connect(ctx)
+	c, err := a.connectToRead(ctx)
 	if err != nil {
 		return err
 	}
@@ -203,7 +203,7 @@ func (a *app) discoverServices(ctx context.Context, base string) error {
 }
 
 func (a *app) discoverList(ctx context.Context, base, name string) error {
-	c, err := a.connect(ctx)
+	c, err := a.connectToRead(ctx)
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func (a *app) discoverList(ctx context.Context, base, name string) error {
 }
 
 func (a *app) discoverWatch(ctx context.Context, base, name string) error {
-	c, err := a.connect(ctx)
+	c, err := a.connectToRead(ctx)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,10 @@
 //     variable) and
 //     turns "no server answered" into the unreachable error with its fix,
 //     and an untrusted certificate into a failure that says which CA to
-//     pass; a.withClient(ctx, fn) runs fn with such a client and closes it;
+//     pass; a.withClient(ctx, fn) runs fn with such a client and closes it.
+//     Both create the namespace if it is missing: a command that only
+//     reads uses a.connectToRead and a.withReader instead, which create
+//     nothing and fail, saying so, when the namespace is missing;
 //     a.clientOptions() are the same options for code that connects by
 //     itself (the demo with --servers);
 //   - a.runWhileHeld(ctx, held, argv, env...) runs CMD, in a process group
@@ -35,7 +38,8 @@
 //     with their exit status. Say which path, what happened, and the fix;
 //     about and cause keep a path that the cause names already from being
 //     said twice. nodePath and a.writablePath check a PATH (the latter
-//     refuses the root and /zookeeper, whatever the namespace).
+//     refuses the root and /zookeeper, whatever the namespace), and
+//     recipePath a recipe's (it refuses the root).
 //
 // Output that scripts read goes to a.stdout (cmd.OutOrStdout()); nothing
 // else is printed there. a.emit(text, v) prints one record: text, with

@@ -124,8 +124,8 @@ func electArgs(cmd *cobra.Command, args []string, f electFlags) (path string, ar
 	case idSet && f.id == "":
 		return "", nil, usagef("--id is empty")
 	}
-	if reason := client.ValidatePath(path, false); reason != "" {
-		return "", nil, usagef("invalid PATH %q: %s", path, reason)
+	if err := recipePath(path, "election"); err != nil {
+		return "", nil, err
 	}
 	return path, argv, nil
 }
@@ -241,7 +241,7 @@ func resign(term *election.Term) error {
 // observeLeader prints the leader of path whenever it changes, until ctx
 // ends (SIGINT, SIGTERM).
 func (a *app) observeLeader(ctx context.Context, path string, asJSON bool) error {
-	c, err := a.connect(ctx)
+	c, err := a.connectToRead(ctx)
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ func (a *app) observeLeader(ctx context.Context, path string, asJSON bool) error
 
 // printLeader prints the leader of path once: status 1 if there is none.
 func (a *app) printLeader(ctx context.Context, path string) error {
-	return a.withClient(ctx, func(c *client.Client) error {
+	return a.withReader(ctx, func(c *client.Client) error {
 		l, err := election.New(c, path, "").Leader(ctx)
 		if err != nil {
 			return failf("%s", about(path, path, err))

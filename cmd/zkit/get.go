@@ -37,7 +37,7 @@ type getJSON struct {
 }
 
 func (a *app) get(ctx context.Context, path string) error {
-	return a.withClient(ctx, func(c *client.Client) error {
+	return a.withReader(ctx, func(c *client.Client) error {
 		data, st, err := c.Get(ctx, path)
 		if err != nil {
 			return nodeError("get", path, err)

@@ -53,7 +53,7 @@ with -o json the report is one JSON object, each data as "data", or as
 }
 
 func (a *app) inspect(ctx context.Context, path string) error {
-	c, err := a.connect(ctx)
+	c, err := a.connectToRead(ctx)
 	if err != nil {
 		return err
 	}

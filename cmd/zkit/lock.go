@@ -82,8 +82,8 @@ func lockArgs(cmd *cobra.Command, args []string, f lockFlags) (path string, argv
 	case f.tolerance < 0:
 		return "", nil, usagef("--tolerance %v: must not be negative", f.tolerance)
 	}
-	if reason := client.ValidatePath(path, false); reason != "" {
-		return "", nil, usagef("invalid PATH %q: %s", path, reason)
+	if err := recipePath(path, "lock"); err != nil {
+		return "", nil, err
 	}
 	return path, argv, nil
 }

@@ -43,7 +43,7 @@ type lsJSON struct {
 }
 
 func (a *app) ls(ctx context.Context, root string, recursive bool) error {
-	return a.withClient(ctx, func(c *client.Client) error {
+	return a.withReader(ctx, func(c *client.Client) error {
 		return walk(ctx, c, root, recursive, func(p string, children []string) error {
 			switch {
 			case a.json():

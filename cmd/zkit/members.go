@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/membership"
 )
 
@@ -51,8 +50,8 @@ ephemeral node PATH/ID whose data is its payload.
 				return usagef("missing PATH and action (zkit members PATH join ID | list | watch)")
 			}
 			path, action := before[0], before[1]
-			if reason := client.ValidatePath(path, false); reason != "" {
-				return usagef("invalid PATH %q: %s", path, reason)
+			if err := recipePath(path, "group"); err != nil {
+				return err
 			}
 			switch {
 			case action == "join" && len(before) == 3:
@@ -129,7 +128,7 @@ func leave(m *membership.Member) {
 }
 
 func (a *app) membersList(ctx context.Context, path string) error {
-	c, err := a.connect(ctx)
+	c, err := a.connectToRead(ctx)
 	if err != nil {
 		return err
 	}
@@ -162,7 +161,7 @@ func groupJSON(group []membership.Entry) []memberJSON {
 }
 
 func (a *app) membersWatch(ctx context.Context, path string) error {
-	c, err := a.connect(ctx)
+	c, err := a.connectToRead(ctx)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 )
 
 // The node commands (ls, get, stat, create, set, delete, getacl, setacl)
@@ -20,6 +21,19 @@ import (
 func nodePath(path string) error {
 	if reason := client.ValidatePath(path, false); reason != "" {
 		return usagef("invalid PATH %q: %s", path, reason)
+	}
+	return nil
+}
+
+// recipePath checks the PATH of a recipe command: a valid path, and not
+// the root, which no recipe takes for its own (the library refuses it as
+// well: recipes.CheckDir). recipe names the recipe in the error ("lock").
+func recipePath(path, recipe string) error {
+	var ie *client.InputError
+	if err := recipes.CheckDir("", path, recipe); errors.As(err, &ie) {
+		return usagef("invalid PATH %q: %s", path, ie.Reason)
+	} else if err != nil {
+		return err
 	}
 	return nil
 }

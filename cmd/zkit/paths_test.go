@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,4 +57,54 @@ func TestAboutAndCause(t *testing.T) {
 			t.Errorf("%q, want %q", tc.got, tc.want)
 		}
 	}
+}
+
+// The root is no recipe's PATH: every recipe command refuses it with the
+// usage status before it sends anything, whatever it was asked to do, and
+// the root keeps its children and its data. (A lock there would queue its
+// nodes among the root's children; members list would list /zookeeper.)
+func TestRecipeCommandsRefuseRoot(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := b.Connect(t)
+		proxy := zktest.NewProxy(t, b.Addr())
+		kids, _, err := c.Children(t.Context(), "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _, err := c.Get(t.Context(), "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"lock", "/", "--", "true"},
+			{"lock", "/", "--read", "--", "true"},
+			{"lock", "/", "--try", "--", "true"},
+			{"semaphore", "/", "--max", "1", "--", "true"},
+			{"elect", "/", "--", "true"},
+			{"elect", "/", "--leader"},
+			{"counter", "/", "get"},
+			{"counter", "/", "add", "1"},
+			{"members", "/", "join", "x", "--", "true"},
+			{"members", "/", "list"},
+			{"barrier", "/", "--count", "1", "--", "true"},
+			{"rendezvous", "/", "create"},
+			{"config", "/", "get"},
+		} {
+			r := zkitOn(t, proxy.Addr(), exitUsage, args...)
+			oneErrorLine(t, r, "/", "root")
+		}
+		if n := proxy.Requests(); n != 0 {
+			t.Errorf("the refused commands sent %d requests", n)
+		}
+		after, _, err := c.Children(t.Context(), "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(kids, after) {
+			t.Errorf("the root's children were %v, are %v", kids, after)
+		}
+		if d, _, err := c.Get(t.Context(), "/"); err != nil || string(d) != string(data) {
+			t.Errorf("the root's data was %q, is %q (%v)", data, d, err)
+		}
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/rendezvous"
 )
 
@@ -51,11 +50,8 @@ empty; the master publishes its address in it; workers wait until it is filled.
 				return usagef("missing PATH and action (zkit rendezvous PATH create | publish VALUE | wait)")
 			}
 			path, action := before[0], before[1]
-			if reason := client.ValidatePath(path, false); reason != "" || path == "/" {
-				if reason == "" {
-					reason = "the root cannot be a rendezvous node"
-				}
-				return usagef("invalid PATH %q: %s", path, reason)
+			if err := recipePath(path, "rendezvous"); err != nil {
+				return err
 			}
 			fl := cmd.Flags()
 			switch {
@@ -196,7 +192,7 @@ func (a *app) rendezvousWait(ctx context.Context, path string, wait time.Duratio
 		wctx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}
-	c, err := a.connect(wctx)
+	c, err := a.connectToRead(wctx)
 	if err != nil {
 		return err
 	}

@@ -87,8 +87,11 @@ demonstrates every recipe with its invariants checked.
 
 Servers: --servers host:port,..., else $ZKIT_SERVERS, else ` + defaultServers + `. A
 chroot after the last server (host:port,host:port/app) roots every path at /app, as
-with ZooKeeper's own clients; zkit creates it if it is missing. --namespace /app does
-the same (Curator's namespace; give one or the other).
+with ZooKeeper's own clients; a command that writes creates it if it is missing, one
+that only reads (ls, get, stat, getacl, inspect, top, watch, counter get, elect --leader
+and --observe, members, discover and config list/get/watch, rendezvous wait) creates
+nothing and fails, saying so. --namespace /app does the same (Curator's namespace; give
+one or the other).
 TLS: --tls-ca (the CA that signed the servers' certificates) turns it on, for servers'
 secureClientPort; --tls-cert and --tls-key present a client certificate, which
 ZooKeeper's x509 provider takes as the client's identity.
@@ -122,7 +125,7 @@ the leases held, the members in.`,
 	pf.StringVar(&a.tlsCert, "tls-cert", "", "connect over TLS with this client certificate (PEM; needs --tls-key)")
 	pf.StringVar(&a.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 	pf.DurationVar(&a.killAfter, "kill-after", defaultKillAfter, "commands that run CMD: how long CMD's processes have after their stop signal before SIGKILL")
-	pf.StringVar(&a.namespace, "namespace", "", "root every path at this node, created if missing (as a chroot in --servers does)")
+	pf.StringVar(&a.namespace, "namespace", "", "root every path at this node, created if missing by a command that writes (as a chroot in --servers is)")
 	pf.StringVarP(&a.output, "output", "o", "text", "how commands that print data print it: text, or json (one object per line)")
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log the session's and the connection's events to stderr (serve: the server's connections and sessions)")
 	pf.IntVar(&a.exitBase, "exit-base", 0, fmt.Sprintf("add `B` (0 to %d) to zkit's own exit statuses 1-5, to tell them from CMD's", maxExitBase))

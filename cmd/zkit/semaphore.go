@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/semaphore"
 )
@@ -69,8 +68,8 @@ func semaphoreArgs(cmd *cobra.Command, args []string, f semaphoreFlags) (path st
 	case f.try && f.wait != 0:
 		return "", nil, usagef("--try and --wait exclude each other")
 	}
-	if reason := client.ValidatePath(path, false); reason != "" {
-		return "", nil, usagef("invalid PATH %q: %s", path, reason)
+	if err := recipePath(path, "semaphore"); err != nil {
+		return "", nil, err
 	}
 	return path, argv, nil
 }

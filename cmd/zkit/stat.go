@@ -37,7 +37,7 @@ type statOutJSON struct {
 }
 
 func (a *app) stat(ctx context.Context, path string) error {
-	return a.withClient(ctx, func(c *client.Client) error {
+	return a.withReader(ctx, func(c *client.Client) error {
 		ok, st, err := c.Exists(ctx, path)
 		switch {
 		case err == nil && !ok:

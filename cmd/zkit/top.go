@@ -80,7 +80,7 @@ func (a *app) top(ctx context.Context, roots []string, maxNodes int) error {
 	if err != nil {
 		return err
 	}
-	c, err := a.connect(ctx)
+	c, err := a.connectToRead(ctx)
 	if err != nil {
 		return err
 	}

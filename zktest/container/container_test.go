@@ -150,3 +150,14 @@ func TestNodeRequest(t *testing.T) {
 		t.Fatalf("port bindings %v", hc.PortBindings)
 	}
 }
+
+// Mode with an index out of range is an error, not a panic (no Docker
+// needed: no node is asked).
+func TestModeBadIndexIsAnError(t *testing.T) {
+	z := &ZooKeeper{servers: []string{"127.0.0.1:1"}}
+	for _, i := range []int{-1, 1} {
+		if m, err := z.Mode(i); err == nil || !strings.Contains(err.Error(), "no node") {
+			t.Errorf("Mode(%d) = %q, %v; want an error naming the bad index", i, m, err)
+		}
+	}
+}

@@ -95,8 +95,15 @@ func (z *ZooKeeper) Leader() (int, error) { return zktest.LeaderOf(z.Servers()) 
 
 // Mode returns node i's "Mode:" from the srvr four-letter word: "leader",
 // "follower", "observer" or "standalone". A node that is not serving (for
-// example during an election, or killed) gives an error.
-func (z *ZooKeeper) Mode(i int) (string, error) { return zktest.ServerMode(z.Servers()[i]) }
+// example during an election, or killed) gives an error, and so does an
+// index out of range.
+func (z *ZooKeeper) Mode(i int) (string, error) {
+	servers := z.Servers()
+	if i < 0 || i >= len(servers) {
+		return "", fmt.Errorf("zktest/container: Mode(%d): no node %d (%d nodes)", i, i, len(servers))
+	}
+	return zktest.ServerMode(servers[i])
+}
 
 // container returns node i's container.
 func (z *ZooKeeper) container(i int) (testcontainers.Container, error) {
