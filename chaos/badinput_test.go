@@ -188,8 +188,10 @@ func badInput(t *testing.T, e *env) Summary {
 }
 
 // member is the oracle for lock queue members: Curator's shape, with a
-// sequence number that fits in an int64.
-var member = regexp.MustCompile(`lock-([0-9]{1,19})$`)
+// sequence number that fits in an int64, or a negative one exactly as
+// ZooKeeper writes its wrapped int32 counter ("%010d"), which comes after
+// every other (creation order).
+var member = regexp.MustCompile(`lock-(-?[0-9]{1,19})$`)
 
 // otherKind is the oracle for another queue recipe's nodes (a read/write
 // lock's, an election's): a lock refuses a directory that holds one.
@@ -203,6 +205,8 @@ func fuzzLockNames(t *testing.T, ctx context.Context, w *worker, admin *client.C
 	fixed := [][]string{
 		{"x-lock-9999999999999999999"}, // wrapped to a negative sequence number
 		{"lock-", "lock-12x", "lock--000000001", "_c_x-lock-0000000000"},
+		{"x-lock--000000001"}, // a wrapped counter's: after the attempt's
+		{"lock--0000000001", "lock--1", "lock--2147483649"},
 	}
 	for trial := range trials + len(fixed) {
 		dir := fmt.Sprintf("%s/fuzz-%d", base, trial)
@@ -234,7 +238,13 @@ func fuzzLockNames(t *testing.T, ctx context.Context, w *worker, admin *client.C
 			// The attempt's node will get sequence number k (the
 			// directory's k-th child creation).
 			if m := member.FindStringSubmatch(name); m != nil {
-				if seq, err := strconv.ParseInt(m[1], 10, 64); err == nil && seq < int64(k) {
+				seq, err := strconv.ParseInt(m[1], 10, 64)
+				switch {
+				case err != nil:
+				case strings.HasPrefix(m[1], "-"):
+					// A wrapped counter's node was created after
+					// every other: it blocks nothing.
+				case seq < int64(k):
 					blocked = true
 				}
 			}

@@ -116,6 +116,29 @@ func TestUpdateRightAfterSessionExpiry(t *testing.T) {
 // with an unknown outcome. (The reference server only: it drops the reply
 // of that one write.)
 func TestLostReplyOnAdoptingWrite(t *testing.T) {
+	adoptThroughLostWrite(t, nil)
+}
+
+// An Update made between a lost adopting write and the claim that retries
+// it is not taken for another process's write: the retrying claim finds
+// its own earlier write applied and writes the new update over it.
+func TestUpdateWhileAdoptingWriteRetries(t *testing.T) {
+	adoptThroughLostWrite(t, func(ctx context.Context, r *discovery.Registration, upd *discovery.Instance) {
+		upd.Address = "10.0.9.10"
+		if err := r.Update(ctx, *upd); err != nil {
+			t.Fatalf("Update while the adopting write retries: %v", err)
+		}
+	})
+}
+
+// adoptThroughLostWrite registers an instance on the reference server,
+// updates it while its link is cut, and heals the link with the reply of
+// the adopting write (the claim's, which writes the update into the node)
+// dropped. With meanwhile, the link is cut again right after that write,
+// and healed once meanwhile, which may update the instance again, has
+// returned. Then the registration must have adopted its node, holding the
+// last update.
+func adoptThroughLostWrite(t *testing.T, meanwhile func(ctx context.Context, r *discovery.Registration, upd *discovery.Instance)) {
 	b := zktest.ReferenceBackend(t)
 	ctx := recipetest.Context(t)
 	admin := b.Connect(t)
@@ -134,13 +157,26 @@ func TestLostReplyOnAdoptingWrite(t *testing.T) {
 	if err := r.Update(ctx, upd); err != nil {
 		t.Fatal(err)
 	}
+	dropped := make(chan struct{})
 	var armed atomic.Bool
 	armed.Store(true)
 	node := r.Node()
 	b.Reference().DropReplyAfterCommit(func(op, path string) bool {
-		return op == "setData" && path == node && armed.CompareAndSwap(true, false)
+		if op != "setData" || path != node || !armed.CompareAndSwap(true, false) {
+			return false
+		}
+		if meanwhile != nil {
+			cut() // the claim retries once meanwhile has returned
+		}
+		close(dropped)
+		return true
 	})
 	heal()
+	if meanwhile != nil {
+		recipetest.Within(t, dropped, "the adopting write's reply dropped")
+		meanwhile(ctx, r, &upd)
+		heal()
+	}
 	p, err := r.Present(ctx)
 	if err != nil {
 		t.Fatalf("not registered again: %v", err)
@@ -153,6 +189,6 @@ func TestLostReplyOnAdoptingWrite(t *testing.T) {
 	}
 	got, err := discovery.New(admin, base).Instance(ctx, "api", "w")
 	if err != nil || got.Address != upd.Address {
-		t.Fatalf("registered as %v (%v), want the update's address %s", got, err, upd.Address)
+		t.Fatalf("registered as %v (%v), want the last update's address %s", got, err, upd.Address)
 	}
 }

@@ -7,7 +7,9 @@
 // "<path>/_c_<uuid>-latch-<seq>" whose data is the participant's id. The
 // candidate with the lowest sequence number leads; every other candidate
 // watches only the node just below its own. Nodes are ordered by their
-// sequence number; children of other shapes are ignored.
+// sequence number, which is creation order (a wrapped counter's too, where
+// Curator's order is not: recipes.Node.Before); children of other shapes
+// are ignored.
 //
 // [Election.Campaign] blocks until the candidate leads, and returns its
 // [Term] only once the server has confirmed that the candidate's node is

@@ -6,7 +6,9 @@
 // Each attempt creates a protected ephemeral sequential node
 // "<path>/_c_<uuid>-lock-<seq>" and waits, watching only the node just
 // before its own, until no lower node is left. Nodes are ordered by their
-// sequence number; children of other shapes are ignored.
+// sequence number, which is creation order (a wrapped counter's too, where
+// Curator's order is not: recipes.Node.Before); children of other shapes
+// are ignored.
 //
 // A held lock is a [Lease]. Its Done channel and Context end when the lock
 // may no longer be held: after Unlock, when the session is lost, when the

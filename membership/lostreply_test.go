@@ -84,3 +84,56 @@ func TestUpdateThroughLostReply(t *testing.T) {
 		}
 	})
 }
+
+// An Update whose outcome stayed unknown (applied, its reply lost, its
+// context ended before it could read the node back) is the member's own
+// write. The next Update, made while the link is still down, settles it
+// and writes over it: it returns nil, and the member stays present with
+// the new data. Taking the first write for another process's made the
+// second Update return a ConflictError, or, when its own write lost its
+// reply too, end the membership for good.
+func TestUpdateAfterUnsettledUpdate(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		path := groupPath(t, admin)
+		p := zktest.NewProxy(t, b.Addr())
+		c := b.Connect(t, client.WithDialer(p.Dialer()), client.WithSessionTimeout(zktest.Scale(10*time.Second)))
+		m, err := membership.New(c, path, membership.WithSuspendTolerance(time.Hour)).Join(ctx, "w", []byte("v1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// v2 reaches the server; its reply, held back by the latency, is
+		// dropped by the partition.
+		p.SetLatency(zktest.Scale(time.Second))
+		ctx1, cancel1 := context.WithCancel(ctx)
+		defer cancel1()
+		first := make(chan error, 1)
+		go func() { first <- m.Update(ctx1, []byte("v2")) }()
+		recipetest.Eventually(t, "the first Update applied", func() bool {
+			data, _, err := admin.Get(ctx, m.Node())
+			return err == nil && string(data) == "v2"
+		})
+		p.Blackhole()
+		p.SetLatency(0)
+		cancel1()
+		if err := <-first; err == nil {
+			t.Fatal("the first Update returned nil, its reply was not lost")
+		}
+		sent := p.Requests()
+		second := make(chan error, 1)
+		go func() { second <- m.Update(ctx, []byte("v3")) }()
+		recipetest.Eventually(t, "the second Update under way", func() bool { return p.Requests() > sent })
+		p.Heal()
+		if err := <-second; err != nil {
+			t.Fatalf("Update after an unsettled Update: %v", err)
+		}
+		eventuallyList(t, admin, path, "w=v3")
+		if err := m.Err(); err != nil {
+			t.Fatalf("the member after the Updates: %v", err)
+		}
+		if err := m.Leave(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

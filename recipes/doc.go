@@ -3,8 +3,9 @@
 //
 //   - sequence-node names and their order ([Kind], [Node], [ParseNode],
 //     [SortNodes]): nodes are ordered by the numeric sequence suffix the
-//     server appends, never by the whole name, and names of other shapes are
-//     ignored;
+//     server appends, never by the whole name, in creation order even once
+//     the counter has wrapped to negative numbers ([Node.Before]), and
+//     names of other shapes are ignored;
 //   - the herd-free queue walk ([Queue], [Ticket]): a joiner learns its
 //     place from a listing sent right behind its create, answered in the
 //     same round trip (client.CreateProtectedListed); each waiter watches

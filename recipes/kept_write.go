@@ -13,8 +13,9 @@ import (
 // *ConflictError means someone else wrote in between. While it is not, the
 // data is kept for the next creation and Update returns nil. A write whose
 // reply is lost is resolved by reading the node back; if ctx ends first,
-// Update returns an error matching client.ErrOutcomeUnknown and the next
-// check settles it.
+// Update returns an error matching client.ErrOutcomeUnknown (or ctx's
+// error), and the next check or Update settles it: such a write, applied
+// or not, is never taken for another process's.
 func (k *Kept) Update(ctx context.Context, data []byte) error {
 	if err := CheckData(k.c, "update", k.path, data); err != nil {
 		return err
@@ -33,6 +34,23 @@ func (k *Kept) Update(ctx context.Context, data []byte) error {
 	}
 	var b client.Backoff
 	for p.Err() == nil {
+		if pending := p.pending; pending != nil {
+			// A write of this presence whose outcome is unknown: this
+			// Update's, or an earlier one's whose ctx ended first. Settle
+			// it before writing again, or the version it made would be
+			// taken for another process's write.
+			applied, err := k.settle(ctx, p)
+			switch {
+			case errors.Is(err, errRecreated):
+				return nil // written when the node was created again
+			case err != nil:
+				return err
+			case applied && bytes.Equal(pending, data):
+				return nil
+			}
+			p.pending = nil // settled: not applied, or the node is gone
+			continue
+		}
 		st, err := k.c.Set(ctx, k.path, data, p.version)
 		switch {
 		case err == nil:
@@ -47,14 +65,7 @@ func (k *Kept) Update(ctx context.Context, data []byte) error {
 			if ctx.Err() != nil {
 				return err
 			}
-			applied, rerr := k.settle(ctx, p)
-			if errors.Is(rerr, errRecreated) {
-				return nil // written when the node was created again
-			}
-			if rerr != nil || applied {
-				return rerr
-			}
-			continue
+			continue // settled first
 		case !client.IsRetryable(err):
 			return err
 		}

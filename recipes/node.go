@@ -1,8 +1,10 @@
 package recipes
 
 import (
+	"cmp"
+	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -52,21 +54,60 @@ var queueKinds = []Kind{MutexKind, ReadKind, WriteKind, LatchKind}
 // Node is one parsed member of a queue directory.
 type Node struct {
 	Name string // the child name, as listed
-	Seq  int64  // the sequence number the server appended
+	// Seq is the sequence number the server appended: negative once the
+	// directory's counter has wrapped (see ParseNode).
+	Seq  int64
 	Kind Kind
 }
 
-// Blocks reports whether n, when lower in the queue than other, makes other
-// wait: an exclusive node waits for everything lower, and everything higher
-// waits for an exclusive node.
+// Before reports whether n comes before other in queue order, which is
+// the order the server created them in: by sequence number, with the
+// numbers of a wrapped counter after every other (see Created). Nodes with
+// the same sequence number are in neither order (see SortNodes).
+//
+// ZooKeeper numbers a directory's sequential nodes with its child-change
+// counter (cversion, an int32, written "%010d"). After 2^31-1 it writes
+// negative numbers, "-2147483648" first and "-000000001" last, and only
+// after 2^32 changes does it start again at 0. Creation order keeps zkit's
+// queues (lock, read/write lock, election) correct past the wrap: a new
+// node still waits for the older ones. Apache Curator compares the text
+// after the marker as a string (its fixForSorting), and kazoo does the
+// same for "-" followed by ten digits: past the wrap each new node sorts
+// before the older ones and a new Curator contender holds at once, beside
+// the holder. zkit does not follow them there, since that would end mutual
+// exclusion among zkit's own contenders; so past the wrap a zkit and a
+// Curator contender on one path do not agree on the order (Curator does
+// not agree with itself either). A lock directory that is a container
+// starts again at 0 once the server reaps it empty.
+func (n Node) Before(other Node) bool { return n.Created() < other.Created() }
+
+// Created is n's place in the order in which its directory's nodes were
+// created: Seq, with a negative one read as the unsigned 32-bit counter
+// ZooKeeper wrote it from (-2147483648 comes right after 2147483647).
+func (n Node) Created() int64 {
+	if n.Seq < 0 {
+		return n.Seq + 1<<32
+	}
+	return n.Seq
+}
+
+// seqText is ZooKeeper's text for a sequence number ("%010d").
+func seqText(seq int64) string { return fmt.Sprintf("%010d", seq) }
+
+// Blocks reports whether n, when lower in the queue than other (Before),
+// makes other wait: an exclusive node waits for everything lower, and
+// everything higher waits for an exclusive node.
 func (n Node) Blocks(other Node) bool {
-	return n.Seq < other.Seq && (n.Kind.Exclusive || other.Kind.Exclusive)
+	return n.Before(other) && (n.Kind.Exclusive || other.Kind.Exclusive)
 }
 
 // ParseNode parses a child name against kinds and reports whether it is a
 // queue member: it must end with one kind's Marker followed by decimal
-// digits only. The last marker in the name wins, so a protection id or a
-// prefix cannot be mistaken for the sequence number.
+// digits only, or by a negative sequence number exactly as ZooKeeper
+// writes one once the directory's counter has wrapped (its cversion, an
+// int32, written with "%010d": "-000000001", "-2147483648"). The last
+// marker in the name wins, so a protection id or a prefix cannot be
+// mistaken for the sequence number.
 func ParseNode(name string, kinds ...Kind) (Node, bool) {
 	best := -1
 	var kind Kind
@@ -92,8 +133,16 @@ func ParseNode(name string, kinds ...Kind) (Node, bool) {
 // parseSeq parses the server's sequence suffix: decimal digits, at most 19
 // (ZooKeeper writes 10, zero-padded), whose value fits in an int64. A
 // larger value is not a sequence number: wrapped around, it would sort
-// below every real node and block the queue for good.
+// below every real node and block the queue for good. A negative number
+// is one only in ZooKeeper's own text for a wrapped int32 counter.
 func parseSeq(s string) (int64, bool) {
+	if strings.HasPrefix(s, "-") {
+		n, ok := parseSeq(s[1:])
+		if !ok || n == 0 || -n < math.MinInt32 || seqText(-n) != s {
+			return 0, false
+		}
+		return -n, true
+	}
 	if s == "" || len(s) > 19 {
 		return 0, false
 	}
@@ -113,8 +162,8 @@ func parseSeq(s string) (int64, bool) {
 }
 
 // SortNodes parses children against kinds, drops the names that are not
-// queue members, and returns the members in queue order: by sequence
-// number, then by name.
+// queue members, and returns the members in queue order (Node.Before),
+// then by name.
 func SortNodes(children []string, kinds ...Kind) []Node {
 	nodes := make([]Node, 0, len(children))
 	for _, ch := range children {
@@ -122,11 +171,11 @@ func SortNodes(children []string, kinds ...Kind) []Node {
 			nodes = append(nodes, n)
 		}
 	}
-	sort.Slice(nodes, func(i, j int) bool {
-		if nodes[i].Seq != nodes[j].Seq {
-			return nodes[i].Seq < nodes[j].Seq
+	slices.SortFunc(nodes, func(a, b Node) int {
+		if c := cmp.Compare(a.Created(), b.Created()); c != 0 {
+			return c
 		}
-		return nodes[i].Name < nodes[j].Name
+		return strings.Compare(a.Name, b.Name)
 	})
 	return nodes
 }

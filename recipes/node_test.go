@@ -30,7 +30,18 @@ func TestParseNode(t *testing.T) {
 		{"lock-12x", 0, Kind{}, false},
 		{"lock-0000000001-extra", 0, Kind{}, false},
 		{"readme", 0, Kind{}, false},
-		{"lock--000000001", 0, Kind{}, false},
+		// A wrapped counter, as ZooKeeper writes it ("%010d" of an int32),
+		// and nothing else that starts with a minus.
+		{"lock--000000001", -1, mutex, true},
+		{"_c_x-lock--2147483648", -2147483648, mutex, true},
+		{"_c_x-__READ__-999999999", -999999999, read, true},
+		{"lock--1", 0, Kind{}, false},
+		{"lock--0000000001", 0, Kind{}, false},
+		{"lock--000000000", 0, Kind{}, false},
+		{"lock--2147483649", 0, Kind{}, false},
+		{"lock---000000001", 0, Kind{}, false},
+		{"lock--", 0, Kind{}, false},
+		{"lock-+000000001", 0, Kind{}, false},
 		{"latch-0000000001", 0, Kind{}, false},
 		{"lock-99999999999999999999", 0, Kind{}, false},
 		// 19 digits past MaxInt64 must not wrap around to a negative
@@ -65,6 +76,61 @@ func TestSortNodesBySequenceNotName(t *testing.T) {
 	}
 }
 
+// Once the directory's counter has wrapped, nodes stay in creation order:
+// a wrapped counter's nodes ("-2147483648" first, "-000000001" last) come
+// after every other. Curator's order (the suffixes compared as strings)
+// would put each new node first, so that every newcomer held at once.
+func TestSortNodesWrappedCounterInCreationOrder(t *testing.T) {
+	children := []string{
+		"_c_a-lock-2147483647", "_c_b-lock--2147483648", "_c_c-lock--2147483647",
+		"_c_d-lock-2147483646", "_c_e-lock--000000001", "_c_f-lock-0000000001",
+		"_c_g-lock--1000000000", "_c_h-lock--999999999", "_c_i-lock--000000002",
+		"_c_j-lock-0000000000",
+	}
+	var names []string
+	for _, n := range SortNodes(children, mutex) {
+		names = append(names, n.Name)
+	}
+	want := []string{
+		"_c_j-lock-0000000000", "_c_f-lock-0000000001", "_c_d-lock-2147483646",
+		"_c_a-lock-2147483647", "_c_b-lock--2147483648", "_c_c-lock--2147483647",
+		"_c_g-lock--1000000000", "_c_h-lock--999999999", "_c_i-lock--000000002",
+		"_c_e-lock--000000001",
+	}
+	if !reflect.DeepEqual(names, want) {
+		t.Fatalf("SortNodes = %v, want creation order %v", names, want)
+	}
+	// The first node after the wrap waits for every node before it and
+	// watches the last of them; the first node of all waits for none.
+	self, _ := ParseNode("_c_b-lock--2147483648", mutex)
+	tk := &Ticket{q: &Queue{kinds: []Kind{mutex}}, node: self}
+	if err := tk.place(children); err != nil {
+		t.Fatal(err)
+	}
+	if h := tk.highest(); len(tk.known) != 4 || h.Name != "_c_a-lock-2147483647" {
+		t.Fatalf("%s waits for %v, watching %s; want the 4 nodes before it, watching _c_a-lock-2147483647", self.Name, tk.known, h.Name)
+	}
+	first, _ := ParseNode("_c_j-lock-0000000000", mutex)
+	tk = &Ticket{q: &Queue{kinds: []Kind{mutex}}, node: first}
+	if err := tk.place(children); err != nil || len(tk.known) != 0 {
+		t.Fatalf("the first node created waits for %v (%v)", tk.known, err)
+	}
+}
+
+// Created orders a wrapped counter's nodes after the ones made before the
+// wrap, as they were created.
+func TestCreatedAfterWrap(t *testing.T) {
+	var got []int64
+	for _, seq := range []int64{0, 2147483647, -2147483648, -2147483647, -1} {
+		got = append(got, Node{Seq: seq}.Created())
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i] <= got[i-1] {
+			t.Fatalf("Created = %v, want increasing in creation order", got)
+		}
+	}
+}
+
 func TestBlocks(t *testing.T) {
 	r1 := Node{Seq: 1, Kind: read}
 	r2 := Node{Seq: 2, Kind: read}
@@ -80,6 +146,14 @@ func TestBlocks(t *testing.T) {
 		{r1, r4, false},
 		{w3, r2, false}, // higher nodes never block lower ones
 		{Node{Seq: 1, Kind: mutex}, Node{Seq: 2, Kind: mutex}, true},
+		// A wrapped counter: creation order (see Node.Before).
+		{Node{Seq: -1, Kind: mutex}, Node{Seq: 0, Kind: mutex}, false},
+		{Node{Seq: 0, Kind: mutex}, Node{Seq: -1, Kind: mutex}, true},
+		{Node{Seq: 2147483647, Kind: mutex}, Node{Seq: -2147483648, Kind: mutex}, true},
+		{Node{Seq: -1, Kind: mutex}, Node{Seq: -2, Kind: mutex}, false},
+		{Node{Seq: -2147483648, Kind: mutex}, Node{Seq: -999999999, Kind: mutex}, true},
+		{Node{Seq: -1000000000, Kind: mutex}, Node{Seq: -999999999, Kind: mutex}, true},
+		{Node{Seq: -999999999, Kind: mutex}, Node{Seq: -1000000000, Kind: mutex}, false},
 	} {
 		if got := tc.a.Blocks(tc.b); got != tc.want {
 			t.Errorf("%+v.Blocks(%+v) = %v, want %v", tc.a, tc.b, got, tc.want)

@@ -428,7 +428,7 @@ func (t *Ticket) released(p Node) {
 func (t *Ticket) highest() Node {
 	h := t.known[0]
 	for _, n := range t.known[1:] {
-		if n.Seq > h.Seq {
+		if h.Before(n) {
 			h = n
 		}
 	}
@@ -437,8 +437,8 @@ func (t *Ticket) highest() Node {
 
 // vanished handles the highest known lower node going away without the
 // release signal. If it was the last one, the turn has come: no lower node
-// can appear after the ticket's own. Otherwise one listing tells which of
-// the others are left.
+// can appear after the ticket's own (nodes are in creation order,
+// Node.Before). Otherwise one listing tells which of the others are left.
 func (t *Ticket) vanished(ctx context.Context) error {
 	if len(t.known) == 1 {
 		t.known = t.known[:0]

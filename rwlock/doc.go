@@ -4,10 +4,12 @@
 //
 // Readers create "<path>/_c_<uuid>-__READ__<seq>" and writers
 // "<path>/_c_<uuid>-__WRIT__<seq>", ephemeral and sequential, in the same
-// directory and ordered by sequence number. A writer waits for every lower
-// node and watches the one just before its own. A reader waits only for
-// lower writers and watches the nearest of them (kazoo 2.8 deadlocks
-// because a reader may watch a higher writer; zkit's never does).
+// directory and ordered by sequence number, which is creation order (a
+// wrapped counter's too: recipes.Node.Before). A writer
+// waits for every lower node and watches the one just before its own. A
+// reader waits only for lower writers and watches the nearest of them
+// (kazoo 2.8 deadlocks because a reader may watch a higher writer; zkit's
+// never does).
 //
 // Held locks are leases (see package lock and recipes.Lease): Done and
 // Context end on Unlock, session loss, suspension beyond the tolerance

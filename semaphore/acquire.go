@@ -334,7 +334,8 @@ func (a *attempt) owner(st *client.Stat) *client.Session {
 }
 
 // count lists the leases directory and counts the lease nodes created no
-// later than the newest of paths (sequence numbers follow creation).
+// later than the newest of paths (recipes.Node.Created: creation order, a
+// wrapped counter's too).
 func (a *attempt) count(ctx context.Context, paths []string) (int, error) {
 	var newest int64 = -1
 	for _, p := range paths {
@@ -343,7 +344,7 @@ func (a *attempt) count(ctx context.Context, paths []string) (int, error) {
 		if !ok {
 			return 0, fmt.Errorf("zkit: created %q, which is not a lease node", p)
 		}
-		newest = max(newest, n.Seq)
+		newest = max(newest, n.Created())
 	}
 	var b client.Backoff
 	for {
@@ -363,12 +364,12 @@ func (a *attempt) count(ctx context.Context, paths []string) (int, error) {
 	}
 }
 
-// countLeases counts the lease nodes among children whose sequence number
-// is at most upTo.
+// countLeases counts the lease nodes among children created no later
+// than upTo (recipes.Node.Created).
 func countLeases(children []string, upTo int64) int {
 	n := 0
 	for _, ch := range children {
-		if node, ok := recipes.ParseNode(ch, recipes.LeaseKind); ok && node.Seq <= upTo {
+		if node, ok := recipes.ParseNode(ch, recipes.LeaseKind); ok && node.Created() <= upTo {
 			n++
 		}
 	}

@@ -192,7 +192,7 @@ func (a *app) runTerm(ctx context.Context, path string, argv []string, f electFl
 	}
 	defer c.Close()
 
-	stop := a.sayWaiting(campaignCtx, "elect", queuePlace(c, path, "leadership of "+path))
+	stop := a.sayWaiting(campaignCtx, "elect", queuePlace(c, path, "leadership of "+path, recipes.LatchKind))
 	term, err := election.New(c, path, id, election.WithSuspendTolerance(f.tolerance)).Campaign(campaignCtx)
 	stop()
 	var ie *client.InputError

@@ -98,7 +98,11 @@ func (a *app) runLock(ctx context.Context, path string, argv []string, f lockFla
 	}
 	defer c.Close()
 
-	stop := a.sayWaiting(acquireCtx, "lock", queuePlace(c, path, path))
+	kinds := []recipes.Kind{recipes.MutexKind}
+	if f.read || f.write {
+		kinds = []recipes.Kind{recipes.ReadKind, recipes.WriteKind}
+	}
+	stop := a.sayWaiting(acquireCtx, "lock", queuePlace(c, path, path, kinds...))
 	lease, err := acquireLock(acquireCtx, c, path, f)
 	stop()
 	switch {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 )
 
 // waitingDelay is how long a command waits its turn before it says what it
@@ -41,33 +41,31 @@ func (a *app) sayWaiting(ctx context.Context, name string, describe func(context
 	return func() { cancel(); <-done }
 }
 
-// queuePlace describes this session's place among the sequential nodes of
-// dir (a lock's, an election's): "waiting for DIR: Nth in line, behind
-// NODE". It is "" until the session's node is there, or when it is first.
-func queuePlace(c *client.Client, dir, what string) func(context.Context) string {
+// queuePlace describes this session's place among the nodes of kinds in
+// dir (a lock's, an election's), in queue order (recipes.SortNodes):
+// "waiting for DIR: Nth in line, behind NODE". It is "" until the
+// session's node is there, or when it is first.
+func queuePlace(c *client.Client, dir, what string, kinds ...recipes.Kind) func(context.Context) string {
 	return func(ctx context.Context) string {
 		kids, _, err := c.Children(ctx, dir)
 		if err != nil {
 			return ""
 		}
-		slices.SortFunc(kids, func(x, y string) int { return strings.Compare(sequence(x), sequence(y)) })
+		nodes := recipes.SortNodes(kids, kinds...)
 		sess := c.Session().ID()
-		for i, k := range kids {
-			_, st, err := c.Exists(ctx, client.JoinPath(dir, k))
+		for i, n := range nodes {
+			_, st, err := c.Exists(ctx, client.JoinPath(dir, n.Name))
 			if err != nil || st == nil || st.EphemeralOwner != sess {
 				continue
 			}
 			if i == 0 {
 				return ""
 			}
-			return fmt.Sprintf("waiting for %s: %s in line, behind %s", what, ordinal(i+1), client.JoinPath(dir, kids[i-1]))
+			return fmt.Sprintf("waiting for %s: %s in line, behind %s", what, ordinal(i+1), client.JoinPath(dir, nodes[i-1].Name))
 		}
 		return ""
 	}
 }
-
-// sequence is a sequential node's sequence number, its last ten digits.
-func sequence(name string) string { return name[max(0, len(name)-10):] }
 
 // ordinal is 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st, ...
 func ordinal(n int) string {

@@ -11,8 +11,10 @@ import (
 	"testing"
 
 	"github.com/zkit-dev/zkit/barrier"
+	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/election"
 	"github.com/zkit-dev/zkit/lock"
+	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/semaphore"
 	"github.com/zkit-dev/zkit/zktest"
 )
@@ -130,4 +132,33 @@ func TestVerboseLogsSessionEvents(t *testing.T) {
 	if status := p.wait(t); status != exitOK {
 		t.Fatalf("serve: status %d after SIGTERM", status)
 	}
+}
+
+// The place a waiter is told is its place in queue order, the lock's own
+// (recipes.SortNodes): a node of a wrapped counter ("-2147483648") was
+// created after every other, and names of other shapes are no places in
+// line.
+func TestQueuePlaceInQueueOrder(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := t.Context()
+		admin, c := b.Connect(t), b.Connect(t)
+		dir := zktest.UniquePath(t)
+		if err := admin.EnsurePath(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+		wrapped := dir + "/_c_0f8b2f0e-7a2c-4d2e-9c1e-3b1c2d3e4f50-lock--2147483648"
+		holder := dir + "/_c_2f8b2f0e-7a2c-4d2e-9c1e-3b1c2d3e4f50-lock-0000000001"
+		for _, p := range []string{wrapped, holder, dir + "/readme"} {
+			if _, err := admin.Create(ctx, p, nil, client.Ephemeral); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := c.Create(ctx, dir+"/_c_1f8b2f0e-7a2c-4d2e-9c1e-3b1c2d3e4f50-lock-0000000003", nil, client.Ephemeral); err != nil {
+			t.Fatal(err)
+		}
+		want := "waiting for " + dir + ": 2nd in line, behind " + holder
+		if got := queuePlace(c, dir, dir, recipes.MutexKind)(ctx); got != want {
+			t.Fatalf("queuePlace = %q, want %q", got, want)
+		}
+	})
 }

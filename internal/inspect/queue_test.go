@@ -228,8 +228,9 @@ func TestQueueNamesOtherNodes(t *testing.T) {
 		t.Fatalf("election beside a lock: kind %q nodes %+v notes %q, want the election and a note naming %s", r.Kind, r.Nodes, r.Notes, lockNode)
 	}
 
-	// A lock with a semaphore's directories, a barrier member and a
-	// wrapped sequence number beside it.
+	// A lock with a semaphore's directories and a barrier member beside
+	// it, and a node of a wrapped sequence number, which comes after the
+	// lock's own (creation order, recipes.Node.Before).
 	p = recipePath(t, c)
 	create(p, client.Persistent)
 	lockNode = create(protected(p, "lock-"), client.EphemeralSequential)
@@ -240,8 +241,8 @@ func TestQueueNamesOtherNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Kind != inspect.Lock || len(r.Nodes) != 1 || r.Nodes[0].Name != lockNode || !noted(r, "leases", member, wrapped) {
-		t.Fatalf("lock among others: kind %q nodes %+v notes %q, want the lock and a note naming leases, %s, %s", r.Kind, r.Nodes, r.Notes, member, wrapped)
+	if r.Kind != inspect.Lock || len(r.Nodes) != 2 || r.Nodes[0].Name != lockNode || r.Nodes[1].Name != wrapped || !noted(r, "leases", member) {
+		t.Fatalf("lock among others: kind %q nodes %+v notes %q, want %s then %s, and a note naming leases, %s", r.Kind, r.Nodes, r.Notes, lockNode, wrapped, member)
 	}
 
 	// A semaphore whose leases directory holds a node that is no lease
