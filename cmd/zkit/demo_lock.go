@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/lock"
@@ -169,7 +170,8 @@ func lockExpiry(ctx context.Context, d *demoEnv) (string, error) {
 }
 
 // lockLostReply: the server applies the lock node's create but the reply
-// never arrives. The lock is still acquired with exactly one node.
+// never arrives (the step checks that the fault struck). The lock is still
+// acquired with exactly one node.
 func lockLostReply(ctx context.Context, d *demoEnv) (string, error) {
 	c, err := d.connect(ctx)
 	if err != nil {
@@ -180,10 +182,21 @@ func lockLostReply(ctx context.Context, d *demoEnv) (string, error) {
 	if err := c.EnsurePath(ctx, path); err != nil {
 		return "", err
 	}
-	d.srv.DropReplyAfterCommit(func(op, p string) bool { return strings.HasPrefix(p, path+"/") })
+	var dropped atomic.Bool
+	d.srv.DropReplyAfterCommit(func(op, p string) bool {
+		if !strings.HasPrefix(p, path+"/") {
+			return false
+		}
+		dropped.Store(true)
+		return true
+	})
+	defer d.srv.DropReplyAfterCommit(nil)
 	lease, err := lock.New(c, path).Lock(ctx)
 	if err != nil {
 		return "", err
+	}
+	if !dropped.Load() {
+		return "", violationf("the lock's create never reached the fault: no reply was dropped")
 	}
 	kids, _, err := c.Children(ctx, path)
 	if err != nil {

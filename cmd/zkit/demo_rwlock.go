@@ -7,12 +7,30 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/rwlock"
 )
 
 // rwlockContention: half the workers read, half write. A writer is always
-// alone; readers only ever overlap other readers.
+// alone; readers only ever overlap other readers. Then, the lock idle, the
+// claims are checked where timing cannot hide them (readersShare): the
+// readers take the read lock together, each at once (TryRLock), while a
+// writer is refused; and a reader is refused beside a writer.
 func rwlockContention(ctx context.Context, d *demoEnv) (string, error) {
+	return rwlockRun(ctx, d, func(c *client.Client, path string) rwLocker { return rwlock.New(c, path) })
+}
+
+// rwLocker is a read/write lock as the rwlock step uses it: an
+// *rwlock.RWLock, or a test's broken on purpose.
+type rwLocker interface {
+	RLock(ctx context.Context) (*rwlock.Lease, error)
+	TryRLock(ctx context.Context) (*rwlock.Lease, error)
+	Lock(ctx context.Context) (*rwlock.Lease, error)
+	TryLock(ctx context.Context) (*rwlock.Lease, error)
+}
+
+// rwlockRun is rwlockContention on the locks newRW returns.
+func rwlockRun(ctx context.Context, d *demoEnv, newRW func(c *client.Client, path string) rwLocker) (string, error) {
 	cs, closeAll, err := d.connectAll(ctx, d.workers)
 	if err != nil {
 		return "", err
@@ -25,7 +43,7 @@ func rwlockContention(ctx context.Context, d *demoEnv) (string, error) {
 	for i, c := range cs {
 		write := i%2 == 0
 		go func() {
-			rw := rwlock.New(c, path)
+			rw := newRW(c, path)
 			for range d.rounds {
 				var lease *rwlock.Lease
 				var err error
@@ -75,7 +93,70 @@ func rwlockContention(ctx context.Context, d *demoEnv) (string, error) {
 	if err := f.err(); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%d acquisitions, writers alone, up to %d readers at once", d.workers*d.rounds, maxReaders.Load()), nil
+	// Every worker a reader (at least two), and a writer of its own: an
+	// RWLock value is one participant.
+	var all []rwLocker
+	for _, c := range cs {
+		all = append(all, newRW(c, path))
+	}
+	together, err := readersShare(ctx, newRW(cs[0], path), all)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d acquisitions, writers alone, up to %d readers at once; then %d readers together with a writer refused, a writer with a reader refused",
+		d.workers*d.rounds, maxReaders.Load(), together), nil
+}
+
+// readersShare checks the rwlock's claims on an idle lock, where no
+// timing can hide them: every one of readers takes the read lock at once
+// (TryRLock) while the others hold it, a writer's TryLock is refused
+// while they do, and once the writer holds the lock a reader's TryRLock
+// is refused. It returns how many readers held the lock together.
+func readersShare(ctx context.Context, writer rwLocker, readers []rwLocker) (int, error) {
+	var held []*rwlock.Lease
+	release := func() error {
+		var first error
+		for _, l := range held {
+			if err := l.Unlock(ctx); err != nil && first == nil {
+				first = err
+			}
+		}
+		held = nil
+		return first
+	}
+	defer release()
+	for i, r := range readers {
+		l, err := r.TryRLock(ctx)
+		if errors.Is(err, rwlock.ErrLocked) {
+			return 0, violationf("a reader refused the read lock while only readers held it (%d of them)", i)
+		}
+		if err != nil {
+			return 0, err
+		}
+		held = append(held, l)
+	}
+	together := len(held)
+	if l, err := writer.TryLock(ctx); !errors.Is(err, rwlock.ErrLocked) {
+		if err == nil {
+			l.Unlock(ctx)
+		}
+		return 0, violationf("a writer's TryLock beside %d readers: %v, want ErrLocked", together, err)
+	}
+	if err := release(); err != nil {
+		return 0, err
+	}
+	w, err := writer.TryLock(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("a writer's TryLock on the idle lock: %w", err)
+	}
+	held = append(held, w)
+	if l, err := readers[0].TryRLock(ctx); !errors.Is(err, rwlock.ErrLocked) {
+		if err == nil {
+			l.Unlock(ctx)
+		}
+		return 0, violationf("a reader's TryRLock beside a writer: %v, want ErrLocked", err)
+	}
+	return together, release()
 }
 
 // rwlockUpgrade: asking for the write lock while holding the read lock of

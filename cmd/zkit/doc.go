@@ -55,4 +55,13 @@
 // it goes and returns violationf(...) when it does not hold. Steps that need
 // the embedded server's fault hooks set embeddedOnly; they are skipped with
 // --servers.
+//
+// A step claims only what it checks, and checks it whatever the timing:
+// it brings about the state its claim is about rather than hoping the
+// workers run into it (the semaphore's holders keep it full until a waiter
+// is refused; the rendezvous master publishes only once every worker has
+// read zr; a fault it injects must be seen to strike). A demo test runs the
+// step on a recipe broken on purpose, from outside the recipe (a wrapper,
+// a smaller or larger limit), and expects a violation at every worker
+// count (demo_checks_test.go).
 package main
