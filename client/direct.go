@@ -104,6 +104,8 @@ type directReply struct {
 	code int32  // the reply header's error code
 	body []byte // after the header; a copy
 	err  error  // the connection ended first
+
+	tooLarge *ReplyTooLargeError // the body was too long to read, and skipped
 }
 
 // start readies the direct calls of a connection of session, established;
@@ -183,10 +185,7 @@ func (d *directConn) register(call directCall) (int32, bool) {
 // the watch it set, before the frames after it are read: the server sends
 // a watch's event only after that reply.
 func (d *directConn) deliver(xid int32, b []byte) {
-	d.mu.Lock()
-	call, ok := d.calls[xid]
-	delete(d.calls, xid)
-	d.mu.Unlock()
+	call, ok := d.take(xid)
 	if !ok {
 		return // a reply nobody asked for
 	}
@@ -200,6 +199,25 @@ func (d *directConn) deliver(xid int32, b []byte) {
 		code: code,
 		body: append([]byte(nil), b[16:]...),
 	}
+}
+
+// skipped tells the call of xid that its reply, size bytes with the
+// header's zxid and code, was longer than the connection reads (limit) and
+// was skipped. The watch it may have set is not filed: the call fails, and
+// nobody gets its channel.
+func (d *directConn) skipped(xid int32, zxid int64, code int32, size, limit int) {
+	if call, ok := d.take(xid); ok {
+		call.reply <- directReply{zxid: zxid, code: code, tooLarge: &ReplyTooLargeError{Size: size, Limit: limit}}
+	}
+}
+
+// take removes the call of xid, and returns it unless there is none.
+func (d *directConn) take(xid int32) (directCall, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	call, ok := d.calls[xid]
+	delete(d.calls, xid)
+	return call, ok
 }
 
 // end fails every call still waiting, with err.
@@ -315,9 +333,10 @@ func beginWatch(ctx context.Context, c *Client, op int32, req any, w watchReg) (
 
 // wait returns the call's reply: the header's error as the wire client
 // reports it, or the body decoded into resp, with the zxid of the reply.
-// It returns ctx's error when ctx ends first, and zk.ErrConnectionClosed
+// It returns ctx's error when ctx ends first, zk.ErrConnectionClosed
 // (zk.ErrClosing once the client is closed) when the connection ended
-// before the reply came.
+// before the reply came, and a *ReplyTooLargeError (without its Op and
+// Path: classify names it) for a reply longer than the connection reads.
 func (p *pending) wait(ctx context.Context, resp any) (int64, error) {
 	var r directReply
 	select {
@@ -337,6 +356,8 @@ func (p *pending) wait(ctx context.Context, resp any) (int64, error) {
 		return 0, r.err
 	case r.code != 0:
 		return r.zxid, wireError(r.code)
+	case r.tooLarge != nil:
+		return r.zxid, r.tooLarge
 	case resp != nil:
 		if err := jute.Decode(r.body, resp); err != nil {
 			return r.zxid, fmt.Errorf("zk: decoding the reply: %w", err)

@@ -26,6 +26,14 @@
 //     ZooKeeper's x509 authentication ([X509ACL]), and a Connect that says
 //     at once when a certificate is not trusted;
 //   - error classification: [IsRetryable], [IsOutcomeUnknown], [IsSessionLost];
+//   - replies too long to read, typed and survived: ZooKeeper bounds
+//     requests (jute.maxbuffer) but not its replies, and a node whose
+//     children's names add up to more than the client reads (64 KiB more
+//     than WithMaxBuffer, about 1.1 MB by default) answers Children so. The
+//     call fails with a [*ReplyTooLargeError] naming the limit, which no
+//     retry loop retries (the same call gets the same reply); the reply is
+//     skipped, and the connection, the session and every other call go on.
+//     A Multi whose reply could be that long is refused before it is sent;
 //   - cheap calls: calls and watches are written on the session's
 //     connection by the client itself and answered on the caller's own
 //     goroutine (see direct.go and watch.go), so that a context costs

@@ -45,6 +45,37 @@ var (
 	ErrUnimplemented = errors.New("zkit: not implemented by the server")
 )
 
+// ErrReplyTooLarge is matched by every *ReplyTooLargeError.
+var ErrReplyTooLarge = errors.New("zkit: reply too large")
+
+// ReplyTooLargeError reports a call whose reply the server sent but the
+// client does not read: Size bytes, more than Limit, the client's
+// WithMaxBuffer and 64 KiB. ZooKeeper checks the size of requests
+// (jute.maxbuffer) but not of its replies: a node whose children's names
+// add up to more than the limit answers Children so, and a node whose data
+// was written under a larger jute.maxbuffer than the client's answers Get
+// so. The client skips the reply: the connection, the session and every
+// other call go on. The call was a read, so nothing was applied (a
+// write's reply is never that long: Multi refuses ops whose reply could
+// be); the same call gets the same reply until the node shrinks, so it is
+// not retryable (IsRetryable and IsTransient are false, and Retry returns
+// it). Read such a node with a client whose WithMaxBuffer is larger (see
+// WithMaxBuffer), or keep the node smaller.
+type ReplyTooLargeError struct {
+	Op    string // "children", "get", ...
+	Path  string
+	Size  int // the reply's length in bytes
+	Limit int // the longest reply the client reads: WithMaxBuffer + 64 KiB
+}
+
+func (e *ReplyTooLargeError) Error() string {
+	return fmt.Sprintf("%s: reply too large: %d bytes, more than the %d the client reads (WithMaxBuffer + 64 KiB)",
+		named(e.Op, e.Path), e.Size, e.Limit)
+}
+
+// Is makes errors.Is(err, ErrReplyTooLarge) true.
+func (e *ReplyTooLargeError) Is(target error) bool { return target == ErrReplyTooLarge }
+
 // errUnimplementedText is how go-zookeeper reports ZooKeeper's
 // Unimplemented (-6): it has no sentinel for it.
 const errUnimplementedText = "unknown error: -6"
@@ -128,8 +159,13 @@ func classify(op, path string, write bool, err error) error {
 		return nil
 	}
 	unknown := false // a write that may have been applied
-	var ns notSent
+	var (
+		ns  notSent
+		big *ReplyTooLargeError
+	)
 	switch {
+	case errors.As(err, &big):
+		return &ReplyTooLargeError{Op: op, Path: path, Size: big.Size, Limit: big.Limit}
 	case errors.As(err, &ns):
 		err = ns.err // nothing left the client: not applied
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), err == zk.ErrConnectionClosed:

@@ -182,7 +182,13 @@ func (s *sniffConn) fill() error {
 			return err
 		}
 		size := int(binary.BigEndian.Uint32(s.buf))
-		if size > s.c.cfg.maxBuffer+wireSlack {
+		if limit := s.c.cfg.maxBuffer + wireSlack; size > limit {
+			if skipped, err := s.skip(size, limit); skipped || err != nil {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			// The wire client refuses such a frame and closes the
 			// connection: hand over the length alone.
 			s.out = s.buf
@@ -221,6 +227,37 @@ func (s *sniffConn) fill() error {
 		s.out = s.buf
 		return nil
 	}
+}
+
+// skip reads past a frame of size bytes, more than limit, when it is a
+// reply to a direct call, and fails that call with a *ReplyTooLargeError
+// (see pending.wait). ZooKeeper does not bound its replies (a node may have
+// more children than any reply the client reads), and a connection dropped
+// for one would fail every call on it with a retryable error, and the same
+// call again on the next connection, for ever. Skipped, the reply costs the
+// connection nothing: the length says where the next frame starts. A watch
+// the call set is not filed (nobody gets its channel); the server's fires
+// into nothing. Any other frame is left for the wire client, which refuses
+// it and closes the connection: it reports false.
+func (s *sniffConn) skip(size, limit int) (bool, error) {
+	if !s.done || size < 16 {
+		return false, nil
+	}
+	h, err := s.in.Peek(16) // the reply header: xid int32, zxid int64, err int32
+	if err != nil {
+		return false, err
+	}
+	xid := int32(binary.BigEndian.Uint32(h))
+	if !isDirectXid(xid) {
+		return false, nil
+	}
+	zxid, code := int64(binary.BigEndian.Uint64(h[4:])), int32(binary.BigEndian.Uint32(h[12:]))
+	if _, err := s.in.Discard(size); err != nil {
+		return false, err
+	}
+	s.sawZxid(zxid)
+	s.dc.skipped(xid, zxid, code, size, limit)
+	return true, nil
 }
 
 // takeZxid keeps the zxid of a reply (ReplyHeader: xid int32, zxid int64,

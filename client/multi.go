@@ -119,11 +119,27 @@ func opSize(path string, data []byte, acl []ACL) int {
 	return n
 }
 
+// opReplySize bounds what one op adds to a multi's reply: its result's
+// header (9 bytes), then a create's path (with a sequence number of up to
+// 11 characters), a set's Stat (68 bytes), or an error code.
+func opReplySize(o Op, abs string) int {
+	switch o.kind {
+	case opCreate:
+		return 9 + 4 + len(abs) + 11
+	case opSet:
+		return 9 + 68
+	}
+	return 9 + 4
+}
+
 // Multi applies ops atomically: all of them or none. The whole request is
 // checked against the server's size limit (WithMaxBuffer) before anything
-// is sent, like each op's data. On failure it returns
-// the per-op results and a *MultiError naming the op that failed. A Multi cut
-// off by connection loss or ctx returns an *OutcomeUnknownError.
+// is sent, like each op's data, and so is its reply against the longest
+// reply the client reads (WithMaxBuffer + 64 KiB): a set's reply carries a
+// Stat, longer than a set without data, so some fifteen thousand sets fit
+// in a request but not in its reply. On failure it returns the per-op
+// results and a *MultiError naming the op that failed. A Multi cut off by
+// connection loss or ctx returns an *OutcomeUnknownError.
 func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	if len(ops) == 0 {
 		return nil, nil
@@ -147,10 +163,11 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 
 // CheckMulti returns the error that Multi(ctx, ops...) would return
 // before sending anything, and sends nothing: an *InputError for an op
-// that is not valid or for ops over the server's size limit together
-// (WithMaxBuffer), an error matching ErrClosed once the client is closed,
-// or nil. A recipe whose Multi comes after other requests checks it first,
-// so that input the Multi would refuse leaves nothing behind.
+// that is not valid, for ops over the server's size limit together
+// (WithMaxBuffer), or for ops whose reply could be longer than the client
+// reads; an error matching ErrClosed once the client is closed; or nil. A
+// recipe whose Multi comes after other requests checks it first, so that
+// input the Multi would refuse leaves nothing behind.
 func (c *Client) CheckMulti(ops ...Op) error {
 	if len(ops) == 0 {
 		return nil
@@ -160,10 +177,12 @@ func (c *Client) CheckMulti(ops ...Op) error {
 }
 
 // multiRequest checks ops, each and together against the server's size
-// limit, and returns the request that applies them.
+// limit, and their reply against the client's, and returns the request
+// that applies them.
 func (c *Client) multiRequest(ops []Op) (*jute.MultiRequest, error) {
 	reqs := make([]jute.MultiOp, len(ops))
 	size := requestOverhead
+	reply := 16 + 9 // the reply header and the end marker
 	for i, o := range ops {
 		if err := c.checkOp(i, o); err != nil {
 			return nil, err
@@ -174,6 +193,7 @@ func (c *Client) multiRequest(ops []Op) (*jute.MultiRequest, error) {
 		}
 		abs := c.abs(o.path)
 		size += opSize(abs, o.data, acl) // the path as the server gets it
+		reply += opReplySize(o, abs)
 		switch o.kind {
 		case opCreate:
 			reqs[i] = jute.MultiOp{Type: jute.OpCreate, Body: &jute.CreateRequest{Path: abs, Data: o.data, ACL: juteACL(acl), Flags: int32(o.mode)}}
@@ -189,6 +209,11 @@ func (c *Client) multiRequest(ops []Op) (*jute.MultiRequest, error) {
 		return nil, &InputError{Op: "multi", Path: ops[0].path, Reason: fmt.Sprintf(
 			"%d ops of about %d bytes together: the request would exceed the server's %d-byte limit (jute.maxbuffer)",
 			len(ops), size, c.cfg.maxBuffer)}
+	}
+	if limit := c.cfg.maxBuffer + wireSlack; reply > limit {
+		return nil, &InputError{Op: "multi", Path: ops[0].path, Reason: fmt.Sprintf(
+			"%d ops with a reply of up to %d bytes: more than the %d the client reads (WithMaxBuffer + 64 KiB)",
+			len(ops), reply, limit)}
 	}
 	return &jute.MultiRequest{Ops: reqs}, nil
 }

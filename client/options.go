@@ -119,6 +119,17 @@ func WithDialer(d Dialer) Option {
 // with an *InputError before anything is sent. n must leave room for a
 // request's own headers (more than 512 bytes): Connect refuses a smaller n
 // with an *InputError.
+//
+// It also bounds the replies the client reads, to n + 64 KiB. ZooKeeper
+// does not bound its replies: a node whose children's names add up to
+// more answers Children (ChildrenW, a CreateListed's listing) with a longer
+// reply, and so does Get for data written under a larger jute.maxbuffer
+// than n. Such a call fails with a *ReplyTooLargeError naming the limit;
+// the reply is skipped, and the connection and the session go on. A Multi
+// whose reply could be longer is refused with an *InputError before it is
+// sent. To read such a node, connect with a larger n: the server then drops the
+// connection for a request over its own jute.maxbuffer instead of the
+// client refusing it.
 func WithMaxBuffer(n int) Option {
 	return func(c *config) { c.maxBuffer = n }
 }
