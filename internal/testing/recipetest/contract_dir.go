@@ -1,7 +1,6 @@
 package recipetest
 
 import (
-	"context"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -9,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -108,16 +106,4 @@ func (q *contract[R, L]) directoryWithoutContainers(t *testing.T) {
 		}
 		q.release(t, ctx, q.acquire(t, ctx, m, c, dir, 0))
 	}
-}
-
-// waitGone waits until path no longer exists.
-func waitGone(t *testing.T, ctx context.Context, c *client.Client, path string) {
-	t.Helper()
-	Eventually(t, path+" is deleted", func() bool {
-		ok, _, err := c.Exists(ctx, path)
-		if err != nil && !client.IsRetryable(err) {
-			t.Fatalf("exists %s: %v", path, err)
-		}
-		return err == nil && !ok
-	})
 }

@@ -12,6 +12,19 @@
 // hold (a group member, a self-published rendezvous node): writes through
 // it are fenced by its presence, across an expired session.
 //
+// EachFault runs a failover test: a recipe on a 3-node ensemble of real
+// ZooKeeper, against a path whose directory and parents do not exist yet,
+// while the ensemble's leader is killed, or cut from the other members,
+// just before, at or a few milliseconds after the participants start
+// (Ensemble.Run, Ensemble.Strike). The test checks the recipe's own
+// invariant, then what the recipe left of the nodes it created (Layout):
+//
+//	recipetest.EachFault(t, recipetest.LeaderKills, func(t *testing.T, e *recipetest.Ensemble, f recipetest.Fault) {
+//		clients := e.Clients(t, 4)
+//		e.Run(t, f, len(clients), func(ctx context.Context, i int) { ... })
+//		recipetest.Layout{Containers: []string{dir}, ...}.Require(t, clients[0])
+//	})
+//
 // Around them: wait helpers, a check that errors name their path once
 // (NamesPath), a fencing-token checker (Exclusion), and Java peers that
 // drive Curator's recipes on the same paths. The servers to run against,

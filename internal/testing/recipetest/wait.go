@@ -46,25 +46,79 @@ func Children(t *testing.T, c *client.Client, dir string) []string {
 // deadline with what.
 func Eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
+	eventually(t, cond, func() string { return what })
+}
+
+// eventually is Eventually with the end of its failure message, what, made
+// at the deadline: it can tell what was found instead.
+func eventually(t *testing.T, cond func() bool, what func() string) {
+	t.Helper()
 	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
+			t.Fatalf("timed out waiting until %s", what())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
-// WaitChildren waits until dir has n children.
+// answered makes call until it fails with no retryable error (none while
+// the client reconnects), within Eventually's deadline, and returns its
+// error.
+func answered(t *testing.T, what string, call func() error) error {
+	t.Helper()
+	var err error
+	Eventually(t, what+" is answered", func() bool {
+		err = call()
+		return !client.IsRetryable(err)
+	})
+	return err
+}
+
+// WaitChildren waits until dir has n children (none while it is missing),
+// waiting out a reconnecting client.
 func WaitChildren(t *testing.T, c *client.Client, dir string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
-	for seen := Children(t, c, dir); len(seen) != n; seen = Children(t, c, dir) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s has %d nodes; it has %q", dir, n, seen)
+	ctx := Context(t)
+	var seen []string
+	eventually(t, func() bool {
+		ch, _, err := c.Children(ctx, dir)
+		switch {
+		case errors.Is(err, client.ErrNoNode):
+			seen = nil
+		case client.IsRetryable(err):
+			return false
+		case err != nil:
+			t.Fatalf("children %s: %v", dir, err)
+		default:
+			seen = ch
 		}
-		time.Sleep(5 * time.Millisecond)
+		return len(seen) == n
+	}, func() string { return fmt.Sprintf("%s has %d nodes; it has %q", dir, n, seen) })
+}
+
+// waitGone waits until path no longer exists, waiting out a reconnecting
+// client.
+func waitGone(t *testing.T, ctx context.Context, c *client.Client, path string) {
+	t.Helper()
+	eventually(t, func() bool { return !exists(t, ctx, c, path) }, func() string {
+		ch, _, err := c.Children(ctx, path)
+		return fmt.Sprintf("%s is deleted; it has the children %q (%v)", path, ch, err)
+	})
+}
+
+// exists reports whether path exists, waiting out a reconnecting client.
+func exists(t *testing.T, ctx context.Context, c *client.Client, path string) bool {
+	t.Helper()
+	var ok bool
+	err := answered(t, "exists "+path, func() (err error) {
+		ok, _, err = c.Exists(ctx, path)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("exists %s: %v", path, err)
 	}
+	return ok
 }
 
 // Within waits for ch or fails the test after a scaled timeout.
