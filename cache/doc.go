@@ -94,7 +94,8 @@
 // and data); a larger tree stops it with a *LimitError, which Open, WaitFor
 // and Err return, rather than let it grow without bound. So does a node
 // whose children are more than one reply can carry (a listing longer than
-// twice the client's WithMaxBuffer, ZooKeeper's jute.maxbuffer): ZooKeeper
+// twice the client's WithMaxBuffer, ZooKeeper's jute.maxbuffer, or twice
+// its default of 1 MB when that is larger): ZooKeeper
 // sends it, but no connection can read it, and a cache that reconnected
 // would only read it again (LimitError.Unreadable names the node).
 package cache

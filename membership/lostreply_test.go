@@ -52,37 +52,43 @@ func TestJoinCancelledAfterLostCreateReply(t *testing.T) {
 // after) is settled by reading the node back: it returns nil, and the
 // member, tolerant of the blip, stays present with the new data. Writing
 // again from the old version would take its own write for another
-// process's and end the membership with a conflict.
+// process's and end the membership with a conflict. So with empty data
+// (nil), which looked like no write pending: the Update returned a
+// *ConflictError.
 func TestUpdateThroughLostReply(t *testing.T) {
-	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
-		ctx := recipetest.Context(t)
-		admin := b.Connect(t)
-		path := groupPath(t, admin)
-		p := zktest.NewProxy(t, b.Addr())
-		c := b.Connect(t, client.WithDialer(p.Dialer()))
-		sub := c.Subscribe()
-		defer sub.Close()
-		m, err := membership.New(c, path, membership.WithSuspendTolerance(time.Hour)).Join(ctx, "w", []byte("v1"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.CutAfterNextRequest()
-		if err := m.Update(ctx, []byte("v2")); err != nil {
-			t.Fatalf("Update whose reply was lost: %v", err)
-		}
-		if !recipetest.WaitEventFor(t, sub, zktest.Scale(5*time.Second), func(ev client.Event) bool {
-			return ev.State == client.StateSuspended
-		}) {
-			t.Fatal("the Update's reply was not lost")
-		}
-		eventuallyList(t, admin, path, "w=v2")
-		if err := m.Err(); err != nil {
-			t.Fatalf("the member after the Update: %v", err)
-		}
-		if err := m.Leave(ctx); err != nil {
-			t.Fatal(err)
-		}
-	})
+	for name, data := range map[string][]byte{"data": []byte("v2"), "empty": nil} {
+		t.Run(name, func(t *testing.T) {
+			zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+				ctx := recipetest.Context(t)
+				admin := b.Connect(t)
+				path := groupPath(t, admin)
+				p := zktest.NewProxy(t, b.Addr())
+				c := b.Connect(t, client.WithDialer(p.Dialer()))
+				sub := c.Subscribe()
+				defer sub.Close()
+				m, err := membership.New(c, path, membership.WithSuspendTolerance(time.Hour)).Join(ctx, "w", []byte("v1"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.CutAfterNextRequest()
+				if err := m.Update(ctx, data); err != nil {
+					t.Fatalf("Update whose reply was lost: %v", err)
+				}
+				if !recipetest.WaitEventFor(t, sub, zktest.Scale(5*time.Second), func(ev client.Event) bool {
+					return ev.State == client.StateSuspended
+				}) {
+					t.Fatal("the Update's reply was not lost")
+				}
+				eventuallyList(t, admin, path, "w="+string(data))
+				if err := m.Err(); err != nil {
+					t.Fatalf("the member after the Update: %v", err)
+				}
+				if err := m.Leave(ctx); err != nil {
+					t.Fatal(err)
+				}
+			})
+		})
+	}
 }
 
 // An Update whose outcome stayed unknown (applied, its reply lost, its

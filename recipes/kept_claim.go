@@ -130,7 +130,7 @@ func (k *Kept) claim(ctx context.Context, sess *client.Session) (*Presence, <-ch
 			return nil, nil, &ConflictError{Path: k.path, Owner: st.EphemeralOwner, Reason: "written by another process"}
 		}
 		// Adopted after an Update made while the node was not present.
-		p.pending = want
+		p.pending = unsettled(want)
 		nst, err := k.c.Set(ctx, k.path, want, st.Version)
 		if err != nil {
 			k.claimed = p // the next claim may find its write applied

@@ -61,7 +61,7 @@ func (k *Kept) Update(ctx context.Context, data []byte) error {
 		case errors.Is(err, client.ErrNoNode), client.IsSessionLost(err):
 			return nil // written when the node is created again
 		case client.IsOutcomeUnknown(err):
-			p.pending = data
+			p.pending = unsettled(data)
 			if ctx.Err() != nil {
 				return err
 			}

@@ -44,6 +44,16 @@ func (p *Presence) pendingApplied(data []byte, st *client.Stat) bool {
 	return p.pending != nil && st.Version == p.version+1 && bytes.Equal(data, p.pending)
 }
 
+// unsettled is data as a write whose outcome is unknown: never nil, since
+// a nil pending means no write pending, and an empty write can be pending
+// too.
+func unsettled(data []byte) []byte {
+	if data == nil {
+		return []byte{}
+	}
+	return data
+}
+
 func newPresence(c *client.Client, path string, sess *client.Session, st *client.Stat) *Presence {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	return &Presence{c: c, path: path, sess: sess, token: st.Czxid, version: st.Version, ctx: ctx, cancel: cancel}
