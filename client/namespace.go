@@ -29,8 +29,26 @@ func WithNamespace(ns string) Option {
 // not. It is for clients that only read, which should leave no node
 // behind. Without a namespace it does nothing.
 func WithExistingNamespace() Option {
-	return func(c *config) { c.nsExisting = true }
+	return func(c *config) { c.nsMode = nsCheck }
 }
+
+// WithNamespaceAsIs makes Connect leave the namespace of WithNamespace
+// alone: it neither creates it nor checks that it exists. A call on a node
+// of a missing namespace then fails with ErrNoNode, as for any missing
+// node, and a watch set on one (ExistsW) fires once the namespace and the
+// node are created. It is for clients that wait for nodes that may not
+// exist yet, without leaving a node behind. Without a namespace it does
+// nothing.
+func WithNamespaceAsIs() Option {
+	return func(c *config) { c.nsMode = nsAsIs }
+}
+
+// What Connect does with the namespace.
+const (
+	nsCreate = iota // create it (the default)
+	nsCheck         // check that it exists (WithExistingNamespace)
+	nsAsIs          // nothing (WithNamespaceAsIs)
+)
 
 // Namespace is the client's namespace, or "" for none.
 func (c *Client) Namespace() string { return c.cfg.namespace }
@@ -76,9 +94,12 @@ func checkNamespace(ns string) error {
 }
 
 // openNamespace creates the namespace, or with WithExistingNamespace checks
-// that it exists.
+// that it exists, or with WithNamespaceAsIs does nothing.
 func (c *Client) openNamespace(ctx context.Context) error {
-	if !c.cfg.nsExisting || c.cfg.namespace == "" {
+	switch {
+	case c.cfg.namespace == "" || c.cfg.nsMode == nsAsIs:
+		return nil
+	case c.cfg.nsMode == nsCreate:
 		return c.createNamespace(ctx)
 	}
 	var exists bool

@@ -158,3 +158,36 @@ func TestExistingNamespace(t *testing.T) {
 		require.Equal(t, "v", string(data))
 	})
 }
+
+// WithNamespaceAsIs neither creates nor checks the namespace: Connect
+// succeeds in a missing one, a read there finds no node, and a watch set
+// there fires once the namespace and the node are created.
+func TestNamespaceAsIs(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		parent := zktest.UniquePath(t)
+		ns := parent + "/app"
+		outside := b.Connect(t)
+		c := b.Connect(t, client.WithNamespace(ns), client.WithNamespaceAsIs())
+		_, _, err := c.Get(ctx, "/x")
+		require.ErrorIs(t, err, client.ErrNoNode)
+		ok, _, err := outside.Exists(ctx, parent)
+		require.NoError(t, err)
+		require.False(t, ok, "Connect WithNamespaceAsIs created %s", parent)
+
+		ok, _, w, err := c.ExistsW(ctx, "/x")
+		require.NoError(t, err)
+		require.False(t, ok)
+		require.NoError(t, outside.EnsurePath(ctx, ns))
+		_, err = outside.Create(ctx, ns+"/x", []byte("v"), client.Persistent)
+		require.NoError(t, err)
+		select {
+		case <-w:
+		case <-ctx.Done():
+			t.Fatal("the watch on /x in the missing namespace never fired")
+		}
+		data, _, err := c.Get(ctx, "/x")
+		require.NoError(t, err)
+		require.Equal(t, "v", string(data))
+	})
+}

@@ -27,7 +27,7 @@ type config struct {
 	maxBuffer      int
 	defaultACL     []ACL
 	namespace      string
-	nsExisting     bool // WithExistingNamespace: check the namespace, do not create it
+	nsMode         int // what Connect does with the namespace: nsCreate, nsCheck or nsAsIs
 	meters         metric.MeterProvider
 	tracers        trace.TracerProvider
 }

@@ -68,7 +68,9 @@ func TestNamespaceFlag(t *testing.T) {
 
 // A command that only reads creates no namespace: it fails, saying the
 // namespace is missing, and leaves the server as it was. A command that
-// writes creates it, as before, and the readers then work in it.
+// writes creates it, as before, and the readers then work in it. (A worker
+// waiting for a rendezvous waits for the namespace too:
+// TestRendezvousWaitInMissingNamespace.)
 func TestReadersCreateNoNamespace(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := b.Connect(t)
@@ -90,7 +92,6 @@ func TestReadersCreateNoNamespace(t *testing.T) {
 			{"discover", "/s", "watch", "api"},
 			{"config", "/cfg", "get"},
 			{"config", "/cfg", "watch"},
-			{"rendezvous", "/r", "wait"},
 		}
 		for _, args := range readers {
 			for _, ns := range [][]string{{"--servers", b.Addr() + root}, {"--servers", b.Addr(), "--namespace", root}} {

@@ -116,16 +116,32 @@ func withWait(ctx context.Context, wait time.Duration) (context.Context, context
 // --servers) if it is missing. When no server answers within
 // --connect-timeout it returns the unreachable error, with the fix.
 func (a *app) connect(ctx context.Context) (*client.Client, error) {
-	return a.open(ctx, false)
+	return a.open(ctx, toWrite)
 }
 
 // connectToRead is connect for a command that only reads (or watches): it
 // creates nothing, and fails, saying so, when the namespace is missing.
 func (a *app) connectToRead(ctx context.Context) (*client.Client, error) {
-	return a.open(ctx, true)
+	return a.open(ctx, toRead)
 }
 
-func (a *app) open(ctx context.Context, read bool) (*client.Client, error) {
+// connectToWait is connect for a command that only waits for a node to
+// be created (rendezvous wait): it creates nothing, and a missing
+// namespace is only one more thing to wait for.
+func (a *app) connectToWait(ctx context.Context) (*client.Client, error) {
+	return a.open(ctx, toWait)
+}
+
+// What a command connects to do, which decides what it does with a
+// missing namespace: create it, fail, or wait for it.
+const (
+	toWrite = iota
+	toRead
+	toWait
+)
+
+func (a *app) open(ctx context.Context, purpose int) (*client.Client, error) {
+	read := purpose == toRead
 	servers, err := a.serverList()
 	if err != nil {
 		return nil, err
@@ -134,8 +150,11 @@ func (a *app) open(ctx context.Context, read bool) (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if read {
+	switch purpose {
+	case toRead:
 		opts = append(opts, client.WithExistingNamespace())
+	case toWait:
+		opts = append(opts, client.WithNamespaceAsIs())
 	}
 	// A command's own deadline (--wait) may end the attempt before
 	// --connect-timeout: the servers were unreachable all the same, for

@@ -22,7 +22,9 @@
 //     pass; a.withClient(ctx, fn) runs fn with such a client and closes it.
 //     Both create the namespace if it is missing: a command that only
 //     reads uses a.connectToRead and a.withReader instead, which create
-//     nothing and fail, saying so, when the namespace is missing;
+//     nothing and fail, saying so, when the namespace is missing, and
+//     one that waits for a node to be created uses a.connectToWait, which
+//     creates nothing and waits for the namespace too;
 //     a.clientOptions() are the same options for code that connects by
 //     itself (the demo with --servers);
 //   - a.runWhileHeld(ctx, held, argv, env...) runs CMD, in a process group

@@ -192,7 +192,7 @@ func (a *app) rendezvousWait(ctx context.Context, path string, wait time.Duratio
 		wctx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}
-	c, err := a.connectToRead(wctx)
+	c, err := a.connectToWait(wctx)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zkit-dev/zkit/rendezvous"
+	"github.com/zkit-dev/zkit/zktest"
 )
 
 // The paper's rendezvous from the shell: a worker waiting before the
@@ -117,4 +118,39 @@ func TestRendezvousPublishOwnEndsOnConflict(t *testing.T) {
 	if got := p.stderr.String(); !strings.Contains(got, "zkit rendezvous: ") || !strings.Contains(got, "/svc/own") {
 		t.Fatalf("stderr %q does not say why", got)
 	}
+}
+
+// A worker started before the launcher, in a job's namespace that does not
+// exist yet, waits for it as for zr (it creates nothing), and gets the
+// address once the launcher and the master have run.
+func TestRendezvousWaitInMissingNamespace(t *testing.T) {
+	bin := buildZkit(t)
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := b.Connect(t)
+		parent := zktest.UniquePath(t)
+		job := b.Addr() + parent + "/job"
+		if r := zkit(t, "rendezvous", "/zr", "wait", "--wait", "300ms", "--servers", job); r.status != exitTimeout {
+			t.Fatalf("wait in a missing namespace: %+v, want status %d", r, exitTimeout)
+		}
+		if ok, _, err := c.Exists(t.Context(), parent); err != nil || ok {
+			t.Fatalf("after the wait, %s exists: %v (%v)", parent, ok, err)
+		}
+		worker := make(chan result, 1)
+		go func() { worker <- zkit(t, "rendezvous", "/zr", "wait", "--wait", "60s", "--servers", job) }()
+		launcher, _, stopLauncher := background(t, bin, "rendezvous", "/zr", "create", "--servers", job)
+		waitOutput(t, launcher, "/zr\n")
+		master := make(chan result, 1)
+		go func() {
+			master <- zkit(t, "rendezvous", "/zr", "publish", "10.0.0.8:7000", "--servers", job, "--", "sleep", "60")
+		}()
+		if r := <-worker; r.status != 0 || r.stdout != "10.0.0.8:7000\n" {
+			t.Fatalf("worker: %+v", r)
+		}
+		if status := stopLauncher(); status != 0 {
+			t.Fatalf("launcher stopped with %d", status)
+		}
+		if r := <-master; r.status != exitLost {
+			t.Fatalf("master after the launcher ended: %+v", r)
+		}
+	})
 }

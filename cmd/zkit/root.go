@@ -89,8 +89,8 @@ Servers: --servers host:port,..., else $ZKIT_SERVERS, else ` + defaultServers + 
 chroot after the last server (host:port,host:port/app) roots every path at /app, as
 with ZooKeeper's own clients; a command that writes creates it if it is missing, one
 that only reads (ls, get, stat, getacl, inspect, top, watch, counter get, elect --leader
-and --observe, members, discover and config list/get/watch, rendezvous wait) creates
-nothing and fails, saying so. --namespace /app does the same (Curator's namespace; give
+and --observe, members, discover and config list/get/watch) creates nothing and fails,
+saying so; rendezvous wait creates nothing and waits for it. --namespace /app does the same (Curator's namespace; give
 one or the other).
 TLS: --tls-ca (the CA that signed the servers' certificates) turns it on, for servers'
 secureClientPort; --tls-cert and --tls-key present a client certificate, which
