@@ -31,6 +31,11 @@ func (b *Barrier) Path() string { return b.path }
 // parents get theirs). Setting a barrier that is already set does nothing.
 // Lost connections and replies are ridden out: creating the node twice
 // only answers "node exists".
+//
+// A barrier's node is persistent and has no children. A node at the path
+// that is ephemeral or has children is another recipe's (a rendezvous's
+// zr, a lock's directory): Set, Wait and Remove refuse it with an error
+// matching recipes.ErrOtherRecipe, and Remove does not delete it.
 func (b *Barrier) Set(ctx context.Context) error {
 	if err := b.validate("barrier set"); err != nil {
 		return err
@@ -42,7 +47,31 @@ func (b *Barrier) Set(ctx context.Context) error {
 			err = b.c.CreateDir(ctx, b.path, client.Persistent, b.cfg.CreateOptions()...)
 		}
 	}
+	if err == nil {
+		// The node may have been there already: make sure it is a
+		// barrier's.
+		err = b.c.Retry(ctx, func(ctx context.Context) error {
+			_, err := b.stat(ctx)
+			return err
+		})
+	}
 	return b.wrap(err)
+}
+
+// stat returns the Stat of the barrier's node (nil when it does not
+// exist), or an error matching ErrOtherRecipe when it is another
+// recipe's.
+func (b *Barrier) stat(ctx context.Context) (*client.Stat, error) {
+	ok, st, err := b.c.Exists(ctx, b.path)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return st, b.check(st)
+}
+
+// check refuses a node at the barrier's path that is another recipe's.
+func (b *Barrier) check(st *client.Stat) error {
+	return recipes.CheckOwnNode(b.path, st, "barrier", false)
 }
 
 // Remove lowers the barrier: it deletes the node, and every Wait returns.
@@ -53,10 +82,15 @@ func (b *Barrier) Remove(ctx context.Context) error {
 	}
 	var pause client.Backoff
 	for {
-		err := b.c.Delete(ctx, b.path, -1)
+		st, err := b.stat(ctx)
+		if err == nil && st != nil {
+			err = b.c.Delete(ctx, b.path, st.Version)
+		}
 		switch {
 		case err == nil, errors.Is(err, client.ErrNoNode):
 			return nil
+		case errors.Is(err, client.ErrBadVersion):
+			// Written since the look: look again.
 		case client.IsRetryable(err), client.IsOutcomeUnknown(err) && ctx.Err() == nil:
 		default:
 			return b.wrap(err)
@@ -71,14 +105,19 @@ func (b *Barrier) Remove(ctx context.Context) error {
 // exist, otherwise when the node is deleted. A deletion it was told of
 // counts even if the barrier is set again before Wait looks. Wait rides
 // out lost connections and sessions (the barrier belongs to no session),
-// and returns ctx's error when ctx ends first.
+// and returns ctx's error when ctx ends first, or one matching
+// recipes.ErrOtherRecipe when the node at the path is another recipe's
+// (see Set) instead of waiting for it to go.
 func (b *Barrier) Wait(ctx context.Context) error {
 	if err := b.validate("barrier wait"); err != nil {
 		return err
 	}
 	var pause client.Backoff
 	for {
-		set, _, w, err := b.c.ExistsW(ctx, b.path)
+		set, st, w, err := b.c.ExistsW(ctx, b.path)
+		if err == nil && set {
+			err = b.check(st)
+		}
 		switch {
 		case err == nil && !set:
 			return nil

@@ -191,6 +191,12 @@ func (d *Double) arrive(ctx context.Context) (opened <-chan client.WatchEvent, e
 			return nil, err
 		}
 		if len(l.members) == 0 && l.stat != nil {
+			if l.others > 0 {
+				// Nodes that are no barrier's beside ready: the path is
+				// another recipe's (a configuration's keys and its ready
+				// flag), whose ready is not this barrier's to delete.
+				return nil, d.otherRecipe(fmt.Sprintf("%d nodes beside %s that are no barrier member's", l.others, readyName))
+			}
 			if err := d.clearStale(ctx, l.stat.Version); err != nil {
 				return nil, err
 			}
@@ -309,6 +315,9 @@ func (d *Double) await(ctx context.Context, opened <-chan client.WatchEvent, joi
 				return err
 			}
 		}
+		if err := d.checkDir(ctx, l); err != nil {
+			return err
+		}
 		members := l.members
 		if !slices.Contains(members, d.name) {
 			return d.gone()
@@ -372,8 +381,43 @@ func (d *Double) open(ctx context.Context, members []string, version int32) (boo
 type listing struct {
 	members []string                 // member nodes, sorted by name (Curator's order)
 	ready   bool                     // the ready node is there
+	others  int                      // children that are neither members nor ready
+	queued  string                   // a lock's, read/write lock's, election's or semaphore's node, if any
 	stat    *client.Stat             // the directory's Stat; nil when it does not exist
 	changed <-chan client.WatchEvent // with a watch: fires when the children change
+}
+
+// checkDir refuses, with an error matching recipes.ErrOtherRecipe, a
+// directory that l shows to be another recipe's: one that holds a queue
+// recipe's or a semaphore's nodes, or whose data is not a barrier's
+// (empty, or the JSON outcome a last member leaves; a counter's value,
+// for one), which Leave would overwrite.
+func (d *Double) checkDir(ctx context.Context, l listing) error {
+	if l.queued != "" {
+		return d.otherRecipe("it holds " + l.queued)
+	}
+	if l.stat == nil || l.stat.DataLength == 0 {
+		return nil
+	}
+	var data []byte
+	err := d.retry(ctx, func() (err error) {
+		data, _, err = d.c.Get(ctx, d.dir)
+		return err
+	})
+	switch {
+	case errors.Is(err, client.ErrNoNode):
+		return nil
+	case err != nil:
+		return err
+	case len(data) > 0 && data[0] != '{':
+		return d.otherRecipe(fmt.Sprintf("its data (%d bytes) is no barrier's", len(data)))
+	}
+	return nil
+}
+
+// otherRecipe is the error for a directory that is another recipe's.
+func (d *Double) otherRecipe(why string) error {
+	return fmt.Errorf("zkit: barrier %s: %s: %w; use one recipe per path", d.dir, why, recipes.ErrOtherRecipe)
 }
 
 // list looks at the directory, and with watch set leaves a watch on its
@@ -406,6 +450,14 @@ func (d *Double) list(ctx context.Context, watch bool) (listing, error) {
 // listingOf reads the directory's children (which it reuses) and Stat.
 func listingOf(children []string, st *client.Stat) listing {
 	l := listing{stat: st, ready: slices.Contains(children, readyName)}
+	if n, ok := recipes.QueueNodeOf(children); ok {
+		l.queued = n.Name
+	}
+	for _, ch := range children {
+		if ch != readyName && !isMember(ch) {
+			l.others++
+		}
+	}
 	l.members = slices.DeleteFunc(children, func(n string) bool { return !isMember(n) })
 	slices.Sort(l.members)
 	return l

@@ -194,7 +194,8 @@ func badInput(t *testing.T, e *env) Summary {
 var member = regexp.MustCompile(`lock-(-?[0-9]{1,19})$`)
 
 // otherKind is the oracle for another queue recipe's nodes (a read/write
-// lock's, an election's): a lock refuses a directory that holds one.
+// lock's, an election's): a lock refuses a directory that holds one
+// created before its own node.
 var otherKind = regexp.MustCompile(`(__READ__|__WRIT__|latch-)([0-9]{1,19})$`)
 
 func fuzzLockNames(t *testing.T, ctx context.Context, w *worker, admin *client.Client, base string, trials int, sum *Summary) int {
@@ -249,7 +250,9 @@ func fuzzLockNames(t *testing.T, ctx context.Context, w *worker, admin *client.C
 				}
 			}
 			if m := otherKind.FindStringSubmatch(name); m != nil {
-				if _, err := strconv.ParseInt(m[2], 10, 64); err == nil {
+				// Only one that came before the attempt's node: a
+				// later one is its own participant's to refuse.
+				if seq, err := strconv.ParseInt(m[2], 10, 64); err == nil && seq <= int64(k) {
 					other = true
 				}
 			}

@@ -52,6 +52,15 @@
 // reader, comparable with client.LastZxid and usable with
 // client.CatchUp for read-your-writes across processes.
 //
+// A key, and ready, is a persistent node without children. A child of the
+// configuration node that is ephemeral or has children belongs to another
+// recipe (a lock's or a member's node, a semaphore's directory): Set,
+// Publish, Get and Watch then refuse the path with an error matching
+// recipes.ErrOtherRecipe (a publish before it writes anything), so that a
+// configuration put on another recipe's path by mistake neither deletes
+// nor overwrites that recipe's nodes, nor waits for a publish that never
+// comes.
+//
 // # Publishing
 //
 // With the ready flag (the default, and the only way for a configuration

@@ -36,8 +36,10 @@ import (
 // path or key or a value over the request limit, before anything is sent;
 // with WithAtomic, one for a publish over the limit, before anything is
 // written (only the listing of the keys is sent); an error matching
-// client.ErrClosed once the client is closed; ctx's error; or the server's
-// (client.ErrNoAuth, ...).
+// recipes.ErrOtherRecipe, before anything is written, when the path holds
+// another recipe's nodes (see the package documentation); an error
+// matching client.ErrClosed once the client is closed; ctx's error; or
+// the server's (client.ErrNoAuth, ...).
 func (k *Config[T]) Set(ctx context.Context, values Values) (int64, error) {
 	return k.publish(ctx, "config set", values, false)
 }
@@ -262,13 +264,18 @@ func (p *publisher) list(ctx context.Context) (map[string]bool, bool, error) {
 }
 
 // children returns the stored keys and whether ready exists, or
-// client.ErrNoNode when the configuration node is missing.
+// client.ErrNoNode when the configuration node is missing. A child that
+// is no configuration's (checkKeyNode) is an error matching
+// recipes.ErrOtherRecipe, before anything is written.
 func (p *publisher) children(ctx context.Context) (map[string]bool, bool, error) {
 	var children []string
 	err := p.retry(ctx, func(ctx context.Context) (err error) {
 		children, _, err = p.c.Children(ctx, p.path)
 		return err
 	})
+	if err == nil {
+		err = p.retry(ctx, func(ctx context.Context) error { return checkKeys(ctx, p.c, p.path, children) })
+	}
 	stored := make(map[string]bool, len(children))
 	hasReady := false
 	for _, ch := range children {

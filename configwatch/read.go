@@ -30,8 +30,11 @@ type Snapshot[T any] struct {
 // Errors name the path, once: ErrNoConfig when the configuration node
 // does not exist; the decoder's error, also in the snapshot's Err; an
 // *client.InputError for an invalid path or a nil decoder, before anything
-// is sent; an error matching client.ErrClosed once the client is closed;
-// ctx's error; or the server's (client.ErrNoAuth, ...).
+// is sent; an error matching recipes.ErrOtherRecipe when the path holds
+// another recipe's nodes (see the package documentation), instead of
+// waiting for a publish that will not come; an error matching
+// client.ErrClosed once the client is closed; ctx's error; or the
+// server's (client.ErrNoAuth, ...).
 func (k *Config[T]) Get(ctx context.Context) (Snapshot[T], error) {
 	const op = "config get"
 	if err := k.checkRead(op); err != nil {
@@ -90,7 +93,8 @@ func awaitPublish(ctx context.Context, c *client.Client, path string) error {
 // error), when the client is closed (an error matching client.ErrClosed),
 // or on an error retrying cannot cure, which names the path once: an
 // *client.InputError for an invalid path or a nil decoder (nothing is
-// sent), no permission to read (client.ErrNoAuth).
+// sent), no permission to read (client.ErrNoAuth), another recipe's
+// nodes at the path (recipes.ErrOtherRecipe).
 func (k *Config[T]) Watch(ctx context.Context) *recipes.Feed[Snapshot[T]] {
 	const op = "config watch"
 	bad := k.checkRead(op)
@@ -162,8 +166,16 @@ func read(ctx context.Context, c *client.Client, path string, watch bool) (Value
 		} else {
 			ok, before, err = c.Exists(ctx, readyPath)
 		}
-		if err != nil || !ok {
+		if err != nil {
 			return nil, 0, ready, err
+		}
+		if !ok {
+			// Waiting for a publish: make sure there is a configuration
+			// to wait for, not another recipe's directory.
+			return nil, 0, ready, checkDir(ctx, c, path)
+		}
+		if err := checkKeyNode(readyPath, before); err != nil {
+			return nil, 0, nil, err
 		}
 		children, _, err := c.Children(ctx, path)
 		if errors.Is(err, client.ErrNoNode) {
@@ -189,40 +201,96 @@ func read(ctx context.Context, c *client.Client, path string, watch bool) (Value
 	}
 }
 
+// checkDir checks the children of the configuration node path
+// (checkKeys); a missing node is no matter.
+func checkDir(ctx context.Context, c *client.Client, path string) error {
+	children, _, err := c.Children(ctx, path)
+	if errors.Is(err, client.ErrNoNode) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return checkKeys(ctx, c, path, children)
+}
+
 // maxReads bounds the reads of one snapshot in flight at once.
 const maxReads = 32
 
 // getAll reads every key among children (all but ready), in parallel:
-// one round trip for a small configuration.
+// one round trip for a small configuration. A child that is no key (see
+// checkKeyNode) is an error matching recipes.ErrOtherRecipe.
 func getAll(ctx context.Context, c *client.Client, path string, children []string) (Values, error) {
 	var (
+		mu   sync.Mutex
+		vals = make(Values, len(children))
+	)
+	err := eachChild(children, func(key string) error {
+		if key == readyName {
+			return nil
+		}
+		node := client.JoinPath(path, key)
+		data, st, err := c.Get(ctx, node)
+		if err == nil {
+			err = checkKeyNode(node, st)
+		}
+		if data == nil {
+			data = []byte{}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		vals[key] = data
+		return err
+	})
+	return vals, err
+}
+
+// checkKeys checks, in parallel, that every child of path among children
+// is a key of a configuration or its ready flag (checkKeyNode). A child
+// deleted meanwhile is no matter.
+func checkKeys(ctx context.Context, c *client.Client, path string, children []string) error {
+	return eachChild(children, func(key string) error {
+		node := client.JoinPath(path, key)
+		ok, st, err := c.Exists(ctx, node)
+		if err != nil || !ok {
+			return err
+		}
+		return checkKeyNode(node, st)
+	})
+}
+
+// checkKeyNode refuses a node of a configuration (a key, or ready) that
+// is no configuration's: one that is ephemeral or has children is another
+// recipe's (a lock's or a member's node, a semaphore's directory), and
+// writing, deleting or reading it as a key would break that recipe or
+// mix its nodes into the configuration.
+func checkKeyNode(node string, st *client.Stat) error {
+	return recipes.CheckOwnNode(node, st, "configuration", false)
+}
+
+// eachChild calls fn for every name among children, maxReads at a time,
+// and returns the first error.
+func eachChild(children []string, fn func(name string) error) error {
+	var (
 		mu    sync.Mutex
-		vals  = make(Values, len(children))
 		first error
 		wg    sync.WaitGroup
 		slots = make(chan struct{}, maxReads)
 	)
-	for _, key := range children {
-		if key == readyName {
-			continue
-		}
+	for _, name := range children {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			data, _, err := c.Get(ctx, client.JoinPath(path, key))
+			err := fn(name)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && first == nil {
 				first = err
 			}
-			if data == nil {
-				data = []byte{}
-			}
-			vals[key] = data
 		})
 	}
 	wg.Wait()
-	return vals, first
+	return first
 }
 
 // waitReady waits for the watch on ready to fire. A watch dropped with the

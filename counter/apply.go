@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 )
 
 // view is the counter node as this engine last saw it: read, or written by
@@ -225,6 +226,9 @@ func (e *engine) read(ctx context.Context, sync bool, pause *client.Backoff) err
 		if err == nil {
 			data, st, err = e.c.Get(ctx, e.path)
 		}
+		if err == nil && st.Czxid != e.checked {
+			err = e.check(ctx, st)
+		}
 		switch {
 		case err == nil:
 			e.pace.observe(e.view, st)
@@ -240,6 +244,30 @@ func (e *engine) read(ctx context.Context, sync bool, pause *client.Backoff) err
 			return err
 		}
 	}
+}
+
+// check refuses, with an error matching recipes.ErrOtherRecipe, a node
+// that is another recipe's, before anything is written to it: an
+// ephemeral node (a rendezvous's zr, a member's node), or the directory
+// of a lock, read/write lock, election or semaphore (its container would
+// be deleted by the server, value and all, once the other recipe leaves
+// it empty). It lists the children only of a node that has some, once
+// per node (its czxid).
+func (e *engine) check(ctx context.Context, st *client.Stat) error {
+	if err := recipes.CheckOwnNode(e.path, st, "counter", true); err != nil {
+		return err
+	}
+	if st.NumChildren > 0 {
+		kids, _, err := e.c.Children(ctx, e.path)
+		if err != nil {
+			return err
+		}
+		if n, ok := recipes.QueueNodeOf(kids); ok {
+			return fmt.Errorf("zkit: %s holds %s, a %s's node: %w; use one recipe per path", e.path, n.Name, n.Kind.Recipe, recipes.ErrOtherRecipe)
+		}
+	}
+	e.checked = st.Czxid
+	return nil
 }
 
 // notApplied reads the node back after a write from view v whose reply

@@ -90,5 +90,10 @@
 // naming the path and the length found; a result outside the encoding's
 // range is an *[OverflowError] (the counter never wraps). Both leave the
 // node untouched. Invalid paths and values out of range for Set and
-// CompareAndSet are a *client.InputError before anything is sent.
+// CompareAndSet are a *client.InputError before anything is sent. A node
+// that is another recipe's is an error matching recipes.ErrOtherRecipe,
+// and is not written: an ephemeral node (a rendezvous's zr, a member's
+// node), or one that holds a lock's, read/write lock's, election's or
+// semaphore's nodes (such a directory is a container, which the server
+// deletes, with the counter's value, once that recipe leaves it empty).
 package counter

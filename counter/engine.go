@@ -26,6 +26,7 @@ type engine struct {
 	view view
 	pace pacer
 
+	checked    int64           // the czxid of the node found a counter's (see check)
 	served     map[string]bool // deltas this engine found applied (delegate.go)
 	delegating bool            // the last batch was applied by another writer
 

@@ -58,3 +58,23 @@ func CheckData(c *client.Client, op, path string, data []byte) error {
 	}
 	return nil
 }
+
+// CheckOwnNode returns an error matching ErrOtherRecipe when st, the Stat
+// of the node path, shows that the node is not one a recipe of kind
+// recipe keeps its persistent state in (a configuration's key, a simple
+// barrier, a counter): it is ephemeral (a lock's, a member's, a
+// rendezvous's node) or, unless children may be there, it has children
+// (the directory of another recipe). Recipes check a node they found,
+// and did not create, with it before they write to or delete it.
+func CheckOwnNode(path string, st *client.Stat, recipe string, children bool) error {
+	var what string
+	switch {
+	case st.EphemeralOwner != 0:
+		what = fmt.Sprintf("an ephemeral node (session 0x%x)", st.EphemeralOwner)
+	case !children && st.NumChildren > 0:
+		what = fmt.Sprintf("a node with %d children", st.NumChildren)
+	default:
+		return nil
+	}
+	return fmt.Errorf("zkit: %s is %s, not a %s's: %w; use one recipe per path", path, what, recipe, ErrOtherRecipe)
+}

@@ -75,7 +75,15 @@ func lossCause(c *client.Client, cause error) error {
 // (an input error, an error of a call on that very node) are returned as
 // they are, so that a message names its path once. Recipes wrap every
 // error their exported calls return; nil stays nil.
+//
+// A create refused because its parent is ephemeral
+// (client.ErrNoChildrenForEphemerals) is made to match ErrOtherRecipe too:
+// a recipe's path, or a directory in it, is an ephemeral node, which is
+// another recipe's (a rendezvous's zr, a member's or a lock's node).
 func Wrap(op, path string, err error) error {
+	if errors.Is(err, client.ErrNoChildrenForEphemerals) && !errors.Is(err, ErrOtherRecipe) {
+		err = fmt.Errorf("%w (%s or a parent is an ephemeral node: %w)", err, path, ErrOtherRecipe)
+	}
 	if err == nil || strings.Contains(err.Error(), path) {
 		return err
 	}

@@ -51,6 +51,22 @@ var (
 // nodes in a directory (see Queue).
 var queueKinds = []Kind{MutexKind, ReadKind, WriteKind, LatchKind}
 
+// QueueNodeOf returns the first of children that is a node of a queue
+// recipe (lock, rwlock, election) or a semaphore's lease: the sign that
+// the directory is one of theirs. A recipe that keeps its state in the
+// node itself (a counter) refuses such a node with ErrOtherRecipe.
+func QueueNodeOf(children []string) (Node, bool) {
+	for _, ch := range children {
+		if n, ok := ParseNode(ch, queuedKinds...); ok {
+			return n, true
+		}
+	}
+	return Node{}, false
+}
+
+// queuedKinds are the kinds of QueueNodeOf.
+var queuedKinds = append(slices.Clip(queueKinds), LeaseKind)
+
 // Node is one parsed member of a queue directory.
 type Node struct {
 	Name string // the child name, as listed

@@ -470,7 +470,9 @@ func (t *Ticket) relist(ctx context.Context) error {
 }
 
 // place learns, from a listing of the directory, the lower nodes that block
-// the ticket. A listing without the ticket's node means it is gone.
+// the ticket. A listing without the ticket's node means it is gone; one
+// with another queue recipe's node that came before the ticket's is
+// ErrOtherRecipe.
 func (t *Ticket) place(children []string) error {
 	// One pass, no sort: a queue may hold thousands of nodes, and only the
 	// lower ones that block this ticket matter.
@@ -483,7 +485,11 @@ func (t *Ticket) place(children []string) error {
 		n, ok := ParseNode(ch, t.q.kinds...)
 		switch {
 		case !ok:
-			if other, ok := ParseNode(ch, queueKinds...); ok {
+			// Another kind's node that came before the ticket's makes the
+			// path another recipe's. One that came after it belongs to a
+			// participant that finds this ticket's node before its own and
+			// refuses the path: it disturbs nobody already here.
+			if other, ok := ParseNode(ch, queueKinds...); ok && !t.node.Before(other) {
 				return fmt.Errorf("zkit: %s holds %s: %w; use one recipe per path",
 					t.q.dir, other.Name, ErrOtherRecipe)
 			}

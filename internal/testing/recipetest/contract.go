@@ -89,7 +89,9 @@ type Mode[R any, L Lease] struct {
 //   - BadInput: invalid paths give an *client.InputError and send nothing.
 //   - ForeignNodes: children of other shapes are ignored.
 //   - OtherRecipe: a path holding another queue recipe's node is refused
-//     with recipes.ErrOtherRecipe, leaving no node.
+//     with recipes.ErrOtherRecipe, leaving no node; such a node that
+//     appears behind the waiters (its own participant refuses the path)
+//     disturbs none of them.
 //   - InNamespace: exclusion, expiry, try, bad input and other recipes'
 //     nodes again, every client inside one namespace (client.WithNamespace);
 //     nothing is created outside it.

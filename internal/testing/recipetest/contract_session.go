@@ -1,6 +1,7 @@
 package recipetest
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -84,6 +85,63 @@ func (q *contract[R, L]) otherRecipe(t *testing.T, b zktest.Backend) {
 			}
 			WaitChildren(t, c, dir, 1)
 		}
+	}
+	q.otherRecipeLater(t, ctx, b)
+}
+
+// otherRecipeLater: another kind's node that appears behind the waiters
+// (its participant will refuse the path) does not disturb them: a waiter
+// that lists the queue again once the waiter before it gave up ignores
+// that node, and takes its turn when the holder releases. Only a node
+// that came before its own makes a participant refuse the path.
+func (q *contract[R, L]) otherRecipeLater(t *testing.T, ctx context.Context, b zktest.Backend) {
+	m := q.exclusive[0]
+	// A client each, so that a combining recipe queues them apart.
+	c, middle, last := b.Connect(t), b.Connect(t), b.Connect(t)
+	other := recipes.WriteKind
+	if q.hasMarker(other.Marker) {
+		other = recipes.MutexKind
+	}
+	dir := LockDir(t, c)
+	holder := q.acquire(t, ctx, m, c, dir, 0)
+	giveUp, cancel := context.WithCancel(ctx)
+	defer cancel()
+	gaveUp := make(chan error, 1)
+	go func() {
+		_, err := m.Acquire(q.participant(middle, dir, 0), giveUp)
+		gaveUp <- err
+	}()
+	WaitChildren(t, c, dir, 2)
+	lastDone := make(chan error, 1)
+	var lease L
+	go func() {
+		l, err := m.Acquire(q.participant(last, dir, 0), ctx)
+		lease = l
+		lastDone <- err
+	}()
+	WaitChildren(t, c, dir, 3)
+	foreign := dir + "/" + client.ProtectedName(client.NewProtectedID(), other.Marker+"9000000000")
+	if _, err := c.Create(ctx, foreign, nil, client.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-gaveUp; !errors.Is(err, context.Canceled) {
+		t.Fatalf("%s: the middle waiter: %v, want context.Canceled", m.Name, err)
+	}
+	// The last waiter lists the queue again within a round trip of the
+	// middle one's delete; give it ample time to (wrongly) give up.
+	select {
+	case err := <-lastDone:
+		t.Fatalf("%s: the last waiter ended while the holder held: %v (a %q node behind it)", m.Name, err, other.Marker)
+	case <-time.After(zktest.Scale(300 * time.Millisecond)):
+	}
+	q.release(t, ctx, holder)
+	if err := <-lastDone; err != nil {
+		t.Fatalf("%s: the last waiter, after the holder released: %v, want its turn (the %q node came after it)", m.Name, err, other.Marker)
+	}
+	q.release(t, ctx, lease)
+	if err := c.Delete(ctx, foreign, -1); err != nil {
+		t.Fatal(err)
 	}
 }
 
