@@ -82,7 +82,7 @@ func lossCause(c *client.Client, cause error) error {
 // another recipe's (a rendezvous's zr, a member's or a lock's node).
 func Wrap(op, path string, err error) error {
 	if errors.Is(err, client.ErrNoChildrenForEphemerals) && !errors.Is(err, ErrOtherRecipe) {
-		err = fmt.Errorf("%w (%s or a parent is an ephemeral node: %w)", err, path, ErrOtherRecipe)
+		err = fmt.Errorf("%w (the recipe's path or a parent is an ephemeral node: %w)", err, ErrOtherRecipe)
 	}
 	if err == nil || strings.Contains(err.Error(), path) {
 		return err
