@@ -1,6 +1,9 @@
 package main
 
 import (
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/zkit-dev/zkit/zktest"
@@ -69,8 +72,9 @@ func TestNamespaceFlag(t *testing.T) {
 // A command that only reads creates no namespace: it fails, saying the
 // namespace is missing, and leaves the server as it was. A command that
 // writes creates it, as before, and the readers then work in it. (A worker
-// waiting for a rendezvous waits for the namespace too:
-// TestRendezvousWaitInMissingNamespace.)
+// waiting for a rendezvous and the commands that watch until stopped wait
+// for the namespace instead: TestRendezvousWaitInMissingNamespace,
+// TestWatchersWaitForMissingNamespace.)
 func TestReadersCreateNoNamespace(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := b.Connect(t)
@@ -82,16 +86,11 @@ func TestReadersCreateNoNamespace(t *testing.T) {
 			{"stat", "/x"},
 			{"getacl", "/x"},
 			{"inspect", "/x"},
-			{"watch", "/x"},
 			{"counter", "/n", "get"},
 			{"elect", "/e", "--leader"},
-			{"elect", "/e", "--observe"},
 			{"members", "/g", "list"},
-			{"members", "/g", "watch"},
 			{"discover", "/s", "list"},
-			{"discover", "/s", "watch", "api"},
 			{"config", "/cfg", "get"},
-			{"config", "/cfg", "watch"},
 		}
 		for _, args := range readers {
 			for _, ns := range [][]string{{"--servers", b.Addr() + root}, {"--servers", b.Addr(), "--namespace", root}} {
@@ -111,6 +110,66 @@ func TestReadersCreateNoNamespace(t *testing.T) {
 		}
 		if r := zkitOn(t, b.Addr(), exitOK, "ls", "/", "--namespace", root); r.stdout != "n\n" {
 			t.Fatalf("ls / in the namespace printed %q", r.stdout)
+		}
+	})
+}
+
+// A command that watches until stopped waits in a missing namespace as it
+// waits for a missing node without one: it creates nothing (not the
+// namespace, not its own node), prints what a writer then creates there,
+// and exits 0 on SIGTERM.
+func TestWatchersWaitForMissingNamespace(t *testing.T) {
+	bin := buildZkit(t)
+	watchers := []struct {
+		name    string
+		args    []string // the watcher's command
+		waiting string   // what it prints while there is nothing to see ("" for nothing)
+		writer  []string // the command that then creates what it waits for
+		holds   bool     // the writer runs until stopped
+		want    string   // what the watcher prints then
+	}{
+		{"watch", []string{"watch", "/w"}, "initialized zxid=", []string{"create", "/w", "hello"}, false, `created /w version=0 `},
+		{"elect", []string{"elect", "/e", "--observe"}, "none\n", []string{"elect", "/e", "--id", "boss"}, true, "boss /e/"},
+		{"members", []string{"members", "/g", "watch"}, "[]\n", []string{"members", "/g", "join", "m1"}, true, `[{"id":"m1",`},
+		{"discover", []string{"discover", "/s", "watch", "api"}, "[]\n", []string{"discover", "/s", "register", "api", "i1", "--address", "10.0.0.1"}, true, `"id":"i1"`},
+		{"config", []string{"config", "/cfg", "watch"}, "", []string{"config", "/cfg", "set", "a=1"}, false, `{"a":1}` + "\n"},
+	}
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := b.Connect(t)
+		for i, w := range watchers {
+			t.Run(w.name, func(t *testing.T) {
+				parent := zktest.UniquePath(t)
+				root := parent + "/app"
+				ns := []string{"--servers", b.Addr() + root}
+				if i%2 == 1 {
+					ns = []string{"--servers", b.Addr(), "--namespace", root}
+				}
+				p := start(t, bin, append(w.args, ns...)...)
+				p.waitFor(t, "print "+strconv.Quote(w.waiting)+" and watch in "+root, func() bool {
+					out, err := zktest.FourLetterWord(t.Context(), b.Addr(), "wchp")
+					return strings.Contains(p.stdout.String(), w.waiting) && err == nil && strings.Contains(out, root)
+				})
+				if ok, _, err := c.Exists(t.Context(), parent); err != nil || ok {
+					t.Fatalf("while zkit %q waits, %s exists: %v (%v)", w.args, parent, ok, err)
+				}
+				if w.holds {
+					_, _, stop := background(t, bin, append(w.writer, ns...)...)
+					defer func() {
+						if status := stop(); status != exitOK {
+							t.Errorf("zkit %q stopped with status %d", w.writer, status)
+						}
+					}()
+				} else {
+					if r := zkit(t, append(w.writer, ns...)...); r.status != exitOK {
+						t.Fatalf("zkit %q: %+v", w.writer, r)
+					}
+				}
+				p.waitFor(t, "print "+strconv.Quote(w.want), func() bool { return strings.Contains(p.stdout.String(), w.want) })
+				p.cmd.Process.Signal(syscall.SIGTERM)
+				if status := p.wait(t); status != exitOK {
+					t.Fatalf("zkit %q stopped with status %d, want %d (stderr %q)", w.args, status, exitOK, p.stderr.String())
+				}
+			})
 		}
 	})
 }

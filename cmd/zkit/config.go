@@ -178,7 +178,7 @@ func (a *app) configGet(ctx context.Context, path string, wait time.Duration) er
 }
 
 func (a *app) configWatch(ctx context.Context, path string) error {
-	c, err := a.connectToRead(ctx)
+	c, err := a.connectToWait(ctx)
 	if err != nil {
 		return err
 	}

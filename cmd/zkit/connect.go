@@ -119,15 +119,17 @@ func (a *app) connect(ctx context.Context) (*client.Client, error) {
 	return a.open(ctx, toWrite)
 }
 
-// connectToRead is connect for a command that only reads (or watches): it
-// creates nothing, and fails, saying so, when the namespace is missing.
+// connectToRead is connect for a command that only reads what is there
+// (ls, get, ... config get): it creates nothing, and fails, saying so,
+// when the namespace is missing.
 func (a *app) connectToRead(ctx context.Context) (*client.Client, error) {
 	return a.open(ctx, toRead)
 }
 
-// connectToWait is connect for a command that only waits for a node to
-// be created (rendezvous wait): it creates nothing, and a missing
-// namespace is only one more thing to wait for.
+// connectToWait is connect for a command that only waits for nodes to
+// appear (watch, elect --observe, members watch, discover watch, config
+// watch, rendezvous wait): it creates nothing, and a missing namespace is
+// only one more thing to wait for, as a missing node is.
 func (a *app) connectToWait(ctx context.Context) (*client.Client, error) {
 	return a.open(ctx, toWait)
 }

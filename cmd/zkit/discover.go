@@ -223,7 +223,7 @@ func (a *app) discoverList(ctx context.Context, base, name string) error {
 }
 
 func (a *app) discoverWatch(ctx context.Context, base, name string) error {
-	c, err := a.connectToRead(ctx)
+	c, err := a.connectToWait(ctx)
 	if err != nil {
 		return err
 	}

@@ -21,10 +21,14 @@
 //     and an untrusted certificate into a failure that says which CA to
 //     pass; a.withClient(ctx, fn) runs fn with such a client and closes it.
 //     Both create the namespace if it is missing: a command that only
-//     reads uses a.connectToRead and a.withReader instead, which create
-//     nothing and fail, saying so, when the namespace is missing, and
-//     one that waits for a node to be created uses a.connectToWait, which
-//     creates nothing and waits for the namespace too;
+//     reads what is there (ls, get, stat, getacl, inspect, top, counter
+//     get, elect --leader, members list, discover list, config get) uses
+//     a.connectToRead and a.withReader instead, which create nothing and
+//     fail, saying so, when the namespace is missing, and one that waits
+//     for nodes to appear (watch, elect --observe, members watch,
+//     discover watch, config watch, rendezvous wait) uses a.connectToWait,
+//     which creates nothing and leaves a missing namespace to be waited
+//     for as its node is (the recipe's read and watch see ErrNoNode);
 //     a.clientOptions() are the same options for code that connects by
 //     itself (the demo with --servers);
 //   - a.runWhileHeld(ctx, held, argv, env...) runs CMD, in a process group

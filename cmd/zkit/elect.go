@@ -241,7 +241,7 @@ func resign(term *election.Term) error {
 // observeLeader prints the leader of path whenever it changes, until ctx
 // ends (SIGINT, SIGTERM).
 func (a *app) observeLeader(ctx context.Context, path string, asJSON bool) error {
-	c, err := a.connectToRead(ctx)
+	c, err := a.connectToWait(ctx)
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,24 @@ func (p *started) wait(t *testing.T) int {
 	return p.cmd.ProcessState.ExitCode()
 }
 
+// waitFor waits until cond holds, failing at once if p exits first; what
+// says what p was to do ("print ...").
+func (p *started) waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(zktest.Scale(20 * time.Second))
+	for !cond() {
+		select {
+		case <-p.done:
+			t.Fatalf("zkit exited with status %d while it was to %s (stdout %q, stderr %q)", p.cmd.ProcessState.ExitCode(), what, p.stdout.String(), p.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("zkit did not %s within 20s (stdout %q, stderr %q)", what, p.stdout.String(), p.stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // line waits for the first line of stdout.
 func (p *started) line(t *testing.T) string {
 	t.Helper()

@@ -161,7 +161,7 @@ func groupJSON(group []membership.Entry) []memberJSON {
 }
 
 func (a *app) membersWatch(ctx context.Context, path string) error {
-	c, err := a.connectToRead(ctx)
+	c, err := a.connectToWait(ctx)
 	if err != nil {
 		return err
 	}

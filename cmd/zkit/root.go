@@ -88,10 +88,11 @@ demonstrates every recipe with its invariants checked.
 Servers: --servers host:port,..., else $ZKIT_SERVERS, else ` + defaultServers + `. A
 chroot after the last server (host:port,host:port/app) roots every path at /app, as
 with ZooKeeper's own clients; a command that writes creates it if it is missing, one
-that only reads (ls, get, stat, getacl, inspect, top, watch, counter get, elect --leader
-and --observe, members, discover and config list/get/watch) creates nothing and fails,
-saying so; rendezvous wait creates nothing and waits for it. --namespace /app does the same (Curator's namespace; give
-one or the other).
+that only reads (ls, get, stat, getacl, inspect, top, counter get, elect --leader,
+members list, discover list, config get) creates nothing and fails, saying so, and one
+that waits for nodes to appear (watch, elect --observe, members watch, discover watch,
+config watch, rendezvous wait) creates nothing and waits for it as for its node.
+--namespace /app does the same (Curator's namespace; give one or the other).
 TLS: --tls-ca (the CA that signed the servers' certificates) turns it on, for servers'
 secureClientPort; --tls-cert and --tls-key present a client certificate, which
 ZooKeeper's x509 provider takes as the client's identity.

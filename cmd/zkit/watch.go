@@ -63,7 +63,7 @@ stderr and prints nothing; back, it prints what changed meanwhile.`,
 }
 
 func (a *app) watch(ctx context.Context, path string, depth int) error {
-	c, err := a.connectToRead(ctx)
+	c, err := a.connectToWait(ctx)
 	if err != nil {
 		return err
 	}
