@@ -132,7 +132,14 @@ func (k *Kept) claim(ctx context.Context, sess *client.Session) (*Presence, <-ch
 		// Adopted after an Update made while the node was not present.
 		p.pending = unsettled(want)
 		nst, err := k.c.Set(ctx, k.path, want, st.Version)
-		if err != nil {
+		switch {
+		case errors.Is(err, client.ErrBadVersion):
+			// Written since it was read: by another process (the next
+			// claim's read says so, a conflict), or by a write of ours
+			// that lost its reply and landed late (the next claim
+			// adopts it).
+			return nil, nil, errTryAgain
+		case err != nil:
 			k.claimed = p // the next claim may find its write applied
 			return nil, nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/rendezvous"
 	"github.com/zkit-dev/zkit/rwlock"
 	"github.com/zkit-dev/zkit/semaphore"
@@ -98,6 +99,37 @@ func TestDemoRWLockCatchesExclusiveReaders(t *testing.T) {
 						return exclusiveReaders{rwlock.New(c, path)}
 					}
 					return rwlock.New(c, path)
+				})
+			})
+		}
+	})
+}
+
+// eagerTerm is an election term broken on purpose: its candidate leads
+// as soon as its node is created, without waiting for the nodes below it.
+type eagerTerm struct{ *recipes.Lease }
+
+func (t eagerTerm) Resign(ctx context.Context) error { return t.Unlock(ctx) }
+
+// An election whose candidates lead without waiting for the lower nodes
+// fails the election step, "one leader at a time", with 2 workers as with
+// 8, even when the simultaneous leaders' writes arrive in token order.
+func TestDemoElectionCatchesSimultaneousLeaders(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		for _, workers := range []int{2, 8} {
+			checkCatches(t, b, workers, func(ctx context.Context, d *demoEnv, broken bool) (string, error) {
+				return electionRun(ctx, d, func(c *client.Client, path, id string) campaignFunc {
+					if !broken {
+						return electionCandidate(c, path, id)
+					}
+					q := recipes.NewQueue(c, path, nil, recipes.LatchKind)
+					return func(ctx context.Context) (leaderTerm, error) {
+						t, err := q.Join(ctx, recipes.LatchKind, []byte(id))
+						if err != nil {
+							return nil, err
+						}
+						return eagerTerm{t.Hold(recipes.LeaseOptions{PlainRelease: true})}, nil
+					}
 				})
 			})
 		}
