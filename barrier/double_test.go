@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkit-dev/zkit/barrier"
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/testing/logtest"
 	"github.com/zkit-dev/zkit/internal/testing/recipetest"
 	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
@@ -124,7 +125,7 @@ func TestSlowMemberNotStranded(t *testing.T) {
 
 		proxy := zktest.NewProxy(t, b.Addr())
 		slowClient := b.Connect(t, client.WithDialer(proxy.Dialer()))
-		var log logRecorder
+		var log logtest.Recorder
 		slow := barrier.NewDouble(slowClient, path, n, barrier.WithLogger(slog.New(&log)))
 
 		errs := make(chan error, n)
@@ -146,7 +147,7 @@ func TestSlowMemberNotStranded(t *testing.T) {
 		waitMembers(t, admin, path, n-1)
 		go enterAndLeave(fast[n-2].d)
 		recipetest.Eventually(t, "the slow member counted", func() bool {
-			return len(log.ints("zkit: barrier: waiting for members", "members")) > 0
+			return len(ints(&log, "zkit: barrier: waiting for members", "members")) > 0
 		})
 		proxy.SetLatency(0)
 		for range n {
@@ -154,7 +155,7 @@ func TestSlowMemberNotStranded(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		counted := log.ints("zkit: barrier: waiting for members", "members")
+		counted := ints(&log, "zkit: barrier: waiting for members", "members")
 		if len(counted) != 1 || counted[0] >= n {
 			t.Fatalf("the slow member counted %v members: the scenario did not happen", counted)
 		}

@@ -1,16 +1,15 @@
 package barrier_test
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/testing/logtest"
 	"github.com/zkit-dev/zkit/internal/testing/recipetest"
 	"github.com/zkit-dev/zkit/zktest"
 )
@@ -72,28 +71,10 @@ func isInputError(err error) bool {
 	return errors.As(err, &ie) && errors.Is(err, client.ErrInvalidInput)
 }
 
-// logRecorder is a slog handler that keeps the records it is given.
-type logRecorder struct {
-	mu   sync.Mutex
-	recs []slog.Record
-}
-
-func (r *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
-func (r *logRecorder) Handle(_ context.Context, rec slog.Record) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.recs = append(r.recs, rec.Clone())
-	return nil
-}
-func (r *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return r }
-func (r *logRecorder) WithGroup(string) slog.Handler      { return r }
-
 // ints returns the int attribute key of every record with message msg.
-func (r *logRecorder) ints(msg, key string) []int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+func ints(r *logtest.Recorder, msg, key string) []int64 {
 	var out []int64
-	for _, rec := range r.recs {
+	for _, rec := range r.Records() {
 		if rec.Message != msg {
 			continue
 		}

@@ -46,7 +46,14 @@ func ParseProtected(node string) (id, rest string, ok bool) {
 // lists the parent and adopts the node carrying its id, but only when the
 // node's ephemeralOwner is the current session (for ephemeral modes). It
 // retries while ctx and the session last. When it gives up, it deletes in the
-// background (while the client lives) whatever node it may have left.
+// background (while the client lives) whatever node it may have left,
+// trying again through lost connections, replies and (for persistent
+// nodes) sessions. An error that trying again cannot cure ends that cleanup
+// with one warning (level Warn) on the client's logger naming the parent and
+// the protection id: a parent whose listing is longer than the client reads
+// (ErrReplyTooLarge), one the client may not list or delete in
+// (ErrNoAuth), a node that has children by then (ErrNotEmpty). The node,
+// if the create was applied, then stays for an operator to delete by hand.
 //
 // For ephemeral modes the session matters: if the session that would own the
 // node is lost, CreateProtected fails with an error matching ErrSessionLost.
@@ -127,6 +134,12 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 // node is lost, or the look-up fails for a reason retrying will not fix.
 func (c *Client) resolveProtected(ctx context.Context, parent, id string, sess *Session, mode CreateMode) (string, int64, error) {
 	backoff := 10 * time.Millisecond
+	// Only an ephemeral node ends with sess: a persistent one outlives it,
+	// and waiting on a lost session's closed Done would not wait at all.
+	var lost <-chan struct{}
+	if mode.IsEphemeral() {
+		lost = sess.Done()
+	}
 	for {
 		if mode.IsEphemeral() && !sess.Alive() {
 			return "", 0, sess.Err()
@@ -140,7 +153,7 @@ func (c *Client) resolveProtected(ctx context.Context, parent, id string, sess *
 			backoff = min(2*backoff, time.Second)
 		case <-ctx.Done():
 			return "", 0, ctx.Err()
-		case <-sess.Done():
+		case <-lost:
 		}
 	}
 }
@@ -174,6 +187,11 @@ func (c *Client) findProtected(ctx context.Context, parent, id string, sess *Ses
 // cleanupProtected deletes, in the background and for as long as the client
 // lives, every node under parent carrying protection id. For ephemeral nodes
 // (sess != nil) it stops once that session is lost: the server removes them.
+// It tries again after an error that goes away by itself (IsTransient, a
+// lost reply, an attempt that timed out); any other error (the parent's
+// listing too large to read, no permission) would come back every time, so
+// it gives up with a warning naming the parent and the id, for an operator
+// to delete the node by hand.
 func (c *Client) cleanupProtected(parent, id string, sess *Session) {
 	c.Go(func(life context.Context) {
 		backoff := 50 * time.Millisecond
@@ -183,8 +201,14 @@ func (c *Client) cleanupProtected(parent, id string, sess *Session) {
 			}
 			ctx, cancel := context.WithTimeout(life, 10*time.Second)
 			err := c.deleteProtected(ctx, parent, id)
+			timedOut := ctx.Err() != nil
 			cancel()
-			if err == nil || life.Err() != nil {
+			if err == nil || life.Err() != nil || errors.Is(err, ErrClosed) {
+				return
+			}
+			if !timedOut && !IsTransient(err) && !IsOutcomeUnknown(err) {
+				c.log.Warn("zkit: protected cleanup gave up: delete the node by hand",
+					"parent", parent, "id", id, "node", JoinPath(parent, ProtectedName(id, "*")), "err", err)
 				return
 			}
 			c.log.Debug("zkit: protected cleanup will retry", "parent", parent, "err", err)

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -11,7 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/testing/logtest"
 	"github.com/zkit-dev/zkit/zktest"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
 // A protected create whose reply is cut leaves exactly one node, owned by
@@ -266,5 +269,171 @@ func TestCreateProtectedEndsWithItsSession(t *testing.T) {
 			_, _, protected := client.ParseProtected(ch)
 			assert.False(t, protected, "a node was created: %s", ch)
 		}
+	})
+}
+
+// A protected create that gives up after a lost reply leaves its cleanup
+// to the background; when the cleanup fails with an error that trying
+// again cannot cure, it stops at once with one warning that names the
+// parent and the protection id (so that an operator can find the node and
+// delete it by hand), instead of trying again every few seconds for as
+// long as the client lives.
+func TestCreateProtectedCleanupGivesUp(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want error
+		// setup fills dir so that its cleanup fails with want for a
+		// client opened with opts; admin still reads dir.
+		setup func(t *testing.T, ctx context.Context, admin *client.Client, dir string) (opts []client.Option)
+	}{
+		{"ReplyTooLarge", client.ErrReplyTooLarge, func(t *testing.T, ctx context.Context, admin *client.Client, dir string) []client.Option {
+			fillChildren(t, ctx, admin, dir, 4096+64<<10)
+			return []client.Option{client.WithMaxBuffer(4096)}
+		}},
+		{"NoAuth", client.ErrNoAuth, func(t *testing.T, ctx context.Context, admin *client.Client, dir string) []client.Option {
+			// Anyone may create in dir, but only admin may list it.
+			acl := append(client.WorldACL(client.PermCreate), client.DigestACL(client.PermAll, "admin", "secret")...)
+			_, err := admin.SetACL(ctx, dir, acl, -1)
+			require.NoError(t, err)
+			return nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+				ctx := testCtx(t)
+				admin := b.Connect(t, client.WithDigestAuth("admin", "secret"))
+				dir := zktest.UniquePath(t)
+				require.NoError(t, admin.EnsurePath(ctx, dir))
+				opts := tc.setup(t, ctx, admin, dir)
+				logs := &logtest.Recorder{}
+				reader := sdkmetric.NewManualReader()
+				opts = append(opts, client.WithLogger(slog.New(logs)),
+					client.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+				c := b.Connect(t, append(b.CutNextCreate(t, dir), opts...)...)
+
+				// The create is applied, its reply lost, and the look-up
+				// for its node fails with want: the create gives up.
+				_, err := c.CreateProtected(ctx, dir+"/node-", nil, client.Persistent)
+				require.ErrorIs(t, err, tc.want)
+				children, _, err := admin.Children(ctx, dir)
+				require.NoError(t, err)
+				var id string
+				for _, ch := range children {
+					if cid, _, ok := client.ParseProtected(ch); ok {
+						require.Empty(t, id, "one protected node: %v", ch)
+						id = cid
+					}
+				}
+				require.NotEmpty(t, id, "the create was applied")
+
+				var warned []slog.Record
+				eventually(t, 10*time.Second, "the cleanup's warning", func() bool {
+					warned = logs.At(slog.LevelWarn, "protected")
+					return len(warned) > 0
+				})
+				calls := requestCount(t, reader)
+				// The cleanup tried again 50ms after a failure: it would
+				// have made several calls by the end of this.
+				time.Sleep(zktest.Scale(time.Second))
+				assert.Equal(t, calls, requestCount(t, reader), "the cleanup went on after its warning")
+				warned = logs.At(slog.LevelWarn, "protected")
+				require.Len(t, warned, 1, "one warning")
+				a := logtest.Attrs(warned[0])
+				assert.Equal(t, dir, a["parent"].String())
+				assert.Equal(t, id, a["id"].String())
+				err, _ = a["err"].Any().(error)
+				assert.ErrorIs(t, err, tc.want)
+			})
+		})
+	}
+}
+
+// requestCount returns the number of calls the client's telemetry counted.
+func requestCount(t *testing.T, reader *sdkmetric.ManualReader) uint64 {
+	t.Helper()
+	var n uint64
+	for _, c := range collect(t, reader).requests {
+		n += c
+	}
+	return n
+}
+
+// The background cleanup of a protected create given up tries again
+// through a disconnect: it gives up only on errors that trying again
+// cannot cure.
+func TestCreateProtectedCleanupRidesOutDisconnects(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		proxy := zktest.NewProxy(t, b.Addr())
+		logs := &logtest.Recorder{}
+		reader := sdkmetric.NewManualReader()
+		c := connect(t, []string{proxy.Addr()}, client.WithLogger(slog.New(logs)),
+			client.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+		dir := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, dir))
+		sub := c.Subscribe()
+		defer sub.Close()
+		proxy.Blackhole()
+		proxy.ResetAll()
+		require.Equal(t, client.StateSuspended, nextState(t, sub, 10*time.Second).State)
+
+		short, cancel := context.WithTimeout(ctx, zktest.Scale(100*time.Millisecond))
+		_, err := c.CreateProtected(short, dir+"/node-", nil, client.Persistent)
+		cancel()
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		eventually(t, 10*time.Second, "the cleanup to try again", func() bool {
+			return len(logs.At(slog.LevelDebug, "protected cleanup will retry")) > 0
+		})
+		listed := func() uint64 { return collect(t, reader).requests[[2]string{"children", "ok"}] }
+		before := listed()
+		proxy.Heal()
+		eventually(t, 20*time.Second, "the cleanup to list the parent once connected", func() bool { return listed() > before })
+		assert.Empty(t, logs.At(slog.LevelWarn, "protected"), "the cleanup gave up")
+	})
+}
+
+// A persistent protected create waiting for the connection goes on
+// pacing its look-ups once its session is lost: the node would outlive the
+// session, so the create waits on (within its context) for the next one.
+func TestCreateProtectedPacedAfterSessionLoss(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		proxy := zktest.NewProxy(t, b.Addr())
+		reader := sdkmetric.NewManualReader()
+		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(time.Second)),
+			client.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+		dir := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, dir))
+		sess := c.Session()
+		sub := c.Subscribe()
+		defer sub.Close()
+		proxy.Blackhole()
+		proxy.ResetAll()
+		require.Equal(t, client.StateSuspended, nextState(t, sub, 10*time.Second).State)
+
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.CreateProtected(cctx, dir+"/node-", nil, client.Persistent)
+			errc <- err
+		}()
+		select {
+		case <-sess.Done():
+		case <-time.After(zktest.Scale(10 * time.Second)):
+			t.Fatal("the session was not declared lost")
+		}
+		before := requestCount(t, reader)
+		// Look-ups back off up to a second apart: a few at most in this.
+		time.Sleep(zktest.Scale(time.Second))
+		calls := requestCount(t, reader) - before
+		cancel()
+		select {
+		case err := <-errc:
+			require.ErrorIs(t, err, context.Canceled)
+		case <-time.After(zktest.Scale(10 * time.Second)):
+			t.Fatal("CreateProtected did not return when its context ended")
+		}
+		assert.Less(t, calls, uint64(10), "calls in the second after the session was lost")
 	})
 }
