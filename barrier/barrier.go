@@ -35,7 +35,11 @@ func (b *Barrier) Path() string { return b.path }
 // A barrier's node is persistent and has no children. A node at the path
 // that is ephemeral or has children is another recipe's (a rendezvous's
 // zr, a lock's directory): Set, Wait and Remove refuse it with an error
-// matching recipes.ErrOtherRecipe, and Remove does not delete it.
+// matching recipes.ErrOtherRecipe, and Remove does not delete it. A lock's
+// (or another recipe's) directory that its recipe has already left empty
+// is not told apart (ZooKeeper shows a container's Stat as a persistent
+// node's): Set finds the barrier set, and the server's next check of its
+// containers (a minute by default) lowers it.
 func (b *Barrier) Set(ctx context.Context) error {
 	if err := b.validate("barrier set"); err != nil {
 		return err

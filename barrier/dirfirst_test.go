@@ -1,6 +1,7 @@
 package barrier_test
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -23,6 +24,12 @@ func creates(t *testing.T, reader *sdkmetric.ManualReader) map[string]uint64 {
 	return got
 }
 
+// metered connects a client whose requests reader counts.
+func metered(t *testing.T, b zktest.Backend) (*client.Client, *sdkmetric.ManualReader) {
+	reader := sdkmetric.NewManualReader()
+	return b.Connect(t, client.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))), reader
+}
+
 // A member on a client that has not seen the barrier's directory creates
 // it before its own node (two creates, none failing), where a create that
 // fails for the missing directory would cost three; a member on a client
@@ -30,8 +37,7 @@ func creates(t *testing.T, reader *sdkmetric.ManualReader) map[string]uint64 {
 func TestDirectoryFirstOnANewPath(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
-		reader := sdkmetric.NewManualReader()
-		c := b.Connect(t, client.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+		c, reader := metered(t, b)
 		path := barrierPath(t, b.Connect(t))
 
 		first := barrier.NewDouble(c, path, 2)
@@ -57,5 +63,45 @@ func TestDirectoryFirstOnANewPath(t *testing.T) {
 			t.Fatalf("creates after a second member on the same client, by outcome: %v, want 3 ok", got)
 		}
 		leaveAll(t, ctx, []member{{c, first}, {c, second}})
+	})
+}
+
+// A round on a path that an earlier round used sends what the first round
+// sent: the directory then holds the last member's outcome (JSON), and
+// making sure that data is a barrier's, not another recipe's, must not
+// cost every member of every round a read of it.
+func TestReusedPathSendsNoExtraRead(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c, reader := metered(t, b)
+		path := barrierPath(t, b.Connect(t))
+		round := func() map[string]uint64 {
+			before := recipetest.Requests(t, reader)
+			d := barrier.NewDouble(c, path, 1)
+			if err := d.Enter(ctx); err != nil {
+				t.Fatal(err)
+			}
+			after := recipetest.Requests(t, reader)
+			if err := d.Leave(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for k, n := range before {
+				after[k] -= n
+				if after[k] == 0 {
+					delete(after, k)
+				}
+			}
+			return after
+		}
+		round() // creates the directory
+		second := round()
+		for i := 0; i < 3; i++ {
+			if got := round(); !maps.Equal(got, second) {
+				t.Fatalf("Enter on a reused path, round %d: requests %v, want %v as in the second round", i+3, got, second)
+			}
+		}
+		if n := second["get ok"]; n != 0 {
+			t.Fatalf("Enter on a reused path read the directory %d times: %v", n, second)
+		}
 	})
 }

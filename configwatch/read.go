@@ -51,6 +51,11 @@ func (k *Config[T]) Get(ctx context.Context) (Snapshot[T], error) {
 				snap = k.snapshot(op, vals, zxid)
 				return nil
 			}
+			// Waiting for a publish: make sure there is a configuration
+			// to wait for, not another recipe's directory.
+			if err := checkDir(ctx, k.c, k.path); err != nil {
+				return err
+			}
 			if err := awaitPublish(ctx, k.c, k.path); err != nil {
 				return err
 			}
@@ -123,7 +128,12 @@ func (k *Config[T]) Watch(ctx context.Context) *recipes.Feed[Snapshot[T]] {
 				// taken it yet.
 				return last, ready, nil
 			}
-			// Not ready: there is nothing complete to deliver yet.
+			// Not ready: there is nothing complete to deliver yet. Make
+			// sure there is a configuration to wait for, not another
+			// recipe's directory (a last snapshot read proved that).
+			if err := checkDir(ctx, k.c, k.path); err != nil {
+				return Snapshot[T]{}, nil, recipes.Wrap(op, k.path, err)
+			}
 			if err := waitReady(ctx, ready); err != nil {
 				return Snapshot[T]{}, nil, recipes.Wrap(op, k.path, err)
 			}
@@ -166,13 +176,8 @@ func read(ctx context.Context, c *client.Client, path string, watch bool) (Value
 		} else {
 			ok, before, err = c.Exists(ctx, readyPath)
 		}
-		if err != nil {
+		if err != nil || !ok {
 			return nil, 0, ready, err
-		}
-		if !ok {
-			// Waiting for a publish: make sure there is a configuration
-			// to wait for, not another recipe's directory.
-			return nil, 0, ready, checkDir(ctx, c, path)
 		}
 		if err := checkKeyNode(readyPath, before); err != nil {
 			return nil, 0, nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/zkit-dev/zkit/internal/testing/recipetest"
 	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
 // generation is a configuration whose keys a publisher always sets to the
@@ -327,5 +328,58 @@ func TestWatchDeliversDuringStalledPublish(t *testing.T) {
 			t.Fatal(err)
 		}
 		until(t, feed, 2)
+	})
+}
+
+// A watcher reads no more during a publish than the publish's own keys:
+// when ready goes, it only watches for its return (its last snapshot is
+// still the configuration). It does not look at every key to make sure
+// the path is still a configuration's, which would cost every watcher a
+// request per key at every publish.
+func TestWatchDuringPublishChecksNoKey(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		reader := sdkmetric.NewManualReader()
+		pub := b.Connect(t)
+		c := b.Connect(t, client.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+		path := zktest.UniquePath(t) + "/config"
+		const keys = 16
+		values := configwatch.Values{}
+		for k := range keys {
+			values[fmt.Sprintf("k%d", k)] = []byte("1")
+		}
+		publisher := configwatch.New(pub, path, configwatch.Raw)
+		if _, err := publisher.Publish(ctx, values); err != nil {
+			t.Fatal(err)
+		}
+		feed := configwatch.New(c, path, configwatch.Raw).Watch(ctx)
+		var first configwatch.Snapshot[configwatch.Values]
+		select {
+		case first = <-feed.Values():
+		case <-time.After(zktest.Scale(10 * time.Second)):
+			t.Fatalf("no first snapshot (%v)", feed.Err())
+		}
+		before := recipetest.Requests(t, reader)
+		// A publish begins: ready goes, and the watcher waits for it.
+		if err := pub.Delete(ctx, path+"/ready", -1); err != nil {
+			t.Fatal(err)
+		}
+		recipetest.WaitWatched(t, b, c.Session(), path+"/ready")
+		values["k0"] = []byte("2")
+		if _, err := publisher.Set(ctx, values); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case s := <-feed.Values():
+			if s.Zxid == first.Zxid || string(s.Value["k0"]) != "2" {
+				t.Fatalf("after the publish: %v at zxid %d, want k0=2 past zxid %d", s.Value, s.Zxid, first.Zxid)
+			}
+		case <-time.After(zktest.Scale(10 * time.Second)):
+			t.Fatal("no snapshot of the publish")
+		}
+		after := recipetest.Requests(t, reader)
+		if n := after["exists ok"] - before["exists ok"]; n >= keys {
+			t.Fatalf("the watcher sent %d exists requests during a publish of %d keys (requests before %v, after %v)", n, keys, before, after)
+		}
 	})
 }

@@ -96,4 +96,9 @@
 // node), or one that holds a lock's, read/write lock's, election's or
 // semaphore's nodes (such a directory is a container, which the server
 // deletes, with the counter's value, once that recipe leaves it empty).
+// Such a directory that its recipe has already left empty is not told
+// apart (ZooKeeper shows a container's Stat as a persistent node's): a
+// counter put there counts until the server's next check of its
+// containers (znode.container.checkIntervalMs, a minute by default)
+// deletes the node, value and all.
 package counter
