@@ -4,11 +4,14 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+
+	"github.com/zkit-dev/zkit/recipes"
 )
 
 // readyName is the node whose existence opens a double barrier, as
-// Curator's DistributedDoubleBarrier names it.
-const readyName = "ready"
+// Curator's DistributedDoubleBarrier names it (recipes.ReadyName: a queue
+// recipe refuses a directory that holds it).
+const readyName = recipes.ReadyName
 
 // newMemberName returns a fresh member node name: a UUID in canonical form,
 // as Curator names its members, but with version 8 (RFC 9562's version for
@@ -24,27 +27,9 @@ func newMemberName() string {
 }
 
 // isMember reports whether a child of the barrier directory is a member: a
-// canonical UUID (zkit's or Curator's). "ready" and names of other shapes
-// are not.
-func isMember(name string) bool {
-	if len(name) != 36 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
-		}
-	}
-	return true
-}
+// canonical UUID (zkit's or Curator's; recipes.IsBarrierMember). "ready"
+// and names of other shapes are not.
+func isMember(name string) bool { return recipes.IsBarrierMember(name) }
 
 // isZkit reports whether a member name is a zkit member's (version 8).
 func isZkit(name string) bool { return isMember(name) && name[14] == '8' }

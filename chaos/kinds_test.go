@@ -200,6 +200,19 @@ const (
 // first recipe's nodes are untouched, and it works on; the second works
 // too. Any pair not listed here, in shareGaps or by shareOutcome's rules is
 // expected to be refused.
+//
+// A lock, read/write lock, election, semaphore, group member or service
+// instance on a configuration's path, or on a double barrier's while its
+// round is open (the barrier of one here), is refused because of the
+// persistent ready node there (recipes.ReadyName), and so is a counter on
+// an open barrier (recipes.OpenBarrierOf). Before a barrier's round opens,
+// its directory holds only its members' nodes, UUIDs that nothing tells
+// from another recipe's names (a member's, an instance's), and those
+// recipes go ahead beside it: each queue ignores the other's children, a
+// new group lists the barrier's members, discovery skips them, and a
+// counter writes its value into the directory's data, which the barrier's
+// loss accounting reads; the barrier refuses the path from its next Enter
+// on.
 var shareCoexisting = map[string]string{
 	// Directories whose recipes ignore each other's children: no node of
 	// either is touched. They do not exclude each other either, and
@@ -211,9 +224,7 @@ var shareCoexisting = map[string]string{
 	"semaphore>rwlock":         "each ignores the other's children",
 	"semaphore>election":       "each ignores the other's children",
 	"semaphore>double barrier": "each ignores the other's children (UUIDs and ready; locks and leases)",
-	"double barrier>semaphore": "each ignores the other's children",
 	"discovery>double barrier": "the barrier ignores the instance's node",
-	"double barrier>discovery": "the barrier ignores the instance's node",
 	// A counter keeps its value in the data of a node whose data the first
 	// recipe does not use; its node's children are no matter to it.
 	"semaphore>counter":   "the semaphore does not use its node's data",
@@ -231,20 +242,26 @@ var shareCoexisting = map[string]string{
 	"lock>discovery":     "the lock ignores the instance's node",
 	"rwlock>discovery":   "as lock>discovery",
 	"election>discovery": "as lock>discovery",
+	// A group's members are ephemeral children that are not a queue
+	// recipe's protected nodes: a lock's, read/write lock's or election's
+	// node and a semaphore's persistent directories are no members.
+	"lock>membership":      "the lock ignores the member's node; the group leaves out the lock's node",
+	"rwlock>membership":    "as lock>membership",
+	"election>membership":  "as lock>membership",
+	"semaphore>membership": "the semaphore ignores the member's node; the group leaves out its persistent locks and leases",
+	"membership>lock":      "as lock>membership",
+	"membership>rwlock":    "as lock>membership",
+	"membership>election":  "as lock>membership",
+	"membership>semaphore": "as semaphore>membership",
 	// A second recipe that reads every child as one of its own (a group
-	// lists each as a member) is misled by the first one's nodes, but
-	// touches none of them.
-	"lock>membership":           "the lock ignores the member's node; the new group lists the lock's node as a member",
-	"rwlock>membership":         "as lock>membership",
-	"election>membership":       "as lock>membership",
-	"semaphore>membership":      "the semaphore ignores the member's node; the new group lists locks and leases",
-	"double barrier>membership": "the barrier ignores the member's node; the new group lists the barrier's nodes",
-	"discovery>membership":      "discovery leaves out the member's node, whose data is no instance; the new group lists the instance",
-	"discovery>lock":            "the lock ignores the instance's node; discovery skips the lock's node, which is no instance",
-	"discovery>rwlock":          "as discovery>lock",
-	"discovery>election":        "as discovery>lock",
-	"discovery>semaphore":       "the semaphore's directories sit beside the instance; each ignores the other's",
-	"semaphore>discovery":       "the semaphore ignores the instance's node",
+	// lists each ephemeral node as a member) is misled by the first one's
+	// nodes, but touches none of them.
+	"discovery>membership": "discovery leaves out the member's node, whose data is no instance; the new group lists the instance",
+	"discovery>lock":       "the lock ignores the instance's node; discovery skips the lock's node, which is no instance",
+	"discovery>rwlock":     "as discovery>lock",
+	"discovery>election":   "as discovery>lock",
+	"discovery>semaphore":  "the semaphore's directories sit beside the instance; each ignores the other's",
+	"semaphore>discovery":  "the semaphore ignores the instance's node",
 }
 
 // shareGaps are the pairs that are neither refused nor harmless today: the
@@ -254,35 +271,22 @@ var shareCoexisting = map[string]string{
 var shareGaps = map[string]string{
 	"counter>barrier": "a simple barrier's node is any persistent node without children: " +
 		"Set finds the counter's node set, and Remove deletes it, value and all",
-	"barrier>counter": "the counter writes its value into the barrier's node, which the barrier does not read",
-	"double barrier>counter": "the counter writes its value into the barrier directory's data, " +
-		"which the barrier's loss accounting reads; the barrier refuses the path from its next Enter on",
-	"configwatch>semaphore": "the semaphore's locks and leases directories are read as keys once they are empty " +
-		"(and the configuration refuses the path while they have children)",
-	"membership>semaphore": "the group lists the semaphore's locks and leases as members: " +
-		"a member is any child of the group's node (Curator's GroupMember layout), so nothing tells them apart",
-	"membership>lock":           "the group lists the lock's node as a member while it is there (as membership>semaphore)",
-	"membership>rwlock":         "as membership>lock",
-	"membership>election":       "as membership>lock",
-	"membership>double barrier": "as membership>lock",
-	"membership>discovery":      "as membership>lock",
-	"configwatch>lock":          "the lock ignores the keys; the configuration refuses the path while the lock's nodes are there",
-	"configwatch>rwlock":        "as configwatch>lock",
-	"configwatch>election":      "as configwatch>lock",
-	"configwatch>membership":    "as configwatch>lock",
-	"configwatch>discovery":     "as configwatch>lock",
-	"barrier>lock": "the barrier's node becomes a directory: Wait and Remove refuse it " +
+	"barrier>counter": "the counter writes its value into the barrier's node, which the barrier does not read: " +
+		"a set barrier is a persistent node without data or children, which is what a fresh counter is " +
+		"(empty data reads as 0, as Curator and kazoo read it), so nothing tells them apart",
+	"membership>double barrier": "the group lists the barrier's members (ephemeral UUIDs, which any member id may be) while they are there",
+	"membership>discovery": "the group lists the instance (an ephemeral node whose name any member id may be) while it is there; " +
+		"discovery does not list the service's directory before it registers",
+	"barrier>lock": "a set barrier is a persistent node without data or children, which nothing tells from an empty " +
+		"directory: the lock goes ahead, and the barrier's node becomes a directory: Wait and Remove refuse it " +
 		"(recipes.ErrOtherRecipe) while the other recipe's nodes are in it",
-	"barrier>rwlock":          "as barrier>lock",
-	"barrier>election":        "as barrier>lock",
-	"barrier>semaphore":       "as barrier>lock, for good: the semaphore's directories stay",
-	"barrier>double barrier":  "as barrier>lock",
-	"barrier>configwatch":     "as barrier>lock, for good: the keys stay",
-	"barrier>membership":      "as barrier>lock",
-	"barrier>discovery":       "as barrier>lock",
-	"double barrier>lock":     "the lock ignores the barrier's nodes; the barrier refuses the path from its next Enter on",
-	"double barrier>rwlock":   "as double barrier>lock",
-	"double barrier>election": "as double barrier>lock",
+	"barrier>rwlock":         "as barrier>lock",
+	"barrier>election":       "as barrier>lock",
+	"barrier>semaphore":      "as barrier>lock, for good: the semaphore's directories stay",
+	"barrier>double barrier": "as barrier>lock",
+	"barrier>configwatch":    "as barrier>lock, for good: the keys stay",
+	"barrier>membership":     "as barrier>lock",
+	"barrier>discovery":      "as barrier>lock",
 }
 
 // shareOutcome is what a careful user may expect of second on first's

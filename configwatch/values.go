@@ -7,11 +7,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 )
 
 // readyName is the node whose existence says the keys form a complete
-// configuration (the paper's "ready" znode).
-const readyName = "ready"
+// configuration (the paper's "ready" znode; recipes.ReadyName: a queue
+// recipe refuses a directory that holds it).
+const readyName = recipes.ReadyName
 
 // Values is a configuration as it is stored: one entry per key, holding the
 // data of the key's node, a JSON value. To Set, a nil value deletes the

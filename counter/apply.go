@@ -248,11 +248,13 @@ func (e *engine) read(ctx context.Context, sync bool, pause *client.Backoff) err
 
 // check refuses, with an error matching recipes.ErrOtherRecipe, a node
 // that is another recipe's, before anything is written to it: an
-// ephemeral node (a rendezvous's zr, a member's node), or the directory
+// ephemeral node (a rendezvous's zr, a member's node), the directory
 // of a lock, read/write lock, election or semaphore (its container would
 // be deleted by the server, value and all, once the other recipe leaves
-// it empty). It lists the children only of a node that has some, once
-// per node (its czxid).
+// it empty), or a double barrier's directory while its round is open
+// (recipes.OpenBarrierOf: the barrier reads the directory's data). It
+// lists the children only of a node that has some, once per node (its
+// czxid).
 func (e *engine) check(ctx context.Context, st *client.Stat) error {
 	if err := recipes.CheckOwnNode(e.path, st, "counter", true); err != nil {
 		return err
@@ -264,6 +266,9 @@ func (e *engine) check(ctx context.Context, st *client.Stat) error {
 		}
 		if n, ok := recipes.QueueNodeOf(kids); ok {
 			return fmt.Errorf("zkit: %s holds %s, a %s's node: %w; use one recipe per path", e.path, n.Name, n.Kind.Recipe, recipes.ErrOtherRecipe)
+		}
+		if recipes.OpenBarrierOf(kids) {
+			return fmt.Errorf("zkit: %s holds a double barrier's %s and members: %w; use one recipe per path", e.path, recipes.ReadyName, recipes.ErrOtherRecipe)
 		}
 	}
 	e.checked = st.Czxid

@@ -93,12 +93,14 @@
 // CompareAndSet are a *client.InputError before anything is sent. A node
 // that is another recipe's is an error matching recipes.ErrOtherRecipe,
 // and is not written: an ephemeral node (a rendezvous's zr, a member's
-// node), or one that holds a lock's, read/write lock's, election's or
+// node), one that holds a lock's, read/write lock's, election's or
 // semaphore's nodes (such a directory is a container, which the server
-// deletes, with the counter's value, once that recipe leaves it empty).
-// Such a directory that its recipe has already left empty is not told
-// apart (ZooKeeper shows a container's Stat as a persistent node's): a
-// counter put there counts until the server's next check of its
-// containers (znode.container.checkIntervalMs, a minute by default)
-// deletes the node, value and all.
+// deletes, with the counter's value, once that recipe leaves it empty), or
+// the directory of a double barrier whose round is open (its "ready"
+// beside its members' UUIDs: recipes.OpenBarrierOf), whose data the
+// barrier reads. A lock's directory that its recipe has already left
+// empty is not told apart (ZooKeeper shows a container's Stat as a
+// persistent node's): a counter put there counts until the server's next
+// check of its containers (znode.container.checkIntervalMs, a minute by
+// default) deletes the node, value and all.
 package counter

@@ -40,6 +40,10 @@ func (d *Discovery) Base() string { return d.base }
 // *ConflictError when another session owns the id (a live Java or Go
 // instance, or a crashed predecessor whose session has not expired yet:
 // retry after the session timeout), or a persistent node holds it; an
+// error matching recipes.ErrOtherRecipe, with nothing written, when the
+// service's node is a configuration's or an open double barrier's (it has
+// a persistent "ready" child: recipes.CheckNotReadyDir), whose readers
+// would refuse the path once the instance's ephemeral node is there; an
 // error matching client.ErrClosed when the client is closed; ctx's error.
 // Called while the client replaces a lost session, it waits for the next
 // one within ctx.
@@ -57,6 +61,9 @@ func (d *Discovery) Register(ctx context.Context, inst Instance) (*Registration,
 	service := client.JoinPath(d.base, inst.Name)
 	node := client.JoinPath(service, inst.ID)
 	inst.Path = node
+	if err := recipes.CheckNotReadyDir(ctx, d.c, service, "service"); err != nil {
+		return nil, recipes.Wrap("register", node, err)
+	}
 	if err := recipes.CreateDir(ctx, d.c, service, d.cfg.CreateOptions()...); err != nil {
 		return nil, recipes.Wrap("register", node, err)
 	}

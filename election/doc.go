@@ -9,7 +9,10 @@
 // watches only the node just below its own. Nodes are ordered by their
 // sequence number, which is creation order (a wrapped counter's too, where
 // Curator's order is not: recipes.Node.Before); children of other shapes
-// are ignored.
+// are ignored, but another queue recipe's node before its own, or a
+// configuration's or open double barrier's "ready" at its first look, is
+// another recipe's path, refused with recipes.ErrOtherRecipe (see
+// recipes.Queue).
 //
 // [Election.Campaign] blocks until the candidate leads, and returns its
 // [Term] only once the server has confirmed that the candidate's node is

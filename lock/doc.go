@@ -8,7 +8,10 @@
 // before its own, until no lower node is left. Nodes are ordered by their
 // sequence number, which is creation order (a wrapped counter's too, where
 // Curator's order is not: recipes.Node.Before); children of other shapes
-// are ignored.
+// are ignored, but another queue recipe's node before its own, or a
+// configuration's or open double barrier's "ready" at its first look, is
+// another recipe's path, refused with recipes.ErrOtherRecipe (see
+// recipes.Queue).
 //
 // A held lock is a [Lease]. Its Done channel and Context end when the lock
 // may no longer be held: after Unlock, when the session is lost, when the

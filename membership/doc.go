@@ -12,7 +12,10 @@
 //
 // # Joining
 //
-// [Group.Join] creates the member's node and keeps it present: it is
+// [Group.Join] refuses a group's node that is another recipe's, a
+// configuration's or an open double barrier's (a persistent "ready" child),
+// with an error matching recipes.ErrOtherRecipe before it writes anything.
+// Otherwise it creates the member's node and keeps it present: it is
 // created again under each new session, after someone deleted it, and
 // adopted again after a reconnect. Two processes claiming one id are a
 // conflict, never a silent takeover: Join returns a [*ConflictError] when
@@ -52,7 +55,15 @@
 // # Reading the group
 //
 // [Group.List] returns the members, sorted by id, with their data and
-// Stat. [Group.Watch] streams full snapshots of the group, level-triggered
+// Stat. A member is an ephemeral child of the group's node. The children
+// that cannot be members are left out: persistent nodes (Curator's
+// GroupMember, like zkit, makes its members ephemeral, so these are another
+// recipe's: a semaphore's directories, a configuration's keys) and a lock's,
+// read/write lock's or election's nodes in Curator's protected form
+// ("_c_<uuid>-lock-0000000042"), which no chosen id looks like. A lock or a
+// semaphore on the group's path is thus no member. Other recipes' ephemeral
+// nodes (a discovery instance) have names any member may have, and are
+// listed. [Group.Watch] streams full snapshots of the group, level-triggered
 // (on recipes.Follow): after churn, a burst or a reconnect, the last
 // snapshot delivered is the true group. It watches every member's data
 // too, reading again only the members that changed.

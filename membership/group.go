@@ -32,8 +32,12 @@ func (g *Group) Path() string { return g.path }
 // documentation). It returns once the member's node "<path>/<id>" is
 // present, or with an error: an *client.InputError for an invalid path or
 // id, or data over the limit (nothing is sent); a *ConflictError when
-// another session owns the id; an error matching client.ErrClosed when the
-// client is closed; ctx's error.
+// another session owns the id; an error matching recipes.ErrOtherRecipe,
+// with nothing written, when the group's node is a configuration's or an
+// open double barrier's (it has a persistent "ready" child:
+// recipes.CheckNotReadyDir), whose readers would refuse the path once a
+// member's ephemeral node is there; an error matching client.ErrClosed
+// when the client is closed; ctx's error.
 //
 // The group's node and its parents are created (as persistent nodes) when
 // missing.
@@ -42,6 +46,9 @@ func (g *Group) Join(ctx context.Context, id string, data []byte) (*Member, erro
 		return nil, err
 	}
 	node := client.JoinPath(g.path, id)
+	if err := recipes.CheckNotReadyDir(ctx, g.c, g.path, "group"); err != nil {
+		return nil, recipes.Wrap("join", node, err)
+	}
 	k, err := recipes.Keep(ctx, g.c, node, data, g.cfg.Keep())
 	if err != nil {
 		return nil, recipes.Wrap("join", node, err)
@@ -50,7 +57,9 @@ func (g *Group) Join(ctx context.Context, id string, data []byte) (*Member, erro
 }
 
 // List returns the members of the group, sorted by id, with their data
-// and Stat. A group whose node does not exist has no members. An invalid
+// and Stat: its ephemeral children, but a lock's, read/write lock's or
+// election's nodes (see the package documentation). A group whose node
+// does not exist has no members. An invalid
 // path is an *client.InputError, before anything is sent.
 func (g *Group) List(ctx context.Context) ([]Entry, error) {
 	if err := recipes.CheckDir("list", g.path, "group"); err != nil {
@@ -60,8 +69,8 @@ func (g *Group) List(ctx context.Context) ([]Entry, error) {
 	return entries, recipes.Wrap("list", g.path, err)
 }
 
-// Watch follows the group and delivers a snapshot of all its members,
-// sorted by id, whenever a member joins, leaves or changes its data. It
+// Watch follows the group and delivers a snapshot of all its members (as
+// List counts them), sorted by id, whenever a member joins, leaves or changes its data. It
 // is built on recipes.Follow and level-triggered like it: the Values
 // channel holds only the latest snapshot, and after churn, a burst or a
 // reconnect the last snapshot delivered is the true group. A group whose

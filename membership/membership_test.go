@@ -404,3 +404,47 @@ func cuttable(t *testing.T, b zktest.Backend) (admin *client.Client, path string
 	c = b.Connect(t, append(opts, client.WithSessionTimeout(zktest.Scale(6*time.Second)))...)
 	return admin, path, c, cut, heal
 }
+
+// Another recipe's nodes on the group's path are no members: a lock's,
+// read/write lock's or election's protected node and a persistent node (a
+// semaphore's directories) are left out of List and Watch, while a member
+// whose chosen id merely looks like a lock node is listed, and a member
+// called "ready" (ephemeral: no configuration's) keeps no one from joining.
+func TestGroupLeavesOutOtherRecipesNodes(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		path := groupPath(t, admin)
+		g := membership.New(b.Connect(t), path)
+		for _, id := range []string{"ready", "m1", "lock-0000000001"} {
+			m, err := g.Join(ctx, id, []byte(id[:1]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Leave(ctx)
+		}
+		for _, marker := range []string{"lock-", "__WRIT__", "__READ__", "latch-"} {
+			if _, err := admin.CreateProtected(ctx, path+"/"+marker, nil, client.EphemeralSequential); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, dir := range []string{"locks", "leases"} {
+			if _, err := admin.Create(ctx, path+"/"+dir, nil, client.Persistent); err != nil {
+				t.Fatal(err)
+			}
+		}
+		const want = "lock-0000000001=l,m1=m,ready=r"
+		if got, err := g.List(ctx); err != nil || show(got) != want {
+			t.Fatalf("List = %q, %v; want %q", show(got), err, want)
+		}
+		feed := g.Watch(ctx)
+		select {
+		case s := <-feed.Values():
+			if show(s) != want {
+				t.Fatalf("Watch's first snapshot = %q, want %q", show(s), want)
+			}
+		case <-time.After(zktest.Scale(30 * time.Second)):
+			t.Fatalf("no snapshot: %v", feed.Err())
+		}
+	})
+}

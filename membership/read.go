@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 )
 
 // Entry is one member of a group as read from ZooKeeper.
@@ -13,9 +14,32 @@ type Entry struct {
 	Stat *client.Stat
 }
 
-// entry is the member whose node is the child id of the group's node.
+// entry is the member whose node is the child id of the group's node, or
+// nil for a child that is no member (see isMember).
 func entry(id string, data []byte, st *client.Stat) *Entry {
+	if !isMember(id, st) {
+		return nil
+	}
 	return &Entry{ID: id, Data: data, Stat: st}
+}
+
+// isMember reports whether the child id of the group's node, with Stat st,
+// may be a member. A member's node is ephemeral (zkit's and Curator's
+// GroupMember's alike), so a persistent child is another recipe's (a
+// semaphore's locks and leases directories, a configuration's key, a
+// double barrier's ready). A lock's, read/write lock's or election's node
+// (recipes.QueueNodeOf) in Curator's protected form,
+// "_c_<uuid>-lock-0000000042", is no member either: no id a user chooses
+// looks like that.
+func isMember(id string, st *client.Stat) bool {
+	if st.EphemeralOwner == 0 {
+		return false
+	}
+	if _, _, ok := client.ParseProtected(id); ok {
+		_, queued := recipes.QueueNodeOf([]string{id})
+		return !queued
+	}
+	return true
 }
 
 // sameGroup reports whether two snapshots show the same members with the

@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -77,4 +78,33 @@ func CheckOwnNode(path string, st *client.Stat, recipe string, children bool) er
 		return nil
 	}
 	return fmt.Errorf("zkit: %s is %s, not a %s's: %w; use one recipe per path", path, what, recipe, ErrOtherRecipe)
+}
+
+// CheckNotReadyDir returns an error matching ErrOtherRecipe when the node
+// path has a persistent ReadyName child: it is a configuration's directory
+// (or an open double barrier's), whose readers would take what a recipe of
+// kind recipe adds there for a key, or refuse the path. An ephemeral child
+// of that name is not one (a group's member may be called "ready"). A
+// missing path is no error; transient errors are retried (client.Retry).
+// A recipe calls it before it first writes under its path: a semaphore
+// before it creates its locks or leases directory (at no cost while they
+// are there), a group's member before it joins.
+func CheckNotReadyDir(ctx context.Context, c *client.Client, path, recipe string) error {
+	ready := client.JoinPath(path, ReadyName)
+	var (
+		found bool
+		st    *client.Stat
+	)
+	err := c.Retry(ctx, func(ctx context.Context) (err error) {
+		found, st, err = c.Exists(ctx, ready)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if found && st.EphemeralOwner == 0 {
+		return fmt.Errorf("zkit: %s holds %s, a configuration's or a double barrier's node, not a %s's: %w; use one recipe per path",
+			path, ReadyName, recipe, ErrOtherRecipe)
+	}
+	return nil
 }

@@ -47,6 +47,45 @@ var (
 	CounterAddKind = Kind{Marker: "add-", Exclusive: true, Recipe: "counter"}
 )
 
+// ReadyName is the child whose existence marks a configuration published
+// with the paper's ready flag (configwatch) and an open round of a double
+// barrier (Curator's DistributedDoubleBarrier): no queue recipe's node, so
+// a queue joiner that finds one at its first listing refuses the path
+// (ErrOtherRecipe), and so do the recipes that call CheckNotReadyDir.
+const ReadyName = "ready"
+
+// IsBarrierMember reports whether name is a double barrier's member node
+// (Curator's DistributedDoubleBarrier's and zkit's): a canonical UUID,
+// lowercase hexadecimal digits in groups of 8-4-4-4-12.
+func IsBarrierMember(name string) bool {
+	if len(name) != 36 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// OpenBarrierOf reports whether children, a node's listing, show an open
+// round of a double barrier: its ReadyName beside a member's node
+// (IsBarrierMember). A recipe that keeps its state in the node itself (a
+// counter) refuses such a node with ErrOtherRecipe: the barrier's
+// accounting reads the directory's data.
+func OpenBarrierOf(children []string) bool {
+	return slices.Contains(children, ReadyName) && slices.ContainsFunc(children, IsBarrierMember)
+}
+
 // queueKinds are every queue recipe's kinds, to tell another recipe's
 // nodes in a directory (see Queue).
 var queueKinds = []Kind{MutexKind, ReadKind, WriteKind, LatchKind}

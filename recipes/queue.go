@@ -22,20 +22,36 @@ import (
 // as persistent nodes; all with the ACL of the nodes that join it (see
 // Join).
 type Queue struct {
-	c     *client.Client
-	dir   string
-	kinds []Kind
-	log   *slog.Logger
+	c         *client.Client
+	dir       string
+	kinds     []Kind
+	log       *slog.Logger
+	beforeDir func(ctx context.Context) error // see BeforeDir
 }
 
 // NewQueue returns the queue in dir whose members are the nodes of kinds;
-// children of other shapes are ignored. It does no I/O.
+// children of other shapes are ignored, but for the marks of another
+// recipe's path: another queue recipe's node before the joiner's, or a
+// ReadyName child at the joiner's first listing (a configuration's or an
+// open double barrier's), which make Join fail with ErrOtherRecipe. It does
+// no I/O.
 func NewQueue(c *client.Client, dir string, log *slog.Logger, kinds ...Kind) *Queue {
 	return &Queue{c: c, dir: dir, kinds: kinds, log: logger(log)}
 }
 
 // Dir is the queue's directory.
 func (q *Queue) Dir() string { return q.dir }
+
+// BeforeDir makes a Join call check before it creates the queue's missing
+// directory, and fail with check's error, having written nothing: a recipe
+// whose queue is a directory under its path (a semaphore's locks) checks
+// there that its path is not another recipe's (CheckNotReadyDir), at no
+// cost while the directory is there. It returns q; set it before the queue
+// is used.
+func (q *Queue) BeforeDir(check func(ctx context.Context) error) *Queue {
+	q.beforeDir = check
+	return q
+}
 
 // AcquireOptions says what to acquire and how.
 type AcquireOptions struct {
@@ -88,6 +104,7 @@ type Ticket struct {
 	known   []Node                   // lower nodes still to wait for, in no order
 	listed  bool                     // known is what the last listing showed: nothing deduced since
 	alone   bool                     // the last listing showed no other node of the queue
+	placed  bool                     // a listing placed the ticket: its first was checked for a ReadyName
 	backoff client.Backoff
 	joined  time.Time  // when Join was called: the start of the wait
 	woke    time.Time  // when the last event on a lower node came
@@ -209,6 +226,11 @@ func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.
 		if creates == maxDirCreates {
 			err = fmt.Errorf("zkit: join %s: the directory went missing %d times: %w", q.dir, creates+1, err)
 			break
+		}
+		if q.beforeDir != nil {
+			if err = q.beforeDir(ctx); err != nil {
+				break
+			}
 		}
 		if err = CreateDir(ctx, q.c, q.dir, dirOpts...); err != nil {
 			break
@@ -472,7 +494,9 @@ func (t *Ticket) relist(ctx context.Context) error {
 // place learns, from a listing of the directory, the lower nodes that block
 // the ticket. A listing without the ticket's node means it is gone; one
 // with another queue recipe's node that came before the ticket's is
-// ErrOtherRecipe.
+// ErrOtherRecipe, and so is a first listing with a ReadyName child (a
+// configuration's or a double barrier's directory; one that appears later
+// belongs to a recipe that finds the ticket's node and refuses the path).
 func (t *Ticket) place(children []string) error {
 	// One pass, no sort: a queue may hold thousands of nodes, and only the
 	// lower ones that block this ticket matter.
@@ -493,6 +517,10 @@ func (t *Ticket) place(children []string) error {
 				return fmt.Errorf("zkit: %s holds %s: %w; use one recipe per path",
 					t.q.dir, other.Name, ErrOtherRecipe)
 			}
+			if ch == ReadyName && !t.placed {
+				return fmt.Errorf("zkit: %s holds %s, a configuration's or a double barrier's node: %w; use one recipe per path",
+					t.q.dir, ch, ErrOtherRecipe)
+			}
 		case n.Seq == t.node.Seq && n.Name == t.node.Name:
 			found = true
 		case n.Blocks(t.node):
@@ -505,7 +533,7 @@ func (t *Ticket) place(children []string) error {
 	if !found {
 		return t.gone()
 	}
-	t.listed, t.alone = true, others == 0
+	t.listed, t.alone, t.placed = true, others == 0, true
 	return nil
 }
 

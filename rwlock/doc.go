@@ -9,7 +9,10 @@
 // waits for every lower node and watches the one just before its own. A
 // reader waits only for lower writers and watches the nearest of them
 // (kazoo 2.8 deadlocks because a reader may watch a higher writer; zkit's
-// never does).
+// never does). Other children are ignored, but another queue recipe's node
+// before its own, or a configuration's or open double barrier's "ready" at
+// its first look, is another recipe's path, refused with
+// recipes.ErrOtherRecipe (see recipes.Queue).
 //
 // Held locks are leases (see package lock and recipes.Lease): Done and
 // Context end on Unlock, session loss, suspension beyond the tolerance

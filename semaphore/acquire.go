@@ -173,6 +173,10 @@ func (a *attempt) create(ctx context.Context) ([]string, error) {
 				return nil, fmt.Errorf("zkit: %s went missing %d times: %w", s.leases, dirs+1, err)
 			}
 			dirs++
+			if err := s.checkPath(ctx); err != nil {
+				a.t.Abandon(ctx)
+				return nil, err
+			}
 			if err := recipes.CreateDir(ctx, s.c, s.leases, s.cfg.CreateOptions()...); err != nil {
 				a.t.Abandon(ctx)
 				return nil, err

@@ -61,14 +61,24 @@ type Semaphore struct {
 // it). It does no I/O: the path and max are checked by each acquire.
 func New(c *client.Client, path string, max int, opts ...Option) *Semaphore {
 	cfg := recipes.Apply(opts)
-	return &Semaphore{
+	s := &Semaphore{
 		c:      c,
 		path:   path,
 		max:    max,
-		mutex:  recipes.NewQueue(c, client.JoinPath(path, locksDir), cfg.Logger, recipes.MutexKind),
 		leases: client.JoinPath(path, leasesDir),
 		cfg:    cfg,
 	}
+	s.mutex = recipes.NewQueue(c, client.JoinPath(path, locksDir), cfg.Logger, recipes.MutexKind).BeforeDir(s.checkPath)
+	return s
+}
+
+// checkPath refuses, with an error matching recipes.ErrOtherRecipe, a path
+// that is a configuration's (or an open double barrier's): its readers
+// would take the locks and leases directories for keys. It runs before
+// either directory is created (recipes.CheckNotReadyDir), so that a
+// semaphore refused there has written nothing.
+func (s *Semaphore) checkPath(ctx context.Context) error {
+	return recipes.CheckNotReadyDir(ctx, s.c, s.path, "semaphore")
 }
 
 // Path is the semaphore's directory.

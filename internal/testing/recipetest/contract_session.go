@@ -60,28 +60,31 @@ func (q *contract[R, L]) closedClient(t *testing.T, b zktest.Backend) {
 }
 
 // otherRecipe: a path that holds another kind of queue recipe's node (a
-// Curator or zkit peer of another recipe got there first) is refused in
-// every mode with recipes.ErrOtherRecipe, and the participant's node is
-// deleted: two kinds on one path would be two queues that exclude nothing.
+// Curator or zkit peer of another recipe got there first), or a
+// configuration's or double barrier's ready node, is refused in every mode
+// with recipes.ErrOtherRecipe, and the participant's node is deleted: two
+// kinds on one path would be two queues that exclude nothing.
 func (q *contract[R, L]) otherRecipe(t *testing.T, b zktest.Backend) {
 	ctx := Context(t)
 	c := b.Connect(t)
+	others := []string{recipes.ReadyName}
 	for _, other := range []recipes.Kind{recipes.MutexKind, recipes.WriteKind, recipes.LatchKind} {
-		if q.hasMarker(other.Marker) {
-			continue
+		if !q.hasMarker(other.Marker) {
+			others = append(others, client.ProtectedName(client.NewProtectedID(), other.Marker+"0000000001"))
 		}
+	}
+	for _, other := range others {
 		dir := LockDir(t, c)
 		if err := c.EnsurePath(ctx, dir); err != nil {
 			t.Fatal(err)
 		}
-		foreign := dir + "/" + client.ProtectedName(client.NewProtectedID(), other.Marker+"0000000001")
-		if _, err := c.Create(ctx, foreign, nil, client.Persistent); err != nil {
+		if _, err := c.Create(ctx, dir+"/"+other, nil, client.Persistent); err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range q.Modes {
 			_, err := m.Acquire(q.participant(c, dir, 0), ctx)
 			if !errors.Is(err, recipes.ErrOtherRecipe) {
-				t.Fatalf("%s beside a %q node: %v, want ErrOtherRecipe", m.Name, other.Marker, err)
+				t.Fatalf("%s beside a %q node: %v, want ErrOtherRecipe", m.Name, other, err)
 			}
 			WaitChildren(t, c, dir, 1)
 		}
@@ -121,8 +124,11 @@ func (q *contract[R, L]) otherRecipeLater(t *testing.T, ctx context.Context, b z
 	}()
 	WaitChildren(t, c, dir, 3)
 	foreign := dir + "/" + client.ProtectedName(client.NewProtectedID(), other.Marker+"9000000000")
-	if _, err := c.Create(ctx, foreign, nil, client.Persistent); err != nil {
-		t.Fatal(err)
+	ready := client.JoinPath(dir, recipes.ReadyName) // a configuration's or barrier's, after the waiters too
+	for _, p := range []string{foreign, ready} {
+		if _, err := c.Create(ctx, p, nil, client.Persistent); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cancel()
 	if err := <-gaveUp; !errors.Is(err, context.Canceled) {
@@ -140,8 +146,10 @@ func (q *contract[R, L]) otherRecipeLater(t *testing.T, ctx context.Context, b z
 		t.Fatalf("%s: the last waiter, after the holder released: %v, want its turn (the %q node came after it)", m.Name, err, other.Marker)
 	}
 	q.release(t, ctx, lease)
-	if err := c.Delete(ctx, foreign, -1); err != nil {
-		t.Fatal(err)
+	for _, p := range []string{foreign, ready} {
+		if err := c.Delete(ctx, p, -1); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
