@@ -45,15 +45,24 @@ func ParseProtected(node string) (id, rest string, ok bool) {
 // been applied. Instead of creating a second node, CreateProtected then syncs,
 // lists the parent and adopts the node carrying its id, but only when the
 // node's ephemeralOwner is the current session (for ephemeral modes). It
-// retries while ctx and the session last. When it gives up, it deletes in the
-// background (while the client lives) whatever node it may have left,
-// trying again through lost connections, replies and (for persistent
-// nodes) sessions. An error that trying again cannot cure ends that cleanup
-// with one warning (level Warn) on the client's logger naming the parent and
-// the protection id: a parent whose listing is longer than the client reads
-// (ErrReplyTooLarge), one the client may not list or delete in
-// (ErrNoAuth), a node that has children by then (ErrNotEmpty). The node,
-// if the create was applied, then stays for an operator to delete by hand.
+// retries while ctx and the session last. When it gives up, its error
+// matches ErrOutcomeUnknown if a create it sent may have been applied: until
+// the background delete described below (or, for ephemeral modes, the
+// server's expiry of the session) the node may exist, and others may see it
+// and act on it. Other errors mean that no node was created (but for
+// ErrClosed: a create in flight when the client closed may have been
+// applied).
+//
+// Having given up, it deletes in the background (while the client lives)
+// whatever node it may have left, trying again through lost connections,
+// replies and (for persistent nodes, or a session the client gave up while
+// the server may keep it) sessions. An error that trying again cannot cure
+// ends that cleanup with one warning (level Warn) on the client's logger
+// naming the parent and the protection id: a parent whose listing is longer
+// than the client reads (ErrReplyTooLarge), one the client may not list or
+// delete in (ErrNoAuth), a node that has children by then (ErrNotEmpty).
+// The node, if the create was applied, then stays for an operator to
+// delete by hand.
 //
 // For ephemeral modes the session matters: if the session that would own the
 // node is lost, CreateProtected fails with an error matching ErrSessionLost.
@@ -186,17 +195,19 @@ func (c *Client) findProtected(ctx context.Context, parent, id string, sess *Ses
 
 // cleanupProtected deletes, in the background and for as long as the client
 // lives, every node under parent carrying protection id. For ephemeral nodes
-// (sess != nil) it stops once that session is lost: the server removes them.
-// It tries again after an error that goes away by itself (IsTransient, a
-// lost reply, an attempt that timed out); any other error (the parent's
-// listing too large to read, no permission) would come back every time, so
-// it gives up with a warning naming the parent and the id, for an operator
-// to delete the node by hand.
+// (sess != nil) it stops once the server has ended that session: the server
+// removed them. A session the client gave up on its own clock may live on
+// in the server, its nodes with it, until the server expires it: those are
+// deleted under the next session. It tries again after an error that goes
+// away by itself (IsTransient, a lost reply, an attempt that timed out);
+// any other error (the parent's listing too large to read, no permission)
+// would come back every time, so it gives up with a warning naming the
+// parent and the id, for an operator to delete the node by hand.
 func (c *Client) cleanupProtected(parent, id string, sess *Session) {
 	c.Go(func(life context.Context) {
 		backoff := 50 * time.Millisecond
 		for {
-			if sess != nil && !sess.Alive() {
+			if sess != nil && !sess.Alive() && !givenUp(sess) {
 				return
 			}
 			ctx, cancel := context.WithTimeout(life, 10*time.Second)
@@ -220,6 +231,14 @@ func (c *Client) cleanupProtected(parent, id string, sess *Session) {
 			}
 		}
 	})
+}
+
+// givenUp reports whether sess ended because the client gave it up
+// (disconnected for longer than its timeout), not because the server
+// expired it or the client closed: the server may still have it.
+func givenUp(sess *Session) bool {
+	err := sess.Err()
+	return err != nil && !errors.Is(err, ErrClosed) && !errors.Is(err, ErrSessionExpired) && !errors.Is(err, errNewSession)
 }
 
 func (c *Client) deleteProtected(ctx context.Context, parent, id string) error {

@@ -2,9 +2,12 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/testing/logtest"
+	"github.com/zkit-dev/zkit/internal/testing/recipetest"
 	"github.com/zkit-dev/zkit/zktest"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
@@ -436,4 +440,71 @@ func TestCreateProtectedPacedAfterSessionLoss(t *testing.T) {
 		}
 		assert.Less(t, calls, uint64(10), "calls in the second after the session was lost")
 	})
+}
+
+// An ephemeral protected create whose reply is lost, and whose session the
+// client gives up before it can look the node up while the server keeps
+// it (a leader election or restart resets its timer), fails with an error
+// matching both ErrSessionLost and ErrOutcomeUnknown, and deletes its
+// node under the next session, as recipes.Remove does: the node does not
+// linger, for others to see and act on, until the server expires the
+// session.
+func TestCreateProtectedSessionGivenUpCleansUp(t *testing.T) {
+	b := zktest.ReferenceBackend(t)
+	ctx := testCtx(t)
+	timeout := zktest.Scale(4 * time.Second)
+	proxy := zktest.NewProxy(t, b.Addr())
+	var dials atomic.Int32
+	var refuse atomic.Bool
+	dial := proxy.Dialer()
+	c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(timeout), client.WithDialer(func(network, addr string, d time.Duration) (net.Conn, error) {
+		if dials.Add(1) > 1 && refuse.Load() {
+			return nil, errors.New("refused by the test")
+		}
+		return dial(network, addr, d)
+	}))
+	observer := connect(t, b.Servers)
+	base := zktest.UniquePath(t)
+	require.NoError(t, observer.EnsurePath(ctx, base))
+
+	refuse.Store(true) // the cut connection cannot come back
+	proxy.CutAfterNextCreate(base + "/")
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.CreateProtected(ctx, base+"/n-", nil, client.EphemeralSequential)
+		errc <- err
+	}()
+	eventually(t, 20*time.Second, "the create to be applied", func() bool {
+		children, _, err := observer.Children(ctx, base)
+		require.NoError(t, err)
+		return len(children) == 1
+	})
+	recipetest.GiveUpSession(t, b.Reference(), proxy, c, timeout)
+	expiry := time.Now().Add(timeout / 2) // at the earliest, on the server
+	proxy.Heal()
+	refuse.Store(false)
+	select {
+	case err := <-errc:
+		require.ErrorIs(t, err, client.ErrSessionLost)
+		require.ErrorIs(t, err, client.ErrOutcomeUnknown)
+	case <-time.After(zktest.Scale(10 * time.Second)):
+		t.Fatal("CreateProtected did not return after its session was given up")
+	}
+	for {
+		err := observer.Sync(ctx, base) // the observer too reconnects after the restarts
+		var children []string
+		if err == nil {
+			children, _, err = observer.Children(ctx, base)
+		}
+		if !client.IsRetryable(err) {
+			require.NoError(t, err)
+			if len(children) == 0 {
+				return
+			}
+		}
+		if time.Now().After(expiry) {
+			t.Fatalf("%v still there, for the server to expire with the session the client gave up", children)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

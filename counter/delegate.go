@@ -46,7 +46,12 @@ import (
 // was applied meanwhile. A waiter whose node vanishes (its session ended)
 // or whose caller gives up cannot tell whether its delta was applied: its
 // calls end with an error matching client.ErrOutcomeUnknown, as a write
-// whose reply was lost does. Correctness never depends on who applies a
+// whose reply was lost does. So do the calls of a batch whose node's
+// create lost its reply and CreateProtected could not find out whether it
+// was applied (the client gave the session up first): the node may be
+// there, for another writer to apply, until the server expires the
+// session. The batch takes it back before its calls end, so that it was
+// applied by then or never is. Correctness never depends on who applies a
 // delta: every write is still conditional, and Curator and kazoo clients
 // (which leave no deltas and apply none) count correctly beside zkit's.
 //
@@ -159,7 +164,9 @@ func encodeResult(v int64) []byte { return binary.BigEndian.AppendUint64(nil, ui
 // delegateBatch leaves the adds of calls (total) for the writers to apply
 // and waits. It reports false when the batch must write itself: the node
 // could not be created (it is not left for anyone then), or no writer
-// applied it within servePatience and it was taken back. Otherwise it
+// applied it within servePatience and it was taken back. A create whose
+// outcome stays unknown may have left the node, for any writer to apply:
+// the batch does not write itself then. Otherwise it
 // returns the calls' results: their values, or errors matching
 // client.ErrOutcomeUnknown when the outcome cannot be known.
 func (e *engine) delegateBatch(ctx context.Context, calls []*call, total int64, pause *client.Backoff) ([]result, bool) {
@@ -198,8 +205,19 @@ const (
 func (e *engine) delegate(ctx context.Context, delta int64, pause *client.Backoff) (int64, delegateState, error) {
 	sess := e.c.Session()
 	p, err := e.c.CreateProtected(ctx, client.JoinPath(e.path, addName(delta)), nil, client.EphemeralSequential)
-	if err != nil {
-		return 0, notLeft, nil // a create that failed left nothing (CreateProtected resolves lost replies)
+	switch {
+	case client.IsOutcomeUnknown(err):
+		// A lost reply CreateProtected could not resolve (the session
+		// was lost, or ctx ended, first): the node may be there, owned
+		// by a session the server has not expired yet, and another
+		// writer may apply it before it goes. Take it back before the
+		// calls end, so that it is applied by now or never.
+		if werr := e.withdraw(ctx, sess.ID(), delta, pause); werr != nil {
+			err = fmt.Errorf("%w (and taking the delta back failed: %v)", err, werr)
+		}
+		return 0, lostTrack, err
+	case err != nil:
+		return 0, notLeft, nil // a create that failed left nothing
 	}
 	defer func() {
 		ended, cancel := context.WithCancel(context.Background())
@@ -266,6 +284,55 @@ func (e *engine) delegate(ctx context.Context, delta int64, pause *client.Backof
 			return 0, lostTrack, err
 		}
 	}
+}
+
+// withdraw takes back (deletes at version 0) every delta of delta not yet
+// applied in a node that session owns: the node of a create whose outcome
+// is unknown, which the server keeps, for any writer to apply, until it
+// expires the session, even one the client gave up. It cannot tell that
+// node from another delta of the same size that session left, whose
+// waiter then ends as unknown too. It retries through connection trouble
+// while ctx lasts.
+func (e *engine) withdraw(ctx context.Context, session, delta int64, pause *client.Backoff) error {
+	for {
+		err := e.withdrawOnce(ctx, session, delta)
+		switch {
+		case err == nil, errors.Is(err, client.ErrNoNode):
+			return nil
+		case !client.IsRetryable(err) && !client.IsOutcomeUnknown(err):
+			return err
+		}
+		if err := pause.Wait(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+func (e *engine) withdrawOnce(ctx context.Context, session, delta int64) error {
+	if err := e.c.Sync(ctx, e.path); err != nil {
+		return err
+	}
+	kids, _, err := e.c.Children(ctx, e.path)
+	if err != nil {
+		return err
+	}
+	for _, name := range kids {
+		if d, ok := parseAdd(name); !ok || d != delta {
+			continue
+		}
+		p := client.JoinPath(e.path, name)
+		ok, st, err := e.c.Exists(ctx, p)
+		if err != nil {
+			return err
+		}
+		if !ok || st.EphemeralOwner != session || st.Version != 0 {
+			continue
+		}
+		if err := e.c.Delete(ctx, p, 0); err != nil && !errors.Is(err, client.ErrNoNode) && !errors.Is(err, client.ErrBadVersion) {
+			return err // a delete whose outcome is unknown is tried again
+		}
+	}
+	return nil
 }
 
 // wait waits up to d for ch, and reports whether it fired.

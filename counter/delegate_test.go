@@ -2,10 +2,14 @@ package counter_test
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
+	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/counter"
@@ -179,4 +183,111 @@ func TestDelegationRefused(t *testing.T) {
 			}
 		}
 	})
+}
+
+// unresolved is an Add whose delta's create lost its reply: c (through
+// p, with a short session timeout) adds 1 from a stale version, so that
+// its batch leaves its delta, and the connection is cut once the delta's
+// node is there. c cannot reconnect until reconnect is called. The Add's
+// outcome is in v and err once done is closed.
+type unresolved struct {
+	admin, c *client.Client
+	p        *zktest.Proxy
+	path     string
+	sess     *client.Session
+	timeout  time.Duration
+	refuse   atomic.Bool
+
+	done chan struct{}
+	v    int64
+	err  error
+}
+
+// leaveUnresolved starts an unresolved Add and returns once its delta's
+// node is there.
+func leaveUnresolved(t *testing.T, b zktest.Backend) *unresolved {
+	t.Helper()
+	ctx := recipetest.Context(t)
+	u := &unresolved{admin: b.Connect(t), path: counterPath(t), timeout: zktest.Scale(2 * time.Second), done: make(chan struct{})}
+	u.p = zktest.NewProxy(t, b.Addr())
+	var dials atomic.Int32
+	dial := u.p.Dialer()
+	u.c = b.Connect(t, client.WithSessionTimeout(u.timeout), client.WithDialer(func(network, addr string, d time.Duration) (net.Conn, error) {
+		if dials.Add(1) > 1 && u.refuse.Load() {
+			return nil, errors.New("refused by the test")
+		}
+		return dial(network, addr, d)
+	}))
+	k := counter.New(u.c, u.path)
+	if _, err := k.Add(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Another writer moves the counter on: k's next write (from its own
+	// last version) loses, and its batch leaves its delta.
+	if _, err := counter.New(u.admin, u.path).Add(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	flusherStopped(t, u.c, u.path)
+	u.sess = u.c.Session()
+	u.refuse.Store(true)
+	u.p.CutAfterNextCreate(u.path + "/" + client.ProtectedPrefix)
+	go func() { u.v, u.err = k.Add(ctx, 1); close(u.done) }()
+	recipetest.WaitChildren(t, u.admin, u.path, 1)
+	return u
+}
+
+func (u *unresolved) reconnect() { u.refuse.Store(false) }
+
+// A delta whose create lost its reply, and whose session the client gave
+// up before it could look the node up, may be in the node all the same
+// (the server has not expired the session yet) and be applied by another
+// writer: the batch must not write itself then. Its calls end with an
+// error matching client.ErrOutcomeUnknown, and the delta counts once.
+func TestDelegationCreateUnresolved(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		u := leaveUnresolved(t, b)
+		// The delta's node is there, and k's client cannot reconnect:
+		// another writer applies it.
+		if v, err := counter.New(b.Connect(t), u.path).Add(ctx, 1); err != nil || v != 3 {
+			t.Fatalf("the applying writer's Add(1) = %d, %v; want 3", v, err)
+		}
+		select {
+		case <-u.sess.Done():
+		case <-time.After(4 * u.timeout):
+			t.Fatal("the client did not give up its session")
+		}
+		u.reconnect()
+		recipetest.Within(t, u.done, "the Add returning")
+		got, err := counter.New(u.admin, u.path).Get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != 4 || !client.IsOutcomeUnknown(u.err) {
+			t.Fatalf("Add(1) whose delta another writer applied = %d, %v; counter %d: want outcome unknown and 4 (applied once)", u.v, u.err, got)
+		}
+	})
+}
+
+// An Add whose outcome is unknown, its caller still waiting, was applied
+// before it returned or never is: the delta's node, left by a session the
+// client gave up and the server still has, is taken back before the Add
+// returns, not applied by the next writer.
+func TestDelegationCreateUnresolvedNotLater(t *testing.T) {
+	b := zktest.ReferenceBackend(t)
+	ctx := recipetest.Context(t)
+	u := leaveUnresolved(t, b)
+	recipetest.GiveUpSession(t, b.Reference(), u.p, u.c, u.timeout)
+	u.p.Heal()
+	u.reconnect()
+	recipetest.Within(t, u.done, "the Add returning")
+	if !client.IsOutcomeUnknown(u.err) {
+		t.Fatalf("Add(1) whose delta's create was not resolved = %d, %v; want outcome unknown", u.v, u.err)
+	}
+	if v, err := counter.New(b.Connect(t), u.path).Add(ctx, 1); err != nil || v != 3 {
+		t.Fatalf("the next writer's Add(1) = %d, %v; want 3", v, err)
+	}
+	if got, err := counter.New(u.admin, u.path).Get(ctx); err != nil || got != 3 {
+		t.Fatalf("counter %d, %v; want 3: the delta of an Add that had returned was applied after it", got, err)
+	}
 }
