@@ -56,7 +56,9 @@
 // configuration node that is ephemeral or has children belongs to another
 // recipe (a lock's or a member's node, a semaphore's directory): Set,
 // Publish, Get and Watch then refuse the path with an error matching
-// recipes.ErrOtherRecipe (a publish before it writes anything), so that a
+// recipes.ErrOtherRecipe (a publish before it writes anything; it looks
+// at the children it writes or deletes, and at every child only while the
+// path has no ready yet, so that its cost follows what it writes), so that a
 // configuration put on another recipe's path by mistake neither deletes
 // nor overwrites that recipe's nodes, nor waits for a publish that never
 // comes.

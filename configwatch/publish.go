@@ -264,9 +264,10 @@ func (p *publisher) list(ctx context.Context) (map[string]bool, bool, error) {
 }
 
 // children returns the stored keys and whether ready exists, or
-// client.ErrNoNode when the configuration node is missing. A child that
-// is no configuration's (checkKeyNode) is an error matching
-// recipes.ErrOtherRecipe, before anything is written.
+// client.ErrNoNode when the configuration node is missing. A child the
+// publish may write or delete that is no configuration's (checkKeyNode,
+// see touched) is an error matching recipes.ErrOtherRecipe, before
+// anything is written.
 func (p *publisher) children(ctx context.Context) (map[string]bool, bool, error) {
 	var children []string
 	err := p.retry(ctx, func(ctx context.Context) (err error) {
@@ -274,7 +275,7 @@ func (p *publisher) children(ctx context.Context) (map[string]bool, bool, error)
 		return err
 	})
 	if err == nil {
-		err = p.retry(ctx, func(ctx context.Context) error { return checkKeys(ctx, p.c, p.path, children) })
+		err = p.retry(ctx, func(ctx context.Context) error { return checkKeys(ctx, p.c, p.path, p.touched(children)) })
 	}
 	stored := make(map[string]bool, len(children))
 	hasReady := false
@@ -286,6 +287,24 @@ func (p *publisher) children(ctx context.Context) (map[string]bool, bool, error)
 		}
 	}
 	return stored, hasReady, err
+}
+
+// touched returns the children a publish checks before it writes: all of
+// them when there is no ready (a directory the publish cannot tell is a
+// configuration yet), otherwise ready and the keys the publish writes or
+// deletes. So a publish costs one look per key it touches, not per key
+// stored, and still never writes or deletes another recipe's node.
+func (p *publisher) touched(children []string) []string {
+	if !slices.Contains(children, readyName) {
+		return children
+	}
+	out := []string{readyName}
+	for _, ch := range children {
+		if _, ours := p.values[ch]; ch != readyName && (ours || p.replace) {
+			out = append(out, ch)
+		}
+	}
+	return out
 }
 
 // retry runs op until it succeeds or fails for good (client.Retry: it

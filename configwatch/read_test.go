@@ -383,3 +383,38 @@ func TestWatchDuringPublishChecksNoKey(t *testing.T) {
 		}
 	})
 }
+
+// A publish looks only at the keys it writes, and at ready, once the path
+// is a configuration: setting one key of many costs a few requests, not
+// one per stored key; with or without WithAtomic.
+func TestPublishChecksOnlyWhatItTouches(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		reader := sdkmetric.NewManualReader()
+		c := b.Connect(t, client.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+		const keys = 32
+		for _, opts := range [][]configwatch.Option{nil, {configwatch.WithAtomic()}} {
+			path := zktest.UniquePath(t) + "/config"
+			k := configwatch.New(c, path, configwatch.Raw, opts...)
+			values := configwatch.Values{}
+			for i := range keys {
+				values[fmt.Sprintf("k%d", i)] = []byte("1")
+			}
+			if _, err := k.Publish(ctx, values); err != nil {
+				t.Fatal(err)
+			}
+			before := recipetest.Requests(t, reader)
+			if _, err := k.Set(ctx, configwatch.Values{"k0": []byte("2")}); err != nil {
+				t.Fatal(err)
+			}
+			after := recipetest.Requests(t, reader)
+			if n := after["exists ok"] - before["exists ok"]; n > 3 {
+				t.Fatalf("%d options: setting one key of %d sent %d exists requests (before %v, after %v)", len(opts), keys, n, before, after)
+			}
+			got, err := k.Get(ctx)
+			if err != nil || string(got.Value["k0"]) != "2" || len(got.Value) != keys {
+				t.Fatalf("after the set: %v (%v)", got.Value, err)
+			}
+		}
+	})
+}
