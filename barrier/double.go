@@ -259,7 +259,7 @@ func (d *Double) join(ctx context.Context) (_ *client.Listing, applied bool, _ e
 			if !d.sess.Alive() {
 				// Created under the client's next session: not ours to keep.
 				d.abandonUnder(ctx, d.c.Session())
-				return nil, maybeApplied, lost(d.dir, d.sess)
+				return nil, maybeApplied, lost(d.c, d.dir, d.sess)
 			}
 			return listing, false, nil
 		case errors.Is(err, client.ErrNoNode) && dirs < 3:
@@ -334,7 +334,7 @@ func (d *Double) await(ctx context.Context, opened <-chan client.WatchEvent, joi
 		select {
 		case ev := <-opened: // another member that counted them all was first
 			if ev.Type == client.EventNotWatching {
-				return lost(d.dir, d.sess)
+				return lost(d.c, d.dir, d.sess)
 			}
 			return nil
 		default:
@@ -479,12 +479,12 @@ func (d *Double) waitEither(ctx context.Context, a, b <-chan client.WatchEvent) 
 	case ev = <-a:
 	case ev = <-b:
 	case <-d.sess.Done():
-		return lost(d.dir, d.sess)
+		return lost(d.c, d.dir, d.sess)
 	case <-ctx.Done():
 		return d.wrap(ctx.Err())
 	}
 	if ev.Type == client.EventNotWatching {
-		return lost(d.dir, d.sess)
+		return lost(d.c, d.dir, d.sess)
 	}
 	return nil
 }
@@ -500,7 +500,7 @@ func (d *Double) retry(ctx context.Context, op func() error) error {
 		case err == nil:
 			return nil
 		case client.IsSessionLost(err) && !d.sess.Alive():
-			return lost(d.dir, d.sess)
+			return lost(d.c, d.dir, d.sess)
 		case !client.IsRetryable(err):
 			return d.wrap(err)
 		}
@@ -515,7 +515,7 @@ func (d *Double) retry(ctx context.Context, op func() error) error {
 // member's session last.
 func (d *Double) pause(ctx context.Context, b *client.Backoff) error {
 	if !d.sess.Alive() {
-		return lost(d.dir, d.sess)
+		return lost(d.c, d.dir, d.sess)
 	}
 	if err := b.Wait(ctx); err != nil {
 		return d.wrap(err)
@@ -527,7 +527,7 @@ func (d *Double) pause(ctx context.Context, b *client.Backoff) error {
 // was inside or entering.
 func (d *Double) gone() error {
 	if !d.sess.Alive() {
-		return lost(d.dir, d.sess)
+		return lost(d.c, d.dir, d.sess)
 	}
 	return fmt.Errorf("zkit: barrier %s: %w", d.node(), recipes.ErrNodeDeleted)
 }

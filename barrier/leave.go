@@ -162,7 +162,7 @@ func (l *leaving) depart(ctx context.Context) error {
 			return nil
 		case errors.Is(err, client.ErrNoNode):
 			if !d.sess.Alive() {
-				return lost(d.dir, d.sess)
+				return lost(d.c, d.dir, d.sess)
 			}
 			l.left = true // an earlier attempt was applied
 			return nil
@@ -199,12 +199,12 @@ func (l *leaving) watchLowest(ctx context.Context, lowest string) (released bool
 		case client.EventNodeDataChanged:
 			return true, nil
 		case client.EventNotWatching:
-			return false, lost(d.dir, d.sess)
+			return false, lost(d.c, d.dir, d.sess)
 		}
 		l.vanished = lowest
 		return false, nil
 	case <-d.sess.Done():
-		return false, lost(d.dir, d.sess)
+		return false, lost(d.c, d.dir, d.sess)
 	case <-ctx.Done():
 		return false, d.wrap(ctx.Err())
 	}
@@ -351,7 +351,7 @@ func (l *leaving) release(ctx context.Context, st *client.Stat) error {
 			continue
 		case errors.Is(err, client.ErrNoNode):
 			if !d.sess.Alive() {
-				return lost(d.dir, d.sess)
+				return lost(d.c, d.dir, d.sess)
 			}
 			l.left = true // an earlier attempt was applied
 			if missing > 0 {
