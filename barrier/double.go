@@ -420,7 +420,7 @@ func (d *Double) checkDir(ctx context.Context, l listing) error {
 
 // otherRecipe is the error for a directory that is another recipe's.
 func (d *Double) otherRecipe(why string) error {
-	return fmt.Errorf("zkit: barrier %s: %s: %w; use one recipe per path", d.dir, why, recipes.ErrOtherRecipe)
+	return recipes.OtherRecipef("zkit: barrier %s: %s", d.dir, why)
 }
 
 // list looks at the directory, and with watch set leaves a watch on its

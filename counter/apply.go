@@ -265,10 +265,10 @@ func (e *engine) check(ctx context.Context, st *client.Stat) error {
 			return err
 		}
 		if n, ok := recipes.QueueNodeOf(kids); ok {
-			return fmt.Errorf("zkit: %s holds %s, a %s's node: %w; use one recipe per path", e.path, n.Name, n.Kind.Recipe, recipes.ErrOtherRecipe)
+			return recipes.OtherRecipef("zkit: %s holds %s, a %s's node", e.path, n.Name, n.Kind.Recipe)
 		}
 		if recipes.OpenBarrierOf(kids) {
-			return fmt.Errorf("zkit: %s holds a double barrier's %s and members: %w; use one recipe per path", e.path, recipes.ReadyName, recipes.ErrOtherRecipe)
+			return recipes.OtherRecipef("zkit: %s holds a double barrier's %s and members", e.path, recipes.ReadyName)
 		}
 	}
 	e.checked = st.Czxid

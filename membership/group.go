@@ -59,8 +59,8 @@ func (g *Group) Join(ctx context.Context, id string, data []byte) (*Member, erro
 // List returns the members of the group, sorted by id, with their data
 // and Stat: its ephemeral children, but a lock's, read/write lock's or
 // election's nodes (see the package documentation). A group whose node
-// does not exist has no members. An invalid
-// path is an *client.InputError, before anything is sent.
+// does not exist has no members. An invalid path is an
+// *client.InputError, before anything is sent.
 func (g *Group) List(ctx context.Context) ([]Entry, error) {
 	if err := recipes.CheckDir("list", g.path, "group"); err != nil {
 		return nil, err
@@ -70,10 +70,10 @@ func (g *Group) List(ctx context.Context) ([]Entry, error) {
 }
 
 // Watch follows the group and delivers a snapshot of all its members (as
-// List counts them), sorted by id, whenever a member joins, leaves or changes its data. It
-// is built on recipes.Follow and level-triggered like it: the Values
-// channel holds only the latest snapshot, and after churn, a burst or a
-// reconnect the last snapshot delivered is the true group. A group whose
+// List counts them), sorted by id, whenever a member joins, leaves or
+// changes its data. It is built on recipes.Follow and level-triggered like
+// it: the Values channel holds only the latest snapshot, and after churn,
+// a burst or a reconnect the last snapshot delivered is the true group. A group whose
 // node does not exist is an empty snapshot. The feed ends when ctx ends,
 // when the client is closed (client.ErrClosed), or on an error retrying
 // cannot cure (an invalid path: an *client.InputError, before anything is

@@ -77,7 +77,7 @@ func CheckOwnNode(path string, st *client.Stat, recipe string, children bool) er
 	default:
 		return nil
 	}
-	return fmt.Errorf("zkit: %s is %s, not a %s's: %w; use one recipe per path", path, what, recipe, ErrOtherRecipe)
+	return OtherRecipef("zkit: %s is %s, not a %s's", path, what, recipe)
 }
 
 // CheckNotReadyDir returns an error matching ErrOtherRecipe when the node
@@ -103,8 +103,7 @@ func CheckNotReadyDir(ctx context.Context, c *client.Client, path, recipe string
 		return err
 	}
 	if found && st.EphemeralOwner == 0 {
-		return fmt.Errorf("zkit: %s holds %s, a configuration's or a double barrier's node, not a %s's: %w; use one recipe per path",
-			path, ReadyName, recipe, ErrOtherRecipe)
+		return OtherRecipef("zkit: %s holds %s, a configuration's or a double barrier's node, not a %s's", path, ReadyName, recipe)
 	}
 	return nil
 }

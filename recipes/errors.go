@@ -55,6 +55,13 @@ func (e *ConflictError) Error() string {
 // Is makes errors.Is(err, ErrConflict) and errors.Is(err, ErrLost) true.
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict || target == ErrLost }
 
+// OtherRecipef is the error for a path that another kind of recipe uses:
+// the message format gives, naming the path once, then ErrOtherRecipe,
+// which the error matches, and the advice to use one recipe per path.
+func OtherRecipef(format string, args ...any) error {
+	return fmt.Errorf(format+": %w; use one recipe per path", append(args, ErrOtherRecipe)...)
+}
+
 // lostSession is the cause when the session that owned a node is gone.
 func lostSession(cause error) error {
 	return fmt.Errorf("%w: %w", ErrLost, cause)

@@ -514,12 +514,10 @@ func (t *Ticket) place(children []string) error {
 			// participant that finds this ticket's node before its own and
 			// refuses the path: it disturbs nobody already here.
 			if other, ok := ParseNode(ch, queueKinds...); ok && !t.node.Before(other) {
-				return fmt.Errorf("zkit: %s holds %s: %w; use one recipe per path",
-					t.q.dir, other.Name, ErrOtherRecipe)
+				return OtherRecipef("zkit: %s holds %s", t.q.dir, other.Name)
 			}
 			if ch == ReadyName && !t.placed {
-				return fmt.Errorf("zkit: %s holds %s, a configuration's or a double barrier's node: %w; use one recipe per path",
-					t.q.dir, ch, ErrOtherRecipe)
+				return OtherRecipef("zkit: %s holds %s, a configuration's or a double barrier's node", t.q.dir, ch)
 			}
 		case n.Seq == t.node.Seq && n.Name == t.node.Name:
 			found = true

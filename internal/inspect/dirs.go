@@ -7,10 +7,11 @@ import (
 	"strings"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/recipes"
 )
 
 // readyName is the flag node of a double barrier and of a configuration.
-const readyName = "ready"
+const readyName = recipes.ReadyName
 
 // barrier recognises a double barrier: ephemeral members named by UUIDs
 // (Curator's and zkit's in canonical form, kazoo's in 32 hex digits),
@@ -23,7 +24,7 @@ func barrier(_ context.Context, _ *reader, r *Report, kids []child) (bool, error
 		switch {
 		case k.name == readyName:
 			ready = true
-		case (isUUID(k.name) || isKazooID(k.name)) && k.stat.EphemeralOwner != 0:
+		case (recipes.IsBarrierMember(k.name) || isKazooID(k.name)) && k.stat.EphemeralOwner != 0:
 			n := node(Member, k)
 			n.Origin = memberOrigin(k.name)
 			if n.Origin == Kazoo {

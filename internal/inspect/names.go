@@ -34,27 +34,6 @@ func queueOrigin(n recipes.Node, data []byte) Origin {
 	return ""
 }
 
-// isUUID reports a UUID in canonical form, as Curator and zkit name
-// double-barrier members.
-func isUUID(name string) bool {
-	if len(name) != 36 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		switch i {
-		case 8, 13, 18, 23:
-			if name[i] != '-' {
-				return false
-			}
-		default:
-			if !isHex(name[i]) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // isKazooID reports a UUID as kazoo names nodes: 32 hex digits.
 func isKazooID(name string) bool {
 	if len(name) != 32 {
