@@ -21,6 +21,7 @@ type view struct {
 	bad      bool  // data does not decode
 	version  int32 // the node's data version
 	czxid    int64 // which incarnation of the node; 0 when not known
+	mzxid    int64 // the last write's zxid; 0 when not known
 	children int32 // the node's children: deltas left to apply (delegate.go)
 	at       time.Time
 }
@@ -94,7 +95,7 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 		}
 		if next == cur {
 			if fresh {
-				return res
+				return stamped(res, stamp{v.mzxid, v.version}) // answered from this read
 			}
 			if err := e.read(ctx, true, &pause); err != nil {
 				return fail(calls, err)
@@ -109,17 +110,20 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 			ds = e.delegations(ctx, next.value)
 		}
 		data := e.enc.encode(next.value)
-		var err error
+		var (
+			st  stamp
+			err error
+		)
 		if len(ds) > 0 {
 			// Read back, should the reply be lost, against what was
 			// written: ours and theirs.
-			data, err = e.writeServing(ctx, v, ds)
+			data, st, err = e.writeServing(ctx, v, ds)
 		} else {
-			err = e.write(ctx, v, data, calls[0].acl)
+			st, err = e.write(ctx, v, data, calls[0].acl)
 		}
 		switch {
 		case err == nil:
-			return res
+			return stamped(res, st)
 		case errors.Is(err, errServedElsewhere):
 			// A delegation was gone or applied: write again without it.
 		case errors.Is(err, client.ErrBadVersion), errors.Is(err, client.ErrNodeExists):
@@ -176,14 +180,14 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 }
 
 // write stores data if the node is still as v says, and updates the view.
-func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.ACL) error {
+func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.ACL) (stamp, error) {
 	if !v.exists {
 		var opts []client.CreateOption
 		if len(acl) > 0 {
 			opts = append(opts, client.WithACL(acl...))
 		}
 		if _, err := e.c.Create(ctx, e.path, data, client.Persistent, opts...); err != nil {
-			return err
+			return stamp{}, err
 		}
 		e.setView(data, &client.Stat{})
 		e.pace.won()
@@ -193,21 +197,38 @@ func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.AC
 		if e.read(ctx, false, &pause) != nil {
 			e.view.known = false
 		}
-		return nil
+		return stamp{}, nil
 	}
 	st, err := e.c.Set(ctx, e.path, data, v.version)
 	if err != nil {
-		return err
+		return stamp{}, err
 	}
 	e.setView(data, st)
 	e.pace.won()
-	return nil
+	return stamp{st.Mzxid, st.Version}, nil
 }
 
 func (e *engine) setView(data []byte, st *client.Stat) {
 	val, ok := e.enc.decode(data)
 	e.view = view{known: true, exists: true, data: data, value: val, bad: !ok,
-		version: st.Version, czxid: st.Czxid, children: st.NumChildren, at: time.Now()}
+		version: st.Version, czxid: st.Czxid, mzxid: st.Mzxid, children: st.NumChildren, at: time.Now()}
+}
+
+// stamp is which write applied a batch, or which state of the node
+// answered a batch that changes nothing: its zxid (0 when not known: a
+// create, whose reply carries no Stat; a node that does not exist) and the
+// node's version.
+type stamp struct {
+	zxid    int64
+	version int32
+}
+
+// stamped marks res as applied by the write st.
+func stamped(res []result, st stamp) []result {
+	for i := range res {
+		res[i].zxid, res[i].version = st.zxid, st.version
+	}
+	return res
 }
 
 // read loads the node into the view, after a sync when sync is set,

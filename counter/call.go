@@ -41,6 +41,13 @@ type result struct {
 	value   int64 // the value after the call (compareAndSet: the value found, when not swapped)
 	swapped bool  // compareAndSet only
 	err     error
+
+	// Which write applied the call, or which state of the node answered
+	// it, for its span: the zxid of the write (0 when not known: a
+	// create, or a node that does not exist) and the node's version after
+	// it (-1 when not known: a delta another writer applied).
+	zxid    int64
+	version int32
 }
 
 // state is the counter as the calls of a batch see it.

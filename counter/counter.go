@@ -112,10 +112,21 @@ func (k *Counter) do(ctx context.Context, cl *call) result {
 		span.SetStatus(codes.Error, r.err.Error())
 	} else {
 		// Combined with other calls of this client into one write, which
-		// was retried after each write another writer got in first.
-		span.AddEvent("applied", trace.WithAttributes(
+		// was retried after each write another writer got in first; and
+		// which write that was (for a get, which state of the node it
+		// read): its zxid and the node's version, where known.
+		attrs := []attribute.KeyValue{
 			attribute.Int("zkit.counter.combined", cl.combined),
-			attribute.Int("zkit.counter.retries", cl.conflicts)))
+			attribute.Int("zkit.counter.retries", cl.conflicts),
+			attribute.Int64("zkit.counter.value", r.value),
+		}
+		if r.zxid != 0 {
+			attrs = append(attrs, attribute.Int64("zkit.counter.zxid", r.zxid))
+		}
+		if r.zxid != 0 && r.version >= 0 {
+			attrs = append(attrs, attribute.Int64("zkit.counter.version", int64(r.version)))
+		}
+		span.AddEvent("applied", trace.WithAttributes(attrs...))
 	}
 	return r
 }

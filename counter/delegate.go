@@ -131,7 +131,7 @@ func (e *engine) delegations(ctx context.Context, own int64) []delegation {
 // writeServing stores the value after the batch's calls and ds (the last
 // delegation's result) if the node is still as v says, marking each
 // delegation applied, and returns the data it wrote to the counter.
-func (e *engine) writeServing(ctx context.Context, v view, ds []delegation) ([]byte, error) {
+func (e *engine) writeServing(ctx context.Context, v view, ds []delegation) ([]byte, stamp, error) {
 	data := e.enc.encode(ds[len(ds)-1].result)
 	ops := make([]client.Op, 0, 1+len(ds))
 	ops = append(ops, client.SetOp(e.path, data, v.version))
@@ -142,10 +142,10 @@ func (e *engine) writeServing(ctx context.Context, v view, ds []delegation) ([]b
 	var me *client.MultiError
 	if errors.As(err, &me) && me.Index >= 1 {
 		e.served[ds[me.Index-1].name] = true // gone, or applied by another writer
-		return data, errServedElsewhere
+		return data, stamp{}, errServedElsewhere
 	}
 	if err != nil {
-		return data, err
+		return data, stamp{}, err
 	}
 	for _, d := range ds {
 		e.served[d.name] = true
@@ -153,7 +153,7 @@ func (e *engine) writeServing(ctx context.Context, v view, ds []delegation) ([]b
 	e.applied.Add(int64(len(ds)))
 	e.setView(data, res[0].Stat)
 	e.pace.won()
-	return data, nil
+	return data, stamp{res[0].Stat.Mzxid, res[0].Stat.Version}, nil
 }
 
 // encodeResult is a delegation node's data once applied: the counter's
@@ -170,7 +170,7 @@ func encodeResult(v int64) []byte { return binary.BigEndian.AppendUint64(nil, ui
 // returns the calls' results: their values, or errors matching
 // client.ErrOutcomeUnknown when the outcome cannot be known.
 func (e *engine) delegateBatch(ctx context.Context, calls []*call, total int64, pause *client.Backoff) ([]result, bool) {
-	val, state, err := e.delegate(ctx, total, pause)
+	val, zxid, state, err := e.delegate(ctx, total, pause)
 	switch state {
 	case notLeft, takenBack:
 		e.delegating = false
@@ -187,7 +187,7 @@ func (e *engine) delegateBatch(ctx context.Context, calls []*call, total int64, 
 		base += cl.a
 		res[i].value = base
 	}
-	return res, true
+	return stamped(res, stamp{zxid, -1}), true
 }
 
 // delegateState is how a delegation ended.
@@ -201,8 +201,9 @@ const (
 )
 
 // delegate leaves delta in a new node, waits for it to be applied, and
-// returns the counter's value right after it.
-func (e *engine) delegate(ctx context.Context, delta int64, pause *client.Backoff) (int64, delegateState, error) {
+// returns the counter's value right after it and the zxid of the write
+// that applied it (the node's, written in the same transaction).
+func (e *engine) delegate(ctx context.Context, delta int64, pause *client.Backoff) (int64, int64, delegateState, error) {
 	sess := e.c.Session()
 	p, err := e.c.CreateProtected(ctx, client.JoinPath(e.path, addName(delta)), nil, client.EphemeralSequential)
 	switch {
@@ -215,9 +216,9 @@ func (e *engine) delegate(ctx context.Context, delta int64, pause *client.Backof
 		if werr := e.withdraw(ctx, sess.ID(), delta, pause); werr != nil {
 			err = fmt.Errorf("%w (and taking the delta back failed: %v)", err, werr)
 		}
-		return 0, lostTrack, err
+		return 0, 0, lostTrack, err
 	case err != nil:
-		return 0, notLeft, nil // a create that failed left nothing
+		return 0, 0, notLeft, nil // a create that failed left nothing
 	}
 	defer func() {
 		ended, cancel := context.WithCancel(context.Background())
@@ -242,20 +243,20 @@ func (e *engine) delegate(ctx context.Context, delta int64, pause *client.Backof
 		switch {
 		case err == nil && st.Version > 0:
 			if len(data) != 8 {
-				return 0, lostTrack, fmt.Errorf("zkit: counter delta node %q holds %d bytes, want 8", p, len(data))
+				return 0, 0, lostTrack, fmt.Errorf("zkit: counter delta node %q holds %d bytes, want 8", p, len(data))
 			}
-			return int64(binary.BigEndian.Uint64(data)), applied, nil
+			return int64(binary.BigEndian.Uint64(data)), st.Mzxid, applied, nil
 		case errors.Is(err, client.ErrNoNode) && tookBack && e.c.Session() == sess:
-			return 0, takenBack, nil // our delete at version 0 went through
+			return 0, 0, takenBack, nil // our delete at version 0 went through
 		case errors.Is(err, client.ErrNoNode):
-			return 0, lostTrack, fmt.Errorf("zkit: counter delta node %q gone before it was applied or taken back: %w", p, err)
+			return 0, 0, lostTrack, fmt.Errorf("zkit: counter delta node %q gone before it was applied or taken back: %w", p, err)
 		case client.IsRetryable(err):
 			if err := pause.Wait(ctx); err != nil {
-				return 0, lostTrack, err
+				return 0, 0, lostTrack, err
 			}
 			continue
 		case err != nil:
-			return 0, lostTrack, err
+			return 0, 0, lostTrack, err
 		}
 		if !watch {
 			watch = true // not applied after all: wait again
@@ -266,22 +267,22 @@ func (e *engine) delegate(ctx context.Context, delta int64, pause *client.Backof
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return 0, lostTrack, err
+			return 0, 0, lostTrack, err
 		}
 		// Take it back, unless it was applied meanwhile.
 		err = e.c.Delete(ctx, p, 0)
 		switch {
 		case err == nil:
-			return 0, takenBack, nil
+			return 0, 0, takenBack, nil
 		case errors.Is(err, client.ErrBadVersion):
 			watch = false // applied meanwhile: a plain read gets the result
 		case client.IsOutcomeUnknown(err), client.IsRetryable(err):
 			tookBack = true
 			if err := pause.Wait(ctx); err != nil {
-				return 0, lostTrack, err
+				return 0, 0, lostTrack, err
 			}
 		default:
-			return 0, lostTrack, err
+			return 0, 0, lostTrack, err
 		}
 	}
 }

@@ -16,6 +16,17 @@ import (
 //
 // Conflicts per batch divided by the batch size is the retries per
 // increment.
+//
+// Each call's span ("zkit counter add", "... get", ...) ends with an
+// "applied" event once the call succeeded: zkit.counter.combined (calls
+// in its write), zkit.counter.retries (writes lost before it went
+// through), zkit.counter.value (what the call returned), and, where
+// known, zkit.counter.zxid and zkit.counter.version: the transaction that
+// applied it and the node's version after it (for a call that changed
+// nothing, the state of the node that answered it). A delta applied by
+// another writer (see delegate.go) names the zxid but not the version; a
+// create names neither. Two calls that returned one value can be told
+// apart with them.
 type instruments struct {
 	batch     metric.Int64Histogram
 	conflicts metric.Int64Histogram

@@ -58,24 +58,49 @@ func TestTelemetry(t *testing.T) {
 	}
 	t.Logf("64 Adds in %d batches", batches)
 
-	// One span per Add, each saying how many calls its write combined.
+	// One span per Add, each saying how many calls its write combined,
+	// the value it returned and which write that was: the values are
+	// 1..64, and every write but the node's create names its zxid and the
+	// node's version after it, one version per write.
 	combined := 0
+	values := map[int64]bool{}
+	versionOf := map[int64]int64{} // zxid -> version
 	for _, sp := range spans.Ended() {
 		if sp.Name() != "zkit counter add" {
 			continue
 		}
 		for _, ev := range sp.Events() {
-			for _, kv := range ev.Attributes {
-				if ev.Name == "applied" && kv.Key == "zkit.counter.combined" {
-					combined++
-					if kv.Value.AsInt64() < 1 {
-						t.Fatalf("an Add's span says its write combined %d calls", kv.Value.AsInt64())
-					}
-				}
+			if ev.Name != "applied" {
+				continue
 			}
+			attrs := map[string]int64{}
+			for _, kv := range ev.Attributes {
+				attrs[string(kv.Key)] = kv.Value.AsInt64()
+			}
+			if attrs["zkit.counter.combined"] < 1 {
+				t.Fatalf("an Add's span says its write combined %d calls", attrs["zkit.counter.combined"])
+			}
+			combined++
+			values[attrs["zkit.counter.value"]] = true
+			zxid, ok := attrs["zkit.counter.zxid"]
+			if !ok {
+				continue // the create
+			}
+			version, ok := attrs["zkit.counter.version"]
+			if v, seen := versionOf[zxid]; !ok || (seen && v != version) {
+				t.Fatalf("write %#x: version %d (known: %v), and %d before", zxid, version, ok, v)
+			}
+			versionOf[zxid] = version
 		}
 	}
-	if combined != 64 {
-		t.Fatalf("%d Add spans with an applied event, want 64", combined)
+	if combined != 64 || len(values) != 64 || !values[1] || !values[64] {
+		t.Fatalf("%d Add spans with an applied event and %d values, want 64 and 1..64", combined, len(values))
+	}
+	versions := map[int64]bool{}
+	for _, v := range versionOf {
+		versions[v] = true
+	}
+	if len(versionOf) == 0 || len(versions) != len(versionOf) {
+		t.Fatalf("%d writes named, with %d versions: want one version per write", len(versionOf), len(versions))
 	}
 }
