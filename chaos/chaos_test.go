@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -19,6 +20,31 @@ const LongEnv = "ZKIT_CHAOS_LONG"
 
 // ReportEnv names a file to which the run's summaries are appended.
 const ReportEnv = "ZKIT_CHAOS_REPORT"
+
+// ConfigEnv adds settings to the ensemble's zoo.cfg, or replaces the
+// suite's (see ensembleConfig), as "key=value" pairs separated by commas:
+// ZKIT_CHAOS_CONFIG=forceSnapshotSync=true makes every follower take the
+// leader's snapshot when it joins.
+const ConfigEnv = "ZKIT_CHAOS_CONFIG"
+
+// ensembleConfig is the ensemble's zoo.cfg beside zktest's. A key that
+// ZooKeeper does not know becomes the system property "zookeeper.<key>".
+//
+//   - syncLimit 10 ticks (2 s): followers notice a dead or paused leader
+//     within 2 s instead of 5 s.
+func ensembleConfig() []zktest.Option {
+	settings := map[string]string{"syncLimit": "10"}
+	for kv := range strings.SplitSeq(os.Getenv(ConfigEnv), ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			settings[k] = v
+		}
+	}
+	var opts []zktest.Option
+	for k, v := range settings {
+		opts = append(opts, zktest.WithConfig(k, v))
+	}
+	return opts
+}
 
 var (
 	long   = os.Getenv(LongEnv) == "1"
@@ -59,9 +85,7 @@ type env struct {
 // take seconds to start; the scenarios that kill or pause servers restart
 // or resume them before they end).
 func TestChaos(t *testing.T) {
-	// syncLimit 10 ticks (2 s): followers notice a dead or paused leader
-	// within 2 s instead of 5 s.
-	e := &env{z: zktest.StartEnsemble(t, 3, zktest.WithConfig("syncLimit", "10"))}
+	e := &env{z: zktest.StartEnsemble(t, 3, ensembleConfig()...)}
 	t.Run("00-checker-catches-a-broken-lock", func(t *testing.T) { checkerCatchesBrokenLock(t, e) })
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {

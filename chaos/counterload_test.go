@@ -1,17 +1,23 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/anishathalye/porcupine"
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/counter"
 	"github.com/zkit-dev/zkit/zktest"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 // counterLoad keeps a counter busy: every worker runs two goroutines on its
@@ -25,6 +31,7 @@ type counterLoad struct {
 	path    string
 	admin   *client.Client
 	workers []*worker
+	spans   []*tracetest.SpanRecorder // each worker's counter spans: which write applied each call
 	h       *History
 	prog    *Progress
 
@@ -40,9 +47,17 @@ const (
 	counterPace                = 5 * time.Millisecond
 )
 
-func newCounterLoad(t *testing.T, admin *client.Client, workers []*worker, prog *Progress) *counterLoad {
+// newCounterLoad prepares the counter workload on n workers of its own,
+// each recording its counter's spans.
+func newCounterLoad(t *testing.T, e *env, admin *client.Client, n int, timeout time.Duration, prog *Progress) *counterLoad {
 	t.Helper()
-	return &counterLoad{path: loadPath(t, admin, "counter", prog), admin: admin, workers: workers, h: NewHistory(), prog: prog, results: map[int64]int{}}
+	l := &counterLoad{path: loadPath(t, admin, "counter", prog), admin: admin, h: NewHistory(), prog: prog, results: map[int64]int{}}
+	for i := range n {
+		rec := tracetest.NewSpanRecorder()
+		l.spans = append(l.spans, rec)
+		l.workers = append(l.workers, e.worker(t, i, timeout, client.WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)))))
+	}
+	return l
 }
 
 func (l *counterLoad) Name() string { return "counter" }
@@ -146,14 +161,215 @@ func (l *counterLoad) Check(t *testing.T) (ops, violations int, held string) {
 		t.Errorf("counter: final value %d, want between %d acknowledged and %d (plus %d in doubt)", l.final, acked, acked+unknown, unknown)
 		violations++
 	}
+	var dups []int64
 	for v, n := range l.results {
 		if n > 1 {
-			t.Errorf("counter: %d Add calls returned %d", n, v)
+			dups = append(dups, v)
+		}
+	}
+	if len(dups) > 0 {
+		slices.Sort(dups)
+		writes := l.writes()
+		for _, v := range dups {
+			t.Errorf("counter: %d Add calls returned %d: %s", l.results[v], v, writes.explain(v))
 			violations++
 		}
 	}
-	violations += checkHistory(t, "counter", l.h, CounterModel)
+	if bad := checkHistory(t, "counter", l.h, CounterModel); bad > 0 {
+		violations += bad
+		for _, v := range orderViolations(l.h.Operations(), l.writes()) {
+			t.Errorf("counter: out of order: %s", v)
+		}
+	}
 	held = fmt.Sprintf("counter: %d increments acknowledged, %d in doubt, %d failed unapplied; final value %d, linearizable",
 		acked, unknown, l.failed.Load(), l.final)
 	return l.h.Len(), violations, held
+}
+
+// counterWrite is which write applied an acknowledged call, or which
+// state of the node answered a get, as its span tells: the zxid and the
+// node's version (-1 when the span does not say: a delta another writer
+// applied).
+type counterWrite struct {
+	worker  int
+	zxid    int64
+	version int64
+}
+
+func (cw counterWrite) String() string {
+	if cw.version < 0 {
+		return fmt.Sprintf("worker %d: zxid %#x", cw.worker, cw.zxid)
+	}
+	return fmt.Sprintf("worker %d: zxid %#x version %d", cw.worker, cw.zxid, cw.version)
+}
+
+// counterWrites are the acknowledged calls' writes, by operation and the
+// value each call returned.
+type counterWrites struct {
+	byValue   map[CounterOp]map[int64][]counterWrite
+	versionOf map[int64]int64 // zxid -> version, from any span that knows it
+}
+
+// writes reads the workers' spans.
+func (l *counterLoad) writes() counterWrites {
+	w := counterWrites{byValue: map[CounterOp]map[int64][]counterWrite{Add: {}, Get: {}}, versionOf: map[int64]int64{}}
+	ops := map[string]CounterOp{"zkit counter add": Add, "zkit counter get": Get}
+	for i, rec := range l.spans {
+		for _, sp := range rec.Ended() {
+			op, ok := ops[sp.Name()]
+			if !ok {
+				continue
+			}
+			for _, ev := range sp.Events() {
+				if ev.Name != "applied" {
+					continue
+				}
+				cw, value := counterWrite{worker: i, version: -1}, int64(-1)
+				for _, kv := range ev.Attributes {
+					switch kv.Key {
+					case "zkit.counter.value":
+						value = kv.Value.AsInt64()
+					case "zkit.counter.zxid":
+						cw.zxid = kv.Value.AsInt64()
+					case "zkit.counter.version":
+						cw.version = kv.Value.AsInt64()
+					}
+				}
+				w.byValue[op][value] = append(w.byValue[op][value], cw)
+				if cw.zxid != 0 && cw.version >= 0 {
+					w.versionOf[cw.zxid] = cw.version
+				}
+			}
+		}
+	}
+	return w
+}
+
+// of describes the calls of op that returned v.
+func (w counterWrites) of(op CounterOp, v int64) string {
+	var parts []string
+	for _, cw := range w.byValue[op][v] {
+		if cw.version < 0 {
+			if ver, ok := w.versionOf[cw.zxid]; ok {
+				cw.version = ver
+			}
+		}
+		parts = append(parts, cw.String())
+	}
+	if len(parts) == 0 {
+		return "no span"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// explain says which writes returned value v from two or more Adds, and
+// what that shows: one write reported twice (zkit's fault), or two
+// transactions that ZooKeeper acknowledged as conditional writes to one
+// version (ZooKeeper's: at most one of them can be in its history).
+func (w counterWrites) explain(v int64) string {
+	zxids := map[int64]int{}
+	versions := map[int64]map[int64]bool{} // version -> zxids
+	for _, cw := range w.byValue[Add][v] {
+		zxids[cw.zxid]++
+		ver, ok := cw.version, cw.version >= 0
+		if !ok {
+			ver, ok = w.versionOf[cw.zxid]
+		}
+		if ok && cw.zxid != 0 {
+			if versions[ver] == nil {
+				versions[ver] = map[int64]bool{}
+			}
+			versions[ver][cw.zxid] = true
+		}
+	}
+	verdict := "unexplained"
+	for z, n := range zxids {
+		if z != 0 && n > 1 {
+			verdict = fmt.Sprintf("write %#x reported twice: zkit's fault", z)
+		}
+	}
+	for ver, zs := range versions {
+		if len(zs) > 1 {
+			verdict = fmt.Sprintf("ZooKeeper acknowledged %d transactions taking the node to version %d", len(zs), ver)
+		}
+	}
+	return w.of(Add, v) + " (" + verdict + ")"
+}
+
+// orderViolations returns the first few pairs of acknowledged calls whose
+// values go back in real time: a call that began after another had
+// returned must see at least its value (and an Add one more). Porcupine
+// says whether the history is linearizable; this says where it is not.
+func orderViolations(ops []porcupine.Operation, w counterWrites) []string {
+	type done struct {
+		op  porcupine.Operation
+		val int64
+	}
+	var known []done
+	for _, op := range ops {
+		in, out := op.Input.(CounterInput), op.Output.(CounterOutput)
+		if out.Unknown || op.Return == Never || (in.Op != Add && in.Op != Get) {
+			continue
+		}
+		known = append(known, done{op, out.Value})
+	}
+	byReturn := slices.Clone(known)
+	slices.SortFunc(byReturn, func(a, b done) int { return cmp.Compare(a.op.Return, b.op.Return) })
+	slices.SortFunc(known, func(a, b done) int { return cmp.Compare(a.op.Call, b.op.Call) })
+	var out []string
+	i, best := 0, done{val: -1}
+	for _, b := range known {
+		for ; i < len(byReturn) && byReturn[i].op.Return < b.op.Call; i++ {
+			if byReturn[i].val > best.val {
+				best = byReturn[i]
+			}
+		}
+		in := b.op.Input.(CounterInput)
+		want := best.val
+		if in.Op == Add {
+			want += in.Delta
+		}
+		if best.val < 0 || b.val >= want {
+			continue
+		}
+		a := best.op.Input.(CounterInput)
+		out = append(out, fmt.Sprintf("%s -> %d (client %d, %v-%v; %s) began after %s -> %d (client %d, returned at %v; %s)",
+			opName(in.Op), b.val, b.op.ClientId, time.Duration(b.op.Call), time.Duration(b.op.Return), w.of(in.Op, b.val),
+			opName(a.Op), best.val, best.op.ClientId, time.Duration(best.op.Return), w.of(a.Op, best.val)))
+		if len(out) == 5 {
+			break
+		}
+	}
+	return out
+}
+
+func opName(op CounterOp) string {
+	if op == Add {
+		return "add(1)"
+	}
+	return "get()"
+}
+
+// Diagnose logs, without judging, the Adds that returned one value and
+// which writes they came from: for a run set aside because ZooKeeper lost
+// acknowledged writes, it shows whether the counter's duplicates are
+// those of the lost writes.
+func (l *counterLoad) Diagnose(t *testing.T) {
+	t.Helper()
+	l.mu.Lock()
+	var dups []int64
+	for v, n := range l.results {
+		if n > 1 {
+			dups = append(dups, v)
+		}
+	}
+	l.mu.Unlock()
+	if len(dups) == 0 {
+		return
+	}
+	slices.Sort(dups)
+	writes := l.writes()
+	for _, v := range dups {
+		t.Logf("counter: %d Add calls returned %d: %s", l.results[v], v, writes.explain(v))
+	}
 }

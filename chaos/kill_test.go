@@ -48,11 +48,25 @@ func underLoad(t *testing.T, e *env, timeout time.Duration, keepSessions bool, f
 	prog := NewProgress()
 	ws := lockLoads(t, e, admin, prog, 4, timeout)
 	ws = append(ws,
-		newCounterLoad(t, admin, e.workers(t, 3, timeout), prog),
+		newCounterLoad(t, e, admin, 3, timeout, prog),
 		newMembersLoad(t, admin, e.workers(t, 3, timeout), prog),
 		newBarrierLoad(t, admin, e.workers(t, 4, timeout), prog),
 		newCacheLoad(t, e, admin, prog, timeout))
-	prog.stalled = func() string { return divergence(t, e, ws) }
+	wit := startWitness(t, e)
+	prog.stalled = func(missing []string) string {
+		why := ""
+		if d := divergence(t, e, ws, missing...); d != "" {
+			why = "ZooKeeper's servers disagree on committed data: " + d
+		} else if proof, _ := wit.lost(t, e); proof != "" {
+			// A write lost after it was acknowledged (a release, say)
+			// can leave a queue waiting for ever, on every server alike.
+			why = "ZooKeeper lost acknowledged writes of the witness: " + proof
+		}
+		if why != "" {
+			dumpLoads(t, e, admin, ws) // where the stall is, for the record
+		}
+		return why
+	}
 	stop := runWorkloads(testContext(t, 10*time.Minute), ws)
 	defer func() {
 		if t.Failed() { // while the workloads still run: where are they stuck?
@@ -64,6 +78,18 @@ func underLoad(t *testing.T, e *env, timeout time.Duration, keepSessions bool, f
 	waitProgress(t, prog, 0)
 	faults(prog, &sum)
 	stop()
+	if proof, checked := wit.lost(t, e); proof != "" {
+		// What the recipes saw, for the record, before the run is set
+		// aside: ZooKeeper's fault explains it.
+		for _, w := range ws {
+			if d, ok := w.(interface{ Diagnose(*testing.T) }); ok {
+				d.Diagnose(t)
+			}
+		}
+		t.Skipf("ZooKeeper lost acknowledged writes of the witness, so the recipes' histories cannot be judged: %s", proof)
+	} else {
+		t.Logf("witness: no acknowledged write lost (%s)", checked)
+	}
 	if d := divergence(t, e, ws); d != "" {
 		// The checks read through the admin's server, which may be the
 		// replica that lost committed changes (see waitProgress).
@@ -93,12 +119,11 @@ func waitProgress(t *testing.T, prog *Progress, at int64) {
 		}
 		if time.Now().After(deadline) {
 			if prog.stalled != nil {
-				if d := prog.stalled(); d != "" {
+				if d := prog.stalled(missing); d != "" {
 					// Not zkit's to judge: a recipe on a server whose copy of
 					// the tree lost committed changes waits for nodes that are
 					// gone everywhere else (see docs/reliability.md).
-					t.Skipf("no progress of %v within %v, and ZooKeeper's servers disagree on committed data: %s",
-						missing, zktest.Scale(60*time.Second), d)
+					t.Skipf("no progress of %v within %v, and %s", missing, zktest.Scale(60*time.Second), d)
 				}
 			}
 			t.Fatalf("no progress of %v within %v", missing, zktest.Scale(60*time.Second))
@@ -108,43 +133,58 @@ func waitProgress(t *testing.T, prog *Progress, at int64) {
 }
 
 // divergence reports whether ZooKeeper's servers hold different children
-// for a lock workload's queue after each synced with the leader, twice, a
-// few seconds apart: a replica that lost committed changes. ("" if they
-// agree, or if a server cannot be asked.)
-func divergence(t *testing.T, e *env, ws []workload) string {
+// for the queue of a lock workload named in only (every lock workload when
+// only is empty), each server read alone after a sync with the leader:
+// a replica that lost committed changes. It is proof only about queues
+// that stand still: each server is read twice, a few seconds apart, and a
+// queue counts only if every server showed it the same both times while
+// the servers disagreed. ("" if no queue shows it, or if a server cannot
+// be asked.) Callers pass the workloads that stalled, or call it once the
+// workloads have stopped.
+func divergence(t *testing.T, e *env, ws []workload, only ...string) string {
 	ctx := testContext(t, 30*time.Second)
-	differing := func() map[string]string { // queue -> node counts per server
-		out := map[string]string{}
-		for _, w := range ws {
-			l, ok := w.(*lockLoad)
-			if !ok {
-				continue
-			}
-			var lists, counts []string
+	var queues []*lockLoad
+	for _, w := range ws {
+		if l, ok := w.(*lockLoad); ok && (len(only) == 0 || slices.Contains(only, l.name)) {
+			queues = append(queues, l)
+		}
+	}
+	if len(queues) == 0 {
+		return ""
+	}
+	listings := func() map[string][][]string { // queue -> each server's sorted listing
+		out := map[string][][]string{}
+		for _, l := range queues {
 			for _, srv := range e.z.Servers() {
 				names, _, err := syncedChildren(ctx, srv, l.dir)
 				if err != nil {
 					return nil
 				}
-				lists = append(lists, strings.Join(names, ","))
-				counts = append(counts, fmt.Sprintf("%s: %d nodes", srv, len(names)))
-			}
-			if slices.ContainsFunc(lists, func(s string) bool { return s != lists[0] }) {
-				out[l.name] = strings.Join(counts, ", ")
+				out[l.name] = append(out[l.name], names)
 			}
 		}
 		return out
 	}
-	first := differing()
-	if len(first) == 0 {
+	differ := func(lists [][]string) bool {
+		return slices.ContainsFunc(lists, func(s []string) bool { return !slices.Equal(s, lists[0]) })
+	}
+	first := listings()
+	if first == nil || !slices.ContainsFunc(queues, func(l *lockLoad) bool { return differ(first[l.name]) }) {
 		return ""
 	}
 	time.Sleep(zktest.Scale(3 * time.Second))
+	second := listings()
 	var parts []string
-	for name, counts := range differing() {
-		if _, before := first[name]; before {
-			parts = append(parts, name+" queue ("+counts+")")
+	for _, l := range queues {
+		a, b := first[l.name], second[l.name]
+		if !differ(a) || !slices.EqualFunc(a, b, slices.Equal) {
+			continue // agreeing, or still moving: no proof
 		}
+		var counts []string
+		for i, srv := range e.z.Servers() {
+			counts = append(counts, fmt.Sprintf("%s: %d nodes", srv, len(b[i])))
+		}
+		parts = append(parts, l.name+" queue ("+strings.Join(counts, ", ")+", unchanged for 3s)")
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, "; ")
@@ -198,7 +238,13 @@ func dumpLoads(t *testing.T, e *env, admin *client.Client, ws []workload) {
 				t.Logf("%s: %s: %v", l.name, name, err)
 				continue
 			}
-			t.Logf("%s: %s owner %#x czxid %d", l.name, name, st.EphemeralOwner, st.Czxid)
+			released := ""
+			if at, ok := l.unlocked.Load(client.JoinPath(l.dir, name)); ok {
+				// Its holder's delete was acknowledged, yet the node is
+				// here: ZooKeeper lost the delete.
+				released = fmt.Sprintf(", released by its holder at %s", at.(time.Time).Format("15:04:05.000"))
+			}
+			t.Logf("%s: %s owner %#x czxid %d%s", l.name, name, st.EphemeralOwner, st.Czxid, released)
 		}
 		// Each server's own view: do they agree?
 		for _, srv := range e.z.Servers() {

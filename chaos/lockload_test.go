@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -87,9 +88,12 @@ func checkHistory(t *testing.T, name string, h *History, model porcupine.Model) 
 		t.Errorf("%s: porcupine could not decide within %v on %d operations", name, checkTimeout, len(ops))
 		return 1
 	}
-	path := fmt.Sprintf("%s/%s-history.html", t.TempDir(), name)
-	if err := porcupine.VisualizePath(model, info, path); err == nil {
-		t.Logf("%s: the history is not linearizable; visualization in %s", name, path)
+	// Outside the test's temporary directory, which goes with the test.
+	if f, err := os.CreateTemp("", "chaos-"+name+"-history-*.html"); err == nil {
+		f.Close()
+		if err := porcupine.VisualizePath(model, info, f.Name()); err == nil {
+			t.Logf("%s: the history is not linearizable; visualization in %s", name, f.Name())
+		}
 	}
 	t.Errorf("%s: history of %d operations is not linearizable", name, len(ops))
 	return 1
@@ -138,6 +142,8 @@ type lockLoad struct {
 	h     *History
 	fence *Fence
 	prog  *Progress
+
+	unlocked sync.Map // node path -> time.Time: the nodes whose holders' Unlock returned nil (dumpLoads)
 
 	acquired, lost, released, refused, failed atomic.Int64
 	local                                     atomic.Int64 // held from a holder of the same process (combining)
@@ -386,6 +392,7 @@ func (hd *held) release() {
 	case err == nil:
 		call.Return(LockOutput{})
 		l.released.Add(1)
+		l.unlocked.Store(hd.lease.Node(), time.Now())
 	case errors.Is(err, recipes.ErrLost):
 		<-hd.lost
 		l.h.Record(hd.w.id, LockInput{Op: Release, Token: token}, LockOutput{}, hd.since, hd.lostAt)

@@ -2,6 +2,8 @@ package chaos
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,5 +185,31 @@ func TestEarlyEntries(t *testing.T) {
 	}
 	if got := earlyEntries([]entry{{member: 0, from: 0, to: 3}}, present, 3); len(got) != 1 {
 		t.Errorf("two present, want one early entry: %v", got)
+	}
+}
+
+// orderViolations names the calls that saw the counter go back in real
+// time, and only those.
+func TestCounterOrderViolations(t *testing.T) {
+	op := func(client int, in CounterOp, value, call, ret int64) porcupine.Operation {
+		return porcupine.Operation{ClientId: client, Input: CounterInput{Op: in, Delta: 1},
+			Output: CounterOutput{Value: value}, Call: call, Return: ret}
+	}
+	fine := []porcupine.Operation{
+		op(0, Add, 1, 0, 10), op(1, Add, 2, 5, 20), // concurrent: any order
+		op(0, Get, 2, 21, 30), op(1, Add, 3, 31, 40),
+		{ClientId: 2, Input: CounterInput{Op: Add, Delta: 1}, Output: CounterOutput{Unknown: true}, Call: 35, Return: Never},
+	}
+	if got := orderViolations(fine, counterWrites{}); len(got) != 0 {
+		t.Fatalf("a history in order: %v", got)
+	}
+	stale := append(slices.Clone(fine), op(2, Get, 2, 41, 50)) // began after add -> 3 returned
+	got := orderViolations(stale, counterWrites{})
+	if len(got) != 1 || !strings.Contains(got[0], "get() -> 2 (client 2") || !strings.Contains(got[0], "add(1) -> 3 (client 1") {
+		t.Fatalf("a stale get: %v", got)
+	}
+	twice := append(slices.Clone(fine), op(2, Add, 3, 41, 50)) // the value the add before it returned
+	if got := orderViolations(twice, counterWrites{}); len(got) != 1 || !strings.Contains(got[0], "add(1) -> 3 (client 2") {
+		t.Fatalf("an add returning an earlier add's value: %v", got)
 	}
 }

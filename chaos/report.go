@@ -83,9 +83,10 @@ type Progress struct {
 	mu    sync.Mutex
 	at    map[string][]int64 // workload -> times of successful operations, ascending
 
-	// stalled, when set, explains a stall by a fault outside zkit ("" if
-	// none); the suite's waitProgress asks it before failing a scenario.
-	stalled func() string
+	// stalled, when set, explains the stall of the workloads named by a
+	// fault outside zkit ("" if none); the suite's waitProgress asks it
+	// before failing a scenario.
+	stalled func(missing []string) string
 }
 
 // NewProgress starts measuring; its clock starts now.
