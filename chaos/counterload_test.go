@@ -263,37 +263,58 @@ func (w counterWrites) of(op CounterOp, v int64) string {
 }
 
 // explain says which writes returned value v from two or more Adds, and
-// what that shows: one write reported twice (zkit's fault), or two
-// transactions that ZooKeeper acknowledged as conditional writes to one
-// version (ZooKeeper's: at most one of them can be in its history).
+// what that shows: one write reported twice (zkit's fault), or a write
+// that ZooKeeper lost after acknowledging it: its version was
+// acknowledged again, to another transaction (at most one of them can be
+// in ZooKeeper's history, and the value computed from a lost write is
+// computed again).
 func (w counterWrites) explain(v int64) string {
+	contested := w.contested()
 	zxids := map[int64]int{}
-	versions := map[int64]map[int64]bool{} // version -> zxids
+	verdict := "unexplained"
 	for _, cw := range w.byValue[Add][v] {
 		zxids[cw.zxid]++
-		ver, ok := cw.version, cw.version >= 0
-		if !ok {
-			ver, ok = w.versionOf[cw.zxid]
-		}
-		if ok && cw.zxid != 0 {
-			if versions[ver] == nil {
-				versions[ver] = map[int64]bool{}
-			}
-			versions[ver][cw.zxid] = true
+		if c, ok := contested[cw.zxid]; ok && verdict == "unexplained" {
+			verdict = fmt.Sprintf("ZooKeeper acknowledged version %d of the node twice: %s", c.version, c.by)
 		}
 	}
-	verdict := "unexplained"
 	for z, n := range zxids {
 		if z != 0 && n > 1 {
 			verdict = fmt.Sprintf("write %#x reported twice: zkit's fault", z)
 		}
 	}
-	for ver, zs := range versions {
-		if len(zs) > 1 {
-			verdict = fmt.Sprintf("ZooKeeper acknowledged %d transactions taking the node to version %d", len(zs), ver)
+	return w.of(Add, v) + " (" + verdict + ")"
+}
+
+// contestedWrite is a version of the node that ZooKeeper acknowledged to
+// more than one transaction.
+type contestedWrite struct {
+	version int64
+	by      string // the transactions
+}
+
+// contested returns, for every zxid whose version another acknowledged
+// transaction reached too, that version and the transactions.
+func (w counterWrites) contested() map[int64]contestedWrite {
+	byVersion := map[int64][]int64{}
+	for zxid, ver := range w.versionOf {
+		byVersion[ver] = append(byVersion[ver], zxid)
+	}
+	out := map[int64]contestedWrite{}
+	for ver, zs := range byVersion {
+		if len(zs) < 2 {
+			continue
+		}
+		slices.Sort(zs)
+		var by []string
+		for _, z := range zs {
+			by = append(by, fmt.Sprintf("%#x", z))
+		}
+		for _, z := range zs {
+			out[z] = contestedWrite{ver, strings.Join(by, " and ")}
 		}
 	}
-	return w.of(Add, v) + " (" + verdict + ")"
+	return out
 }
 
 // orderViolations returns the first few pairs of acknowledged calls whose

@@ -213,3 +213,27 @@ func TestCounterOrderViolations(t *testing.T) {
 		t.Fatalf("an add returning an earlier add's value: %v", got)
 	}
 }
+
+// explain tells a write reported twice (zkit's) from a write that
+// ZooKeeper lost after acknowledging it (its version acknowledged again
+// to another transaction), and says so when it can tell neither.
+func TestCounterDuplicateExplained(t *testing.T) {
+	w := counterWrites{
+		byValue: map[CounterOp]map[int64][]counterWrite{Add: {
+			147: {{worker: 2, zxid: 0x700000049, version: 127}, {worker: 1, zxid: 0x1500000026, version: 126}},
+			148: {{worker: 0, zxid: 0x1500000030, version: 128}, {worker: 1, zxid: 0x1500000030, version: -1}},
+			149: {{worker: 0, zxid: 0x1500000031, version: 129}, {worker: 1, zxid: 0x1500000032, version: 130}},
+		}},
+		versionOf: map[int64]int64{0x700000049: 127, 0x150000002a: 127, 0x1500000026: 126,
+			0x1500000030: 128, 0x1500000031: 129, 0x1500000032: 130},
+	}
+	for v, want := range map[int64]string{
+		147: "ZooKeeper acknowledged version 127 of the node twice: 0x700000049 and 0x150000002a",
+		148: "write 0x1500000030 reported twice: zkit's fault",
+		149: "(unexplained)",
+	} {
+		if got := w.explain(v); !strings.Contains(got, want) {
+			t.Errorf("explain(%d) = %q, want it to say %q", v, got, want)
+		}
+	}
+}
