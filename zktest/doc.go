@@ -23,7 +23,9 @@
 //
 // Real servers need a JRE and ZooKeeper: ZOOKEEPER_HOME, or Debian's
 // package ("apt-get install zookeeper"). Without them the tests that need
-// them are skipped, or fail when ZKIT_REQUIRE_ZOOKEEPER=1. Every server
+// them are skipped, or fail when ZKIT_REQUIRE_ZOOKEEPER=1; with
+// ZKIT_REFERENCE_ONLY=1 they are skipped even where ZooKeeper is installed,
+// for a quick run on the reference server alone. Every server
 // listens on 127.0.0.1 only, on free ports, with its data in a temporary
 // directory, and is stopped by the PID zktest started.
 //

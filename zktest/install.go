@@ -22,6 +22,14 @@ const (
 	// RequireZooKeeperEnv, when set to "1" (or "true"), turns "ZooKeeper is
 	// not installed" from a skipped test into a failed one.
 	RequireZooKeeperEnv = "ZKIT_REQUIRE_ZOOKEEPER"
+	// ReferenceOnlyEnv, when set to "1" (or "true"), runs the tests on the
+	// bundled reference server alone: every test or subtest that would
+	// start real ZooKeeper (RealBackend, EachBackend's "zookeeper",
+	// SharedZooKeeper, StartZooKeeper, StartEnsemble, InstallOrSkip) is
+	// skipped, even with an install at hand. It is for a quick run, such as
+	// CI's run under a second Go release. Set together with
+	// RequireZooKeeperEnv, the two contradict each other: those tests fail.
+	ReferenceOnlyEnv = "ZKIT_REFERENCE_ONLY"
 )
 
 // ErrNotInstalled is wrapped by the error FindZooKeeper returns when it finds
@@ -96,6 +104,7 @@ func FindZooKeeper() (*Install, error) {
 // ZKIT_REQUIRE_ZOOKEEPER=1 it fails the test instead of skipping it.
 func InstallOrSkip(t testing.TB) *Install {
 	t.Helper()
+	skipIfReferenceOnly(t)
 	inst, err := FindZooKeeper()
 	if err != nil {
 		if zooKeeperRequired() {
@@ -106,8 +115,24 @@ func InstallOrSkip(t testing.TB) *Install {
 	return inst
 }
 
-func zooKeeperRequired() bool {
-	switch strings.ToLower(os.Getenv(RequireZooKeeperEnv)) {
+// skipIfReferenceOnly skips a test about to start real ZooKeeper when
+// ReferenceOnlyEnv says the run is on the reference server alone.
+func skipIfReferenceOnly(t testing.TB) {
+	t.Helper()
+	if !envSet(ReferenceOnlyEnv) {
+		return
+	}
+	if zooKeeperRequired() {
+		t.Fatalf("zktest: %s and %s are both set: real ZooKeeper is both required and ruled out", ReferenceOnlyEnv, RequireZooKeeperEnv)
+	}
+	t.Skipf("skipping: real ZooKeeper not used (%s=%s)", ReferenceOnlyEnv, os.Getenv(ReferenceOnlyEnv))
+}
+
+func zooKeeperRequired() bool { return envSet(RequireZooKeeperEnv) }
+
+// envSet reports whether the variable name holds "1", "true" or "yes".
+func envSet(name string) bool {
+	switch strings.ToLower(os.Getenv(name)) {
 	case "1", "true", "yes":
 		return true
 	}

@@ -159,7 +159,7 @@ func TestInstallOrSkip(t *testing.T) {
 	empty := t.TempDir()
 	run := func(require string) (string, error) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestInstallOrSkipHelper$", "-test.v", "-test.count=1")
-		cmd.Env = append(os.Environ(), "ZKTEST_INSTALL_HELPER=1", ZooKeeperHomeEnv+"="+empty, RequireZooKeeperEnv+"="+require)
+		cmd.Env = append(os.Environ(), "ZKTEST_INSTALL_HELPER=1", ZooKeeperHomeEnv+"="+empty, RequireZooKeeperEnv+"="+require, ReferenceOnlyEnv+"=")
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
@@ -170,5 +170,47 @@ func TestInstallOrSkip(t *testing.T) {
 	out, err = run("1")
 	if err == nil || !strings.Contains(out, "--- FAIL: TestInstallOrSkipHelper") || !strings.Contains(out, ZooKeeperHomeEnv) {
 		t.Errorf("with %s=1: err %v, output:\n%s", RequireZooKeeperEnv, err, out)
+	}
+}
+
+// TestReferenceOnlyHelper is run as a subprocess by TestReferenceOnly.
+func TestReferenceOnlyHelper(t *testing.T) {
+	if os.Getenv("ZKTEST_REFERENCE_ONLY_HELPER") != "1" {
+		t.Skip("helper for TestReferenceOnly")
+	}
+	t.Run("install", func(t *testing.T) { InstallOrSkip(t) })
+	t.Run("given-install", func(t *testing.T) { StartZooKeeper(t, WithInstall(&Install{Java: "/nonexistent/java"})) })
+	t.Run("shared", func(t *testing.T) { SharedZooKeeper(t) })
+	EachBackend(t, func(t *testing.T, b Backend) { t.Log("ran on", b.Name) })
+}
+
+// With ZKIT_REFERENCE_ONLY=1 every way to real ZooKeeper skips (a given
+// install too), and EachBackend still runs on the reference server; with
+// ZKIT_REQUIRE_ZOOKEEPER=1 as well, they fail instead.
+func TestReferenceOnly(t *testing.T) {
+	run := func(require string) (string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestReferenceOnlyHelper$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), "ZKTEST_REFERENCE_ONLY_HELPER=1", ReferenceOnlyEnv+"=1", RequireZooKeeperEnv+"="+require)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run("")
+	if err != nil {
+		t.Fatalf("%s=1: %v, output:\n%s", ReferenceOnlyEnv, err, out)
+	}
+	for _, sub := range []string{"install", "given-install", "shared", "zookeeper"} {
+		if !strings.Contains(out, "--- SKIP: TestReferenceOnlyHelper/"+sub+" ") {
+			t.Errorf("%s=1: subtest %s not skipped, output:\n%s", ReferenceOnlyEnv, sub, out)
+		}
+	}
+	if !strings.Contains(out, "--- PASS: TestReferenceOnlyHelper/reference ") || !strings.Contains(out, "ran on reference") {
+		t.Errorf("%s=1: the reference subtest did not run, output:\n%s", ReferenceOnlyEnv, out)
+	}
+	if !strings.Contains(out, ReferenceOnlyEnv) {
+		t.Errorf("the skip message does not name %s, output:\n%s", ReferenceOnlyEnv, out)
+	}
+	out, err = run("1")
+	if err == nil || !strings.Contains(out, "--- FAIL: TestReferenceOnlyHelper/install ") || !strings.Contains(out, "--- FAIL: TestReferenceOnlyHelper/given-install ") {
+		t.Errorf("with %s=1 too: err %v, output:\n%s", RequireZooKeeperEnv, err, out)
 	}
 }

@@ -106,6 +106,18 @@ func newConfig(opts []Option) config {
 	return c
 }
 
+// installOrSkip is the install to run: WithInstall's, else the one
+// InstallOrSkip finds. Either way the test is skipped when ReferenceOnlyEnv
+// rules real ZooKeeper out.
+func (c config) installOrSkip(t testing.TB) *Install {
+	t.Helper()
+	if c.install == nil {
+		return InstallOrSkip(t)
+	}
+	skipIfReferenceOnly(t)
+	return c.install
+}
+
 // WithInstall runs the given install instead of the one FindZooKeeper finds.
 func WithInstall(inst *Install) Option { return func(c *config) { c.install = inst } }
 
@@ -181,10 +193,7 @@ func StartEnsemble(t testing.TB, n int, opts ...Option) *ZooKeeper {
 func startT(t testing.TB, n int, opts []Option) *ZooKeeper {
 	t.Helper()
 	cfg := newConfig(opts)
-	inst := cfg.install
-	if inst == nil {
-		inst = InstallOrSkip(t)
-	}
+	inst := cfg.installOrSkip(t)
 	z, err := start(inst, t.TempDir(), n, cfg)
 	if err != nil {
 		t.Fatalf("%v", err)
@@ -994,10 +1003,7 @@ var shared struct {
 func SharedZooKeeper(t testing.TB, opts ...Option) *ZooKeeper {
 	t.Helper()
 	cfg := newConfig(opts)
-	inst := cfg.install
-	if inst == nil {
-		inst = InstallOrSkip(t)
-	}
+	inst := cfg.installOrSkip(t)
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if shared.err != nil {
