@@ -14,7 +14,7 @@
 // another instance leads at once rather than after its session timeout,
 // unregisters, so that peers stop picking it, and closes its session.
 //
-// Run three against the bundled reference server:
+// Run two against the bundled reference server, then change their settings:
 //
 //	go run ./cmd/zkit serve --listen 127.0.0.1:2181 &
 //	go run ./examples/service -id w-1 -addr 127.0.0.1:8081 &

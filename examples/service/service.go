@@ -97,7 +97,7 @@ func (s *Service) Run(ctx context.Context) error {
 	// Campaign, lead while elected, campaign again after a lost term, and
 	// resign once ctx ends.
 	err = election.New(s.c, s.root+"/election", s.self.ID).Run(ctx, s.lead)
-	s.log.Info("stopped leading", "err", err)
+	s.log.Info("left the election", "err", err)
 	return err
 }
 
@@ -134,7 +134,7 @@ func (s *Service) lead(ctx context.Context, term *election.Term) error {
 			}
 			s.log.Warn("round failed", "err", err)
 		} else {
-			s.log.Debug("assigned", "peer", a.Peer)
+			s.log.Info("assigned", "peer", a.Peer, "token", a.Token)
 		}
 		select {
 		case <-ctx.Done():

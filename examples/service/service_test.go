@@ -225,7 +225,7 @@ func TestSIGTERM(t *testing.T) {
 			t.Fatalf("service still running after SIGTERM, logs:\n%s", logs.String())
 		}
 		assertGone(t, ctx, admin, root)
-		for _, want := range []string{`msg="stopped leading"`, "msg=unregistered"} {
+		for _, want := range []string{`msg="left the election"`, "msg=unregistered"} {
 			if !strings.Contains(logs.String(), want) {
 				t.Errorf("no %s in the logs:\n%s", want, logs.String())
 			}
