@@ -57,10 +57,13 @@ func (e *Election) ID() string { return e.id }
 // Campaign joins the election and waits until this participant leads,
 // then returns its term. It returns an error instead when ctx ends first
 // (ctx's error), for an invalid path or id (an *client.InputError, before
-// anything is sent), when the session is lost or the candidate's node
-// deleted while waiting (an error matching ErrLost), or once the client is
-// closed (client.ErrClosed). Called while the client is between two
-// sessions (just after one was lost), it waits within ctx for the next.
+// anything is sent), when the candidate's node is deleted by someone else
+// while it waits (an error matching ErrNodeDeleted), or once the client
+// is closed (client.ErrClosed). Called while the client is between two
+// sessions (just after one was lost), it waits within ctx for the next. A
+// session lost while it waits costs the candidate only its place in line:
+// it campaigns again, at the back, under the next session, until ctx ends
+// (its old node is deleted: see recipes.Ticket.Rejoin).
 //
 // ctx bounds the wait to lead, not the term: once Campaign has returned,
 // cancelling ctx changes nothing. The term lasts until Resign or until it

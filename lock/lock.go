@@ -60,10 +60,13 @@ func (l *Lock) Path() string { return l.q.Dir() }
 
 // Lock waits until the lock is held and returns the lease, or returns an
 // error: ctx's error when ctx ends first, an *client.InputError for an
-// invalid path or the root (nothing is sent), an error matching ErrLost when the
-// session is lost while waiting, client.ErrClosed once the client is
-// closed. Called while the client is between two sessions (just after one
-// was lost), it waits within ctx for the next one.
+// invalid path or the root (nothing is sent), client.ErrClosed once the
+// client is closed, an error matching ErrNodeDeleted when someone else
+// deletes the attempt's node while it waits. Called while the client is
+// between two sessions (just after one was lost), it waits within ctx for
+// the next one. A session lost while it waits costs the attempt only its
+// place in line: it queues again, at the back, under the next session,
+// until ctx ends (its old node is deleted: see recipes.Ticket.Rejoin).
 //
 // On every error the attempt's node is deleted, at once or, when that is
 // not possible, in the background for as long as the client lives.

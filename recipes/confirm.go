@@ -23,21 +23,20 @@ import (
 // and Confirm sends nothing: either way the turn costs one round trip
 // after the event that gave it.
 //
-// When Confirm returns false, lower nodes are left (someone wrote to the
-// node Wait watched, which Wait took for a release signal): call Wait
-// again. Errors are Wait's: ctx's error, or one matching ErrLost when the
-// session is lost or the ticket's node is gone.
+// When Confirm returns false, the turn has not come: lower nodes are left
+// (someone wrote to the node Wait watched, which Wait took for a release
+// signal), or the ticket's session was lost, and the ticket has joined the
+// queue again under the next one (see Rejoin). Call Wait again. Errors are
+// Wait's: ctx's error, client.ErrClosed, or one matching ErrNodeDeleted
+// when the ticket's node is gone.
 func (t *Ticket) Confirm(ctx context.Context) (bool, error) {
 	if !t.listed {
 		if err := t.relist(ctx); err != nil {
-			return false, err
+			return false, t.Rejoin(ctx, err)
 		}
 	}
-	if !t.sess.Alive() {
-		return false, lostSession(t.sess.Err())
-	}
-	if t.q.c.Session() != t.sess {
-		return false, lostSession(client.ErrSessionLost)
+	if !t.sess.Alive() || t.q.c.Session() != t.sess {
+		return false, t.Rejoin(ctx, lostSession(client.ErrSessionLost))
 	}
 	return !t.Blocked(), nil
 }

@@ -53,9 +53,13 @@
 // Err, Token, Guard and Multi; observers as a Watch or Observe method
 // returning a *Feed. A call that starts something (acquire, campaign,
 // join, enter) waits within its context for a live session rather than
-// fail while the client replaces a lost one; a request that never left is
-// the context's error, never "outcome unknown"; a closed client is
-// client.ErrClosed everywhere.
+// fail while the client replaces a lost one. So does a call that is
+// waiting: a waiter whose session is lost has lost only its place in line,
+// and queues again under the next session until its context ends
+// ([Ticket.Rejoin], [Requeueable]); "no longer held" ([ErrLost]) is never
+// said of something not held ([WaitError], [DeletedWhileWaiting]). A
+// request that never left is the context's error, never "outcome
+// unknown"; a closed client is client.ErrClosed everywhere.
 //
 // A versioned compare-and-set loop is not here: package counter's engine
 // is zkit's, with the pacing and the read-back of lost replies that a

@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -18,7 +19,9 @@ var (
 	// can. It matches ErrLost.
 	ErrSuspended = fmt.Errorf("%w: connection suspended beyond the tolerance", ErrLost)
 	// ErrNodeDeleted: someone else deleted (or wrote to) the node. It
-	// matches ErrLost.
+	// matches ErrLost. A call that waits for its turn and whose own node
+	// is deleted fails with an error that matches it too, but says that a
+	// waiting node was deleted (see DeletedWhileWaiting).
 	ErrNodeDeleted = fmt.Errorf("%w: node deleted by someone else", ErrLost)
 	// ErrReleased is the cause of a held thing's Context after its owner
 	// released it.
@@ -60,6 +63,49 @@ func (e *ConflictError) Is(target error) bool { return target == ErrConflict || 
 // which the error matches, and the advice to use one recipe per path.
 func OtherRecipef(format string, args ...any) error {
 	return fmt.Errorf(format+": %w; use one recipe per path", append(args, ErrOtherRecipe)...)
+}
+
+// DeletedWhileWaiting is the error of a call that waits for its turn (a
+// lock's, a leadership's, a lease's, a barrier's threshold) when someone
+// else deleted path, its own node. It matches ErrNodeDeleted and ErrLost,
+// as the deletion of a held node does, but its text says what was lost: a
+// place in line, never something held.
+func DeletedWhileWaiting(path string) error { return &deletedWaiting{path: path} }
+
+type deletedWaiting struct{ path string }
+
+func (e *deletedWaiting) Error() string {
+	return "zkit: " + e.path + ": node deleted by someone else while waiting"
+}
+
+func (e *deletedWaiting) Is(target error) bool { return target == ErrNodeDeleted || target == ErrLost }
+
+// Requeueable reports whether err, met by a call on c that waits (for its
+// turn, a lease, a barrier's threshold) and holds nothing yet, is the loss
+// of the session the call waited under, while c and ctx live on. Only the
+// call's place in line was lost: it queues again under the client's next
+// session rather than fail (Ticket.Rejoin), until ctx ends.
+func Requeueable(ctx context.Context, c *client.Client, err error) bool {
+	return err != nil && ctx.Err() == nil && c.Context().Err() == nil &&
+		client.IsSessionLost(err) && !errors.Is(err, client.ErrClosed)
+}
+
+// WaitError is the error to return from a call on c that waited and holds
+// nothing, for err, what ended the wait: client.ErrClosed once c is closed
+// (whatever the closing did meanwhile: the call's node deleted, its watches
+// dropped), ctx's error for a session lost after ctx ended (the call would
+// have queued again but for ctx), and err otherwise. Neither says "no
+// longer held" of something that was never held.
+func WaitError(ctx context.Context, c *client.Client, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, client.ErrClosed), c.Context().Err() != nil && (client.IsSessionLost(err) || errors.Is(err, ErrLost)):
+		return client.ErrClosed
+	case ctx.Err() != nil && client.IsSessionLost(err):
+		return ctx.Err()
+	}
+	return err
 }
 
 // lostSession is the cause when the session that owned a node is gone.

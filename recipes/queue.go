@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // Queue is a directory of ephemeral sequence nodes that take turns in
@@ -65,10 +66,12 @@ type AcquireOptions struct {
 }
 
 // Acquire joins the queue, waits for its turn and returns the held lease.
+// A session lost while it waits costs it its place in line, not the call:
+// it queues again under the client's next session (see Ticket.Wait).
 //
 // On every failure (ctx cancelled or timed out, Try and the turn has not
-// come, session lost, an error) the node is deleted: at once if possible,
-// otherwise in the background for as long as the client lives.
+// come, the client closed, an error) the node is deleted: at once if
+// possible, otherwise in the background for as long as the client lives.
 func (q *Queue) Acquire(ctx context.Context, o AcquireOptions) (*Lease, error) {
 	return q.acquire(ctx, o, nil)
 }
@@ -106,9 +109,11 @@ type Ticket struct {
 	alone   bool                     // the last listing showed no other node of the queue
 	placed  bool                     // a listing placed the ticket: its first was checked for a ReadyName
 	backoff client.Backoff
-	joined  time.Time  // when Join was called: the start of the wait
-	woke    time.Time  // when the last event on a lower node came
-	span    trace.Span // of the whole wait, from Join to Hold or Abandon
+	data    []byte                // the node's data, and
+	opts    []client.CreateOption // its ACL: to join again (Rejoin)
+	joined  time.Time             // when Join was called: the start of the wait
+	woke    time.Time             // when the last event on a lower node came
+	span    trace.Span            // of the whole wait, from Join to Hold or Abandon
 }
 
 // Join creates the participant's node (a protected ephemeral sequential
@@ -181,17 +186,28 @@ func (q *Queue) joinWith(ctx context.Context, kind Kind, data []byte, acl []clie
 	in := InstrumentsOf(q.c)
 	joined := time.Now()
 	ctx, span := in.Start(ctx, kind.Recipe, "acquire", q.dir)
+	t, err := q.joinLive(ctx, kind, data, opts, ops, span)
+	if err != nil {
+		in.Abandoned(kind.Recipe)
+		span.SetStatus(codes.Error, err.Error())
+		span.End()
+		return nil, err
+	}
+	t.joined, t.span = joined, span
+	return t, nil
+}
+
+// joinLive is join, made again on the client's next session for as long
+// as the session is replaced before the node is there; span gets the
+// events.
+func (q *Queue) joinLive(ctx context.Context, kind Kind, data []byte, opts []client.CreateOption, ops []client.Op, span trace.Span) (*Ticket, error) {
 	for {
 		t, err := q.join(ctx, kind, data, opts, ops)
 		if err == nil {
-			t.joined, t.span = joined, span
 			span.AddEvent("joined", trace.WithAttributes(attribute.String("zkit.node", t.path)))
 			return t, nil
 		}
 		if !errors.Is(err, client.ErrSessionLost) || errors.Is(err, client.ErrClosed) || ctx.Err() != nil {
-			in.Abandoned(kind.Recipe)
-			span.SetStatus(codes.Error, err.Error())
-			span.End()
 			return nil, err
 		}
 		// The session was replaced between the wait for it and the
@@ -213,7 +229,7 @@ func (q *Queue) join(ctx context.Context, kind Kind, data []byte, opts []client.
 	if err != nil {
 		return nil, err
 	}
-	t := &Ticket{q: q, sess: sess}
+	t := &Ticket{q: q, sess: sess, data: data, opts: dirOpts}
 	var listing *client.Listing // the listing that came with the create, if any
 	for creates := 0; ; creates++ {
 		t.path, t.token, listing, err = q.c.CreateProtectedListed(ctx, client.JoinPath(q.dir, kind.Marker), data, client.EphemeralSequential, opts...)
@@ -355,10 +371,34 @@ func (t *Ticket) Blocked() bool { return len(t.known) > 0 }
 // candidate) costs one request less, and a long one learns of the delete
 // at most that much later.
 //
-// It returns ctx's error when ctx ends, and an error matching ErrLost when
-// the session is lost or the ticket's own node is deleted. It does not
-// delete the node on failure: call Abandon.
+// A ticket whose session is lost while it waits has lost its place in
+// line and nothing else: Wait joins the queue again, at the back, under
+// the client's next session (see Rejoin), and waits on. Session, Path and
+// Node then tell the new node. A turn that came on a session found lost
+// is no turn either: Wait queues again rather than return.
+//
+// It returns ctx's error when ctx ends, client.ErrClosed once the client
+// is closed, and an error matching ErrNodeDeleted (DeletedWhileWaiting)
+// when someone else deletes the ticket's own node. It does not delete the
+// node on failure: call Abandon.
 func (t *Ticket) Wait(ctx context.Context) error {
+	for {
+		err := t.walk(ctx)
+		if err == nil {
+			if t.sess.Alive() {
+				return nil
+			}
+			err = lostSession(t.sess.Err())
+		}
+		if err := t.Rejoin(ctx, err); err != nil {
+			return err
+		}
+	}
+}
+
+// walk is one wait on the ticket's session: it returns nil once no lower
+// node that blocks the ticket is left, or the error that ended it.
+func (t *Ticket) walk(ctx context.Context) error {
 	var arm <-chan time.Time
 	if t.self == nil && len(t.known) > 0 {
 		timer := time.NewTimer(confirmedSelfDelay)
@@ -552,7 +592,55 @@ func (t *Ticket) gone() error {
 	if !t.sess.Alive() {
 		return lostSession(t.sess.Err())
 	}
-	return lossCause(t.q.c, fmt.Errorf("zkit: %s: %w", t.path, ErrNodeDeleted))
+	return lossCause(t.q.c, DeletedWhileWaiting(t.path))
+}
+
+// Rejoin handles err, what ended a wait of the ticket: Wait's, Confirm's,
+// or a recipe's own wait after the ticket's turn came (a semaphore's wait
+// for a free lease). When err is the loss of the ticket's session while
+// the client and ctx live on (Requeueable), the ticket had held nothing,
+// and has lost only its place in line. Rejoin then deletes its node (under
+// the client's next session if the server may still keep the old one: see
+// Remove), joins the queue again at the back under the next session, as
+// Join does, and returns nil: call Wait again. Its node, Session and Path
+// are then the new one's; the wait's span and its start go on, with a
+// "requeued" event, and zkit.recipe.requeued counts it.
+//
+// Otherwise, or when joining again fails, Rejoin returns the error to end
+// the wait with (WaitError: client.ErrClosed once the client is closed,
+// ctx's error for a session lost after ctx ended), and the ticket is as
+// it was: call Abandon.
+func (t *Ticket) Rejoin(ctx context.Context, err error) error {
+	if !Requeueable(ctx, t.q.c, err) {
+		return WaitError(ctx, t.q.c, err)
+	}
+	select {
+	case <-t.sess.Done(): // told of the loss before the session ended: it ends now
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	Remove(ctx, t.q.c, t.sess, t.path, Removal{Logger: t.q.log})
+	kind := t.node.Kind
+	t.event("requeued", t.path)
+	InstrumentsOf(t.q.c).Requeued(kind.Recipe)
+	t.q.log.Info("zkit: session lost while waiting: queuing again under the next session",
+		"dir", t.q.dir, "node", t.path, "cause", t.sess.Err())
+	n, err := t.q.joinLive(ctx, kind, t.data, t.opts, nil, t.spanOrNoop())
+	if err != nil {
+		return WaitError(ctx, t.q.c, err)
+	}
+	n.joined, n.woke, n.span = t.joined, t.woke, t.span
+	*t = *n
+	return nil
+}
+
+// spanOrNoop is the wait's span, or one that records nothing once the
+// wait's span has ended.
+func (t *Ticket) spanOrNoop() trace.Span {
+	if t.span == nil {
+		return noop.Span{}
+	}
+	return t.span
 }
 
 // Abandon gives up the ticket and deletes its node: now while ctx allows,

@@ -18,6 +18,7 @@ import (
 //	zkit.recipe.wait.duration    histogram, s  from joining a queue to holding; zkit.recipe
 //	zkit.recipe.acquired         counter       holds taken (lock handoffs, terms, ...); zkit.recipe
 //	zkit.recipe.abandoned        counter       queue attempts given up (cancelled, timed out, try, error); zkit.recipe
+//	zkit.recipe.requeued         counter       waits that lost their session and queued again under the next; zkit.recipe
 //	zkit.recipe.handoff.duration histogram, s  from the event that ended a wait to holding
 //	                                           (for an election: the failover time); zkit.recipe
 //	zkit.recipe.held.duration    histogram, s  from holding to the end; zkit.recipe, zkit.end
@@ -30,7 +31,9 @@ import (
 // attribute, since a service may use any number of paths; it is an
 // attribute of the spans (sampled), named zkit.path. A span covers each
 // call that waits (acquire, campaign), with events for what it waited for
-// ("queued", the node ahead; "woke", the event; "relisted").
+// ("queued", the node ahead; "woke", the event; "relisted") and for a
+// session lost meanwhile ("requeued", the node given up; then "joined",
+// the new one).
 //
 // Recipes outside this package report through Instruments.
 
@@ -41,6 +44,7 @@ type Instruments struct {
 	wait      metric.Float64Histogram
 	acquired  metric.Int64Counter
 	abandoned metric.Int64Counter
+	requeued  metric.Int64Counter
 	handoff   metric.Float64Histogram
 	held      metric.Float64Histogram
 	lost      metric.Int64Counter
@@ -61,6 +65,8 @@ func InstrumentsOf(c *client.Client) *Instruments {
 		metric.WithDescription("Holds taken: lock handoffs, terms, leases."))
 	in.abandoned, _ = t.Meter.Int64Counter("zkit.recipe.abandoned",
 		metric.WithDescription("Attempts given up before holding."))
+	in.requeued, _ = t.Meter.Int64Counter("zkit.recipe.requeued",
+		metric.WithDescription("Waits whose session was lost and that queued again under the next one."))
 	in.handoff, _ = t.Meter.Float64Histogram("zkit.recipe.handoff.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time from the event that ended a wait (a release, a leader gone) to holding."))
 	in.held, _ = t.Meter.Float64Histogram("zkit.recipe.held.duration", metric.WithUnit("s"),
@@ -94,6 +100,12 @@ func (in *Instruments) Acquired(recipe string, joined, woke time.Time) {
 // Abandoned records an attempt given up.
 func (in *Instruments) Abandoned(recipe string) {
 	in.abandoned.Add(context.Background(), 1, cachedSet(recipe, ""))
+}
+
+// Requeued records a wait that lost its session and queued again under
+// the next one.
+func (in *Instruments) Requeued(recipe string) {
+	in.requeued.Add(context.Background(), 1, cachedSet(recipe, ""))
 }
 
 // Ended records the end of a hold taken at since, with cause (ErrReleased,

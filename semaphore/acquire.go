@@ -22,18 +22,26 @@ const maxDirCreates = 4
 var errRecount = errors.New("zkit: more leases than the maximum after the create")
 
 // acquire takes n leases: an attempt, again if it had to give its nodes
-// back (errRecount).
+// back (errRecount) or lost its session while it checked them (see
+// attempt.hold: it held nothing yet, and tries again under the next
+// session).
 func (s *Semaphore) acquire(ctx context.Context, op string, n int, try bool) ([]*Lease, error) {
 	if err := s.check(op, n); err != nil {
 		return nil, err
 	}
 	for {
 		leases, err := s.attempt(ctx, n, try)
-		if !errors.Is(err, errRecount) {
-			return leases, err
+		switch {
+		case errors.Is(err, errRecount):
+			s.cfg.Log().Warn("zkit: semaphore: more leases than the maximum: a participant created lease nodes without the mutex; trying again",
+				"path", s.path, "max", s.max)
+		case recipes.Requeueable(ctx, s.c, err):
+			recipes.InstrumentsOf(s.c).Requeued("semaphore")
+			s.cfg.Log().Info("zkit: semaphore: session lost before the lease was held: trying again under the next session",
+				"path", s.path, "cause", err)
+		default:
+			return leases, recipes.WaitError(ctx, s.c, err)
 		}
-		s.cfg.Log().Warn("zkit: semaphore: more leases than the maximum: a participant created lease nodes without the mutex; trying again",
-			"path", s.path, "max", s.max)
 	}
 }
 
@@ -46,30 +54,46 @@ type attempt struct {
 	n    int
 }
 
+// attempt makes one. A session lost before its lease nodes are created
+// (while it waits for the mutex or for room) costs it its place: it joins
+// the mutex's queue again under the next session (recipes.Ticket.Rejoin).
+// A try then goes on only if it need not wait there either.
 func (s *Semaphore) attempt(ctx context.Context, n int, try bool) ([]*Lease, error) {
 	t, err := s.mutex.Join(ctx, recipes.MutexKind, nil, s.cfg.ACL...)
 	if err != nil {
 		return nil, err
 	}
-	a := &attempt{s: s, t: t, sess: t.Session(), n: n}
-	if try && t.Blocked() {
-		t.Abandon(ctx)
+	for {
+		a := &attempt{s: s, t: t, n: n}
+		paths, err := a.through(ctx, try)
+		if err == nil {
+			t.Consumed() // create deleted the mutex node
+			return a.hold(ctx, paths)
+		}
+		if err = t.Rejoin(ctx, err); err != nil {
+			t.Abandon(ctx)
+			return nil, err
+		}
+	}
+}
+
+// through takes the mutex, waits for room and creates the lease nodes,
+// releasing the mutex with them. On error the mutex node is the caller's
+// to give up or to join again with.
+func (a *attempt) through(ctx context.Context, try bool) ([]string, error) {
+	switch {
+	case try && a.t.Blocked():
 		return nil, ErrNoLease
+	case !try:
+		if err := a.t.Wait(ctx); err != nil {
+			return nil, err
+		}
 	}
-	if err := t.Wait(ctx); err != nil {
-		t.Abandon(ctx)
-		return nil, err
-	}
+	a.sess = a.t.Session()
 	if err := a.room(ctx, try); err != nil {
-		t.Abandon(ctx)
 		return nil, err
 	}
-	paths, err := a.create(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t.Consumed() // create deleted the mutex node
-	return a.hold(ctx, paths)
+	return a.create(ctx)
 }
 
 // room waits, holding the mutex, until the leases directory has room for
@@ -145,15 +169,15 @@ func (s *Semaphore) createOps(n int, mutex string) ([]string, []client.Op) {
 }
 
 // create creates the n lease nodes and releases the mutex in one Multi:
-// the next holder of the mutex counts them. On error the mutex node is
-// deleted (with the lease nodes, if the Multi may have been applied).
+// the next holder of the mutex counts them. On error the lease nodes are
+// deleted if the Multi may have been applied; the mutex node is the
+// caller's (see through).
 func (a *attempt) create(ctx context.Context) ([]string, error) {
 	s := a.s
 	ids, ops := s.createOps(a.n, a.t.Path())
 	var b client.Backoff
 	for dirs := 0; ; {
 		if !a.sess.Alive() {
-			a.t.Abandon(ctx)
 			return nil, lost(a.sess.Err())
 		}
 		res, err := s.c.Multi(ctx, ops...)
@@ -169,27 +193,22 @@ func (a *attempt) create(ctx context.Context) ([]string, error) {
 			// The leases directory is missing: never created, or an
 			// emptied container the server reaped.
 			if dirs == maxDirCreates {
-				a.t.Abandon(ctx)
 				return nil, fmt.Errorf("zkit: %s went missing %d times: %w", s.leases, dirs+1, err)
 			}
 			dirs++
 			if err := s.checkPath(ctx); err != nil {
-				a.t.Abandon(ctx)
 				return nil, err
 			}
 			if err := recipes.CreateDir(ctx, s.c, s.leases, s.cfg.CreateOptions()...); err != nil {
-				a.t.Abandon(ctx)
 				return nil, err
 			}
 			continue
 		case errors.As(err, &me) && me.Index >= a.n && errors.Is(err, client.ErrNoNode):
-			a.t.Abandon(ctx)
 			return nil, a.gone() // the mutex node: nothing was applied
 		case client.IsOutcomeUnknown(err):
 			paths, applied, rerr := a.resolve(ctx, ids)
 			switch {
 			case rerr != nil:
-				a.t.Abandon(ctx)
 				recipes.RemoveProtected(ctx, s.c, a.sess, s.leases, ids, recipes.Removal{Logger: s.cfg.Logger})
 				return nil, rerr
 			case applied:
@@ -198,12 +217,10 @@ func (a *attempt) create(ctx context.Context) ([]string, error) {
 			continue // not applied: the mutex is still held
 		case client.IsRetryable(err):
 			if err := a.pause(ctx, &b); err != nil {
-				a.t.Abandon(ctx)
 				return nil, err
 			}
 			continue
 		}
-		a.t.Abandon(ctx)
 		return nil, err
 	}
 }
@@ -390,16 +407,17 @@ func (a *attempt) pause(ctx context.Context, b *client.Backoff) error {
 	return b.Wait(ctx)
 }
 
-// gone reports the attempt's mutex node or a lease node missing: lost with
-// the session, or deleted by someone.
+// gone reports the attempt's mutex node or a lease node missing before
+// the attempt held anything: lost with the session, or deleted by someone.
 func (a *attempt) gone() error {
 	if !a.sess.Alive() {
 		return lost(a.sess.Err())
 	}
-	return fmt.Errorf("zkit: %s: %w", a.s.path, ErrNodeDeleted)
+	return recipes.DeletedWhileWaiting(a.s.path)
 }
 
-// lost is the error of an attempt whose session was lost.
+// lost is the error of an attempt whose session was lost: acquire queues
+// again (recipes.Requeueable), and never reports it as it is.
 func lost(cause error) error {
 	if cause == nil {
 		cause = client.ErrSessionLost

@@ -61,7 +61,8 @@ func TestHolderExpiry(t *testing.T) {
 		waitNodes(t, admin, path, 0, 0)
 
 		// A waiter whose session expires while it waits for a lease (it
-		// holds the mutex) fails with ErrLost; the mutex goes to the next.
+		// holds the mutex) has lost only its place: the mutex goes to the
+		// next, and it queues again behind, under its next session.
 		hold, err := semaphore.New(admin, path, 1).Acquire(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -77,13 +78,20 @@ func TestHolderExpiry(t *testing.T) {
 		waitNodes(t, admin, path, 1, 1)
 		behind := acquireN(ctx, semaphore.New(b.Connect(t), path, 1), 1)
 		waitNodes(t, admin, path, 1, 2)
-		b.ExpireSession(t, waiter.Session())
-		if a := <-front; !errors.Is(a.err, semaphore.ErrLost) {
-			t.Fatalf("acquire whose session expired: %v, want ErrLost", a.err)
-		}
-		waitNodes(t, admin, path, 1, 1) // the next one holds the mutex
+		expired := waiter.Session()
+		b.ExpireSession(t, expired)
+		recipetest.Eventually(t, "the waiter queued again under its next session", func() bool {
+			pending(t, front, "an acquire whose session expired while it waited")
+			sess := waiter.Session()
+			return sess != nil && sess.ID() != expired.ID() && len(recipetest.Children(t, admin, path+"/locks")) == 2
+		})
 		unlock(t, hold)
 		unlock(t, got(t, behind)...)
+		again := got(t, front)
+		if again[0].Session().ID() == expired.ID() {
+			t.Fatal("held under the expired session")
+		}
+		unlock(t, again...)
 		waitNodes(t, admin, path, 0, 0)
 	})
 }

@@ -90,10 +90,12 @@ func (s *Semaphore) Max() int { return s.max }
 // Acquire waits until a lease is free and returns it, or returns an error:
 // ctx's error when ctx ends first, an *client.InputError for an invalid
 // path, a max below 1 or lease data (WithData) over the server's limit
-// (nothing is sent), an error matching ErrLost when
-// the session is lost while waiting, client.ErrClosed once the client is
-// closed. Called while the client is between two sessions (just after one
-// was lost), it waits within ctx for the next one.
+// (nothing is sent), client.ErrClosed once the client is closed, an error
+// matching ErrNodeDeleted when someone else deletes its node while it
+// waits. Called while the client is between two sessions (just after one
+// was lost), it waits within ctx for the next one. A session lost while
+// it waits costs it only its place in line: it queues again under the
+// next session (at the back), until ctx ends.
 //
 // On every error the attempt's nodes are deleted, at once or, when that is
 // not possible, in the background for as long as the client lives.

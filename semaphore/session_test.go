@@ -1,7 +1,7 @@
 package semaphore_test
 
 import (
-	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,8 +69,9 @@ func TestAcquireAfterUnnoticedExpiry(t *testing.T) {
 
 // The Multi that creates an attempt's lease node and releases its mutex
 // is applied and loses its reply, and the session expires before the
-// client reconnects: the attempt fails with ErrLost (its mutex node went
-// with the session) and nothing of it is left.
+// client reconnects: the attempt held nothing yet (its lease node went
+// with the session), so it tries again under the next session and holds,
+// with one lease node, and nothing of the old session is left.
 func TestCreateReplyLostWithSession(t *testing.T) {
 	b := zktest.ReferenceBackend(t)
 	ctx := recipetest.Context(t)
@@ -89,13 +90,10 @@ func TestCreateReplyLostWithSession(t *testing.T) {
 		}
 		return false
 	})
-	out := make(chan error, 1)
+	out := make(chan acquired, 1)
 	go func() {
-		l, err := semaphore.New(c, path, 2).Acquire(ctx)
-		if err == nil {
-			t.Errorf("acquired %s on 0x%x", l.Node(), l.Session().ID())
-		}
-		out <- err
+		l, err := semaphore.New(c, path, 1).Acquire(ctx)
+		out <- acquired{[]*semaphore.Lease{l}, err}
 	}()
 	recipetest.Eventually(t, "the client is suspended", func() bool { s, _ := c.Suspended(); return s })
 	if got := recipetest.Children(t, admin, path+"/leases"); len(got) != 1 {
@@ -103,16 +101,79 @@ func TestCreateReplyLostWithSession(t *testing.T) {
 	}
 	b.ExpireSession(t, old)
 	p.Heal()
-	if err := <-out; !errors.Is(err, semaphore.ErrLost) || !errors.Is(err, client.ErrSessionLost) {
-		t.Fatalf("Acquire: %v, want ErrLost", err)
+	l := got(t, out)[0]
+	if l.Session().ID() == old.ID() || l.Err() != nil {
+		t.Fatalf("lease on 0x%x (old 0x%x): %v", l.Session().ID(), old.ID(), l.Err())
 	}
-	recipetest.WaitChildren(t, admin, path+"/leases", 0)
-	recipetest.WaitChildren(t, admin, path+"/locks", 0)
-	l, err := semaphore.New(c, path, 2).Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Unlock(ctx); err != nil {
-		t.Fatal(err)
-	}
+	waitNodes(t, admin, path, 1, 0)
+	unlock(t, l)
+	waitNodes(t, admin, path, 0, 0)
+}
+
+// Two attempts of one client wait for a semaphore of one lease, which a
+// holder holds: the first holding the mutex, waiting for room, the second
+// queued for the mutex behind it; an attempt of another client queues
+// behind both. The first client's session is lost (expired by the server,
+// or cut off for longer than its timeout): its attempts held nothing, so
+// they have lost only their places in line. They do not return; their
+// mutex nodes go, and they queue again under the next session behind the
+// other client's attempt, which takes the lease first once the holder
+// releases; then they hold in turn, under the next session.
+func TestWaiterSessionLoss(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		for _, how := range recipetest.SessionLosses {
+			t.Run(how, func(t *testing.T) {
+				ctx := recipetest.Context(t)
+				admin := b.Connect(t)
+				path := semPath(t, admin)
+				c, lose := recipetest.LosableClient(t, b, how)
+				holder, err := semaphore.New(admin, path, 1).Acquire(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				old := c.Session()
+				s := semaphore.New(c, path, 1)
+				first := acquireN(ctx, s, 1)
+				waitNodes(t, admin, path, 1, 1)
+				firstMutex := recipetest.Children(t, admin, path+"/locks")[0]
+				second := acquireN(ctx, s, 1)
+				waitNodes(t, admin, path, 1, 2)
+				recipetest.WaitWatched(t, b, old, path+"/locks/"+firstMutex) // the second waits for the first
+				oldMutex := recipetest.Children(t, admin, path+"/locks")
+				later := acquireN(ctx, semaphore.New(b.Connect(t), path, 1), 1)
+				waitNodes(t, admin, path, 1, 3)
+
+				lose()
+				recipetest.Eventually(t, "both attempts queued again under the next session", func() bool {
+					pending(t, first, "an attempt whose session was lost")
+					pending(t, second, "an attempt whose session was lost")
+					now := recipetest.Children(t, admin, path+"/locks")
+					return len(now) == 3 && !slices.ContainsFunc(now, func(n string) bool { return slices.Contains(oldMutex, n) })
+				})
+
+				unlock(t, holder)
+				next := got(t, later)
+				pending(t, first, "an attempt queued again behind the holder")
+				pending(t, second, "an attempt queued again behind the holder")
+				unlock(t, next...)
+				for range 2 {
+					var a acquired
+					select {
+					case a = <-first:
+					case a = <-second:
+					case <-ctx.Done():
+						t.Fatal("an attempt queued again does not hold once the lease is free")
+					}
+					if a.err != nil {
+						t.Fatalf("an attempt whose session was lost while it waited: %v, want it to hold under the next session", a.err)
+					}
+					if l := a.leases[0]; l.Session().ID() == old.ID() || l.Err() != nil || l.Token() <= next[0].Token() {
+						t.Fatalf("lease on 0x%x (old 0x%x), token %d (before: %d): %v", l.Session().ID(), old.ID(), l.Token(), next[0].Token(), l.Err())
+					}
+					unlock(t, a.leases...)
+				}
+				waitNodes(t, admin, path, 0, 0)
+			})
+		}
+	})
 }

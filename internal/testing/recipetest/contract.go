@@ -73,6 +73,13 @@ type Mode[R any, L Lease] struct {
 //     holder's fenced writes are refused, by the lease and by the server.
 //   - AfterSessionLoss: an acquire made while the client opens its next
 //     session waits for it, and holds under it.
+//   - WaiterSessionLoss: an acquire whose session is lost while it waits
+//     (expired, or cut off beyond its timeout) does not fail: it queues
+//     again under the next session, behind those that were behind it, with
+//     one node, and holds in its turn.
+//   - WaiterSessionGivenUp: the same when the client gives the session up
+//     while the server keeps it: the old node is deleted under the next
+//     session, not left for the server's expiry (reference server only).
 //   - ClosedClient: a lease ended by the client's Close has a cause
 //     matching client.ErrClosed; an acquire on a closed client fails so.
 //   - NodeChanged: deleting or writing a holder's node ends its lease.
@@ -132,6 +139,8 @@ func RunQueueContract[R any, L Lease](t *testing.T, r QueueRecipe[R, L]) {
 		{"AbandonedPredecessor", each(c.abandonedPredecessor)},
 		{"HolderExpiry", each(c.holderExpiry)},
 		{"AfterSessionLoss", each(c.afterSessionLoss)},
+		{"WaiterSessionLoss", each(c.waiterSessionLoss)},
+		{"WaiterSessionGivenUp", c.waiterSessionGivenUp},
 		{"ClosedClient", each(c.closedClient)},
 		{"NodeChanged", each(c.nodeChanged)},
 		{"WaiterNodeDeleted", each(c.waiterNodeDeleted)},

@@ -2,6 +2,7 @@ package recipetest
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,8 +121,9 @@ func (q *contract[R, L]) nodeChanged(t *testing.T, b zktest.Backend) {
 }
 
 // waiterNodeDeleted: someone else deleting the node of an attempt that
-// waits behind a holder ends the attempt with ErrNodeDeleted while the
-// holder still holds (within the second a Confirmed kind waits before it
+// waits behind a holder ends the attempt with ErrNodeDeleted (whose text
+// does not say "no longer held": it held nothing) while the holder still
+// holds (within the second a Confirmed kind waits before it
 // watches its own node), instead of letting it wait for a turn it has no
 // node for.
 func (q *contract[R, L]) waiterNodeDeleted(t *testing.T, b zktest.Backend) {
@@ -152,6 +154,9 @@ func (q *contract[R, L]) waiterNodeDeleted(t *testing.T, b zktest.Backend) {
 		case err := <-done:
 			if !errors.Is(err, recipes.ErrNodeDeleted) || !errors.Is(err, recipes.ErrLost) {
 				t.Fatalf("%s: an attempt whose node was deleted while it waited returned %v, want ErrNodeDeleted", m.Name, err)
+			}
+			if strings.Contains(err.Error(), "no longer held") {
+				t.Fatalf("%s: an attempt that held nothing says %q", m.Name, err)
 			}
 		case <-time.After(zktest.Scale(10 * time.Second)):
 			t.Fatalf("%s: an attempt whose node was deleted while it waited still waits", m.Name)
