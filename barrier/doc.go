@@ -103,10 +103,11 @@
 //     inside knows it vanished (the lowest leaves only when alone).
 //
 // The lost member itself gets an error matching client.ErrSessionLost
-// from the call it was in, or from its next Leave. A member whose session
-// expires before the threshold is simply not counted: the others keep
-// waiting for count members (bound Enter with a deadline); it may enter
-// again with its new session.
+// from its Leave. A member whose session expires before the threshold is
+// not counted: the others keep waiting for count members (bound Enter
+// with a deadline), and its own Enter, which was not through yet, goes on
+// under the client's next session with a new node, its old one deleted
+// first if the server may still keep it.
 //
 // Loss accounting needs ready to have been created by a zkit member and
 // every member to use the same count; with Curator members in the round it

@@ -11,6 +11,8 @@ import (
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/recipes"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Double is one member of a double barrier: Enter returns once count
@@ -71,17 +73,21 @@ func (d *Double) node() string { return client.JoinPath(d.dir, d.name) }
 // first waits for that round to end.
 //
 // It returns an *client.InputError (nothing sent) for an invalid path or a
-// count below 1, ctx's error when ctx ends first, and an error matching
-// ErrLost and client.ErrSessionLost when the session is lost once the
-// member's node may exist. A session lost before that (expired before the
-// client noticed, or while Enter waited for an earlier round to end) held
-// nothing of the member: Enter goes on under the next session. On every
-// error the member's node is deleted: at once, or in the background for
-// as long as the client lives. A node of an earlier Enter or Leave of
-// this member that may still exist (its delete went to the background,
-// or its session was lost while the server may still have it) is deleted
-// by the next Enter before it creates its own, so that the others never
-// count this member twice.
+// count below 1, ctx's error when ctx ends first, client.ErrClosed once
+// the client is closed, and an error matching ErrNodeDeleted when someone
+// else deletes the member's node while it waits. A session lost before the
+// threshold (expired before the client noticed, lost while Enter waited
+// for an earlier round to end or for the others) costs the member nothing
+// but its place: it was not inside yet, so Enter goes on under the next
+// session with a new node, until ctx ends. If the others counted its old
+// node meanwhile and passed, that round went on without it (their Leave
+// reports it lost: ErrMemberLost), and this member waits for the next
+// one. On every error the member's node is deleted: at once, or in the
+// background for as long as the client lives. A node of an earlier
+// attempt, Enter or Leave of this member that may still exist (its delete
+// went to the background, or its session was lost while the server may
+// still have it) is deleted by the next attempt before it creates its
+// own, so that the others never count this member twice.
 //
 // A member that entered is inside until Leave, whatever happens to the
 // connection meanwhile: there is nothing to suspend. If its session is
@@ -122,37 +128,57 @@ func (d *Double) Enter(ctx context.Context) (err error) {
 				span.AddEvent("session replaced: entering again")
 				continue
 			}
-			return err
+			return d.waitError(ctx, err)
 		}
 		joined, applied, err := d.join(ctx)
 		if err != nil {
 			if applied && !d.sess.Alive() {
 				d.stale = append(d.stale, d.node())
 			}
-			if !applied && d.replaced(ctx, err) {
+			if d.replaced(ctx, err) {
 				span.AddEvent("session replaced: entering again")
 				continue
 			}
-			return err
+			return d.waitError(ctx, err)
 		}
 		if err := d.await(ctx, opened, joined); err != nil {
 			d.abandon(ctx)
-			return err
+			if d.replaced(ctx, err) {
+				d.requeued(span)
+				continue
+			}
+			return d.waitError(ctx, err)
 		}
 		d.inside = true
 		return nil
 	}
 }
 
-// replaced reports whether err, an error of Enter's steps before the
-// member's node may exist, is the loss of the member's session (not the
-// client's Close): the session expired before the client noticed, or was
-// lost while Enter waited for an earlier round. Nothing of the member was
-// left under that session, so Enter starts over under the next, as it
-// does when called just after the client noticed the loss.
+// replaced reports whether err, an error of Enter before the threshold, is
+// the loss of the member's session (not the client's Close): the session
+// expired before the client noticed, was lost while Enter waited for an
+// earlier round, or while it waited for the others. The member was not
+// inside yet: it lost only its place, and Enter starts over under the next
+// session, as it does when called just after the client noticed the loss.
+// Its node, if the server may still keep it, is deleted first (stale), so
+// that the others never count it twice.
 func (d *Double) replaced(ctx context.Context, err error) bool {
-	return ctx.Err() == nil && d.c.Context().Err() == nil && !d.sess.Alive() &&
-		client.IsSessionLost(err) && !errors.Is(err, client.ErrClosed)
+	return !d.sess.Alive() && recipes.Requeueable(ctx, d.c, err)
+}
+
+// requeued records that Enter, having lost its session while it waited
+// for the others, starts over under the next session.
+func (d *Double) requeued(span trace.Span) {
+	span.AddEvent("requeued", trace.WithAttributes(attribute.String("zkit.node", d.node())))
+	recipes.InstrumentsOf(d.c).Requeued("barrier")
+	d.cfg.Logger.Info("zkit: barrier: session lost while entering: entering again under the next session", "path", d.dir)
+}
+
+// waitError is the error of an Enter that ended with err before the
+// threshold: the member was never inside, so it is never "no longer
+// held" (see recipes.WaitError).
+func (d *Double) waitError(ctx context.Context, err error) error {
+	return d.wrap(recipes.WaitError(ctx, d.c, err))
 }
 
 func (d *Double) validate(op string) error {
@@ -320,7 +346,10 @@ func (d *Double) await(ctx context.Context, opened <-chan client.WatchEvent, joi
 		}
 		members := l.members
 		if !slices.Contains(members, d.name) {
-			return d.gone()
+			if !d.sess.Alive() {
+				return lost(d.c, d.dir, d.sess)
+			}
+			return recipes.DeletedWhileWaiting(d.node())
 		}
 		// Only a listing of the whole round says who is lowest: a lower
 		// member seen before the threshold may still vanish before it (its
