@@ -13,15 +13,16 @@ import (
 )
 
 type semaphoreFlags struct {
-	max  int
-	try  bool
-	wait time.Duration
+	max       int
+	try       bool
+	wait      time.Duration
+	tolerance time.Duration
 }
 
 func newSemaphoreCmd(a *app) *cobra.Command {
 	var f semaphoreFlags
 	cmd := &cobra.Command{
-		Use:   "semaphore PATH --max N [--try] [--wait D] -- CMD [ARGS]",
+		Use:   "semaphore PATH --max N [--try] [--wait D] [--tolerance D] -- CMD [ARGS]",
 		Short: "Hold one of N leases while CMD runs; exit with CMD's status",
 		Long: `Holds one lease of the counting semaphore at PATH, which at most N holders hold at
 once, while CMD runs, and exits with CMD's status. Every process using PATH must give
@@ -29,8 +30,14 @@ the same --max.
 
 CMD gets ZKIT_SEMAPHORE_NODE (the lease node), ZKIT_SEMAPHORE_MAX (N) and
 ZKIT_FENCING_TOKEN (the lease node's czxid × 256). If the lease is lost while CMD runs
-(session expired, connection lost, node deleted), CMD gets SIGTERM and zkit exits with
-status 5.
+(session expired, connection lost for longer than --tolerance, node deleted), CMD gets
+SIGTERM and zkit exits with status 5.
+
+--tolerance D keeps the lease, and CMD, across a connection lost for up to D (a
+ZooKeeper restart, a network blip); the default, 0, ends CMD as soon as the
+connection is lost. Meanwhile the session may expire at the servers and another
+process take the lease: N+1 holders' CMDs may run at once for up to D, so fence what
+they write.
 
 The semaphore is Curator's InterProcessSemaphoreV2 layout: Java and Go processes share
 the N leases of the same PATH.`,
@@ -49,6 +56,7 @@ the N leases of the same PATH.`,
 	fl.IntVar(&f.max, "max", 0, "the number of leases: at most N holders at once (required)")
 	fl.BoolVar(&f.try, "try", false, "fail at once (status 4) if no lease is free")
 	waitFlag(fl, &f.wait, "give up (status 4) if no lease is held within D")
+	fl.DurationVar(&f.tolerance, "tolerance", 0, "keep the lease across a connection lost for up to D")
 	return cmd
 }
 
@@ -67,6 +75,8 @@ func semaphoreArgs(cmd *cobra.Command, args []string, f semaphoreFlags) (path st
 		return "", nil, usagef("--max %d: must be at least 1", f.max)
 	case f.try && f.wait != 0:
 		return "", nil, usagef("--try and --wait exclude each other")
+	case f.tolerance < 0:
+		return "", nil, usagef("--tolerance %v: must not be negative", f.tolerance)
 	}
 	if err := recipePath(path, "semaphore"); err != nil {
 		return "", nil, err
@@ -84,7 +94,7 @@ func (a *app) runSemaphore(ctx context.Context, path string, argv []string, f se
 	}
 	defer c.Close()
 
-	sem := semaphore.New(c, path, f.max)
+	sem := semaphore.New(c, path, f.max, semaphore.WithSuspendTolerance(f.tolerance))
 	var lease *semaphore.Lease
 	if f.try {
 		lease, err = sem.TryAcquire(acquireCtx)

@@ -9,12 +9,12 @@ import (
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// --tolerance keeps a lock or a leadership, and CMD, across a connection
-// lost for less than D: CMD runs on and zkit exits with CMD's status.
-// Without it the same outage ends CMD (status 5).
+// --tolerance keeps a lock, a semaphore's lease or a leadership, and CMD,
+// across a connection lost for less than D: CMD runs on and zkit exits
+// with CMD's status. Without it the same outage ends CMD (status 5).
 func TestToleranceKeepsCommandAcrossShortOutage(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
-		for _, cmd := range []string{"lock", "elect"} {
+		for _, cmd := range []string{"lock", "semaphore", "elect"} {
 			for _, tolerance := range []time.Duration{zktest.Scale(5 * time.Second), 0} {
 				t.Run(cmd+"_"+tolerance.String(), func(t *testing.T) {
 					p := zktest.NewProxy(t, b.Addr())
@@ -22,9 +22,12 @@ func TestToleranceKeepsCommandAcrossShortOutage(t *testing.T) {
 					running, finish := filepath.Join(dir, "running"), filepath.Join(dir, "finish")
 					done := make(chan result, 1)
 					go func() {
-						done <- zkit(t, cmd, zktest.UniquePath(t), "--tolerance", tolerance.String(),
-							"--servers", p.Addr(), "--session-timeout", zktest.Scale(10*time.Second).String(), "--",
-							"sh", "-c", "touch "+running+"; while [ ! -e "+finish+" ]; do sleep 0.02; done 2>/dev/null; exit 7")
+						args := []string{cmd, zktest.UniquePath(t), "--tolerance", tolerance.String()}
+						if cmd == "semaphore" {
+							args = append(args, "--max", "1")
+						}
+						done <- zkit(t, append(args, "--servers", p.Addr(), "--session-timeout", zktest.Scale(10*time.Second).String(), "--",
+							"sh", "-c", "touch "+running+"; while [ ! -e "+finish+" ]; do sleep 0.02; done 2>/dev/null; exit 7")...)
 					}()
 					waitFile(t, running)
 					// An outage: the connection drops and no new one gets
@@ -64,6 +67,7 @@ func TestToleranceKeepsCommandAcrossShortOutage(t *testing.T) {
 func TestToleranceUsage(t *testing.T) {
 	expectUsage(t, "", [][]string{
 		{"lock", "/x", "--tolerance", "-1s", "--", "true"},
+		{"semaphore", "/x", "--max", "1", "--tolerance", "-1s", "--", "true"},
 		{"elect", "/x", "--tolerance", "-1s", "--", "true"},
 		{"elect", "/x", "--observe", "--tolerance", "1s"},
 		{"members", "/x", "join", "a", "--tolerance", "-1s"},
