@@ -71,6 +71,17 @@ func Remove(ctx context.Context, c *client.Client, sess *client.Session, path st
 // waiter, and this process's next attempt, waiting for nobody. It deletes
 // the node under the client's next session, and only while sess owns it.
 func removeGivenUp(c *client.Client, sess *client.Session, path string, log *slog.Logger) {
+	whileGivenUp(c, sess, log, path, func(ctx context.Context) error {
+		return removeOnce(ctx, c, sess, path, Removal{IfOwned: true})
+	})
+}
+
+// whileGivenUp runs del, which deletes what, under the client's next
+// sessions in the background for as long as the client lives, until it
+// succeeds or fails for good, when sess is a session the client gave up
+// (see removeGivenUp). It does nothing for a session the server expired or
+// the client's Close ended: their nodes are gone.
+func whileGivenUp(c *client.Client, sess *client.Session, log *slog.Logger, what string, del func(ctx context.Context) error) {
 	if cause := sess.Err(); cause == nil || errors.Is(cause, client.ErrClosed) || errors.Is(cause, client.ErrSessionExpired) {
 		return
 	}
@@ -80,14 +91,14 @@ func removeGivenUp(c *client.Client, sess *client.Session, path string, log *slo
 			if _, err := c.WaitConnected(life); err != nil {
 				return
 			}
-			err := removeOnce(life, c, sess, path, Removal{IfOwned: true})
+			err := del(life)
 			switch {
 			case err == nil, errors.Is(err, client.ErrNoNode):
 				return
 			case errors.Is(err, client.ErrBadVersion), client.IsTransient(err), client.IsOutcomeUnknown(err):
 			default:
 				if life.Err() == nil {
-					logger(log).Warn("zkit: could not delete node of a session given up", "path", path, "err", err)
+					logger(log).Warn("zkit: could not delete node of a session given up", "path", what, "err", err)
 				}
 				return
 			}
@@ -183,7 +194,9 @@ var done = func() context.Context {
 // are among ids: the nodes of a Multi of protected creates whose reply was
 // lost, which may or may not have been applied. It syncs, lists dir and
 // deletes what it finds, now while ctx allows, otherwise in the background
-// for as long as the client and sess live, as Remove does.
+// for as long as the client and sess live, as Remove does; and, as Remove
+// does, under the client's next session when the client gave sess up
+// while the server may still keep it.
 func RemoveProtected(ctx context.Context, c *client.Client, sess *client.Session, dir string, ids []string, o Removal) error {
 	err := ctx.Err()
 	if err == nil {
@@ -209,6 +222,7 @@ func removeProtected(ctx context.Context, c *client.Client, sess *client.Session
 	var b client.Backoff
 	for {
 		if !sess.Alive() {
+			removeProtectedGivenUp(c, sess, dir, ids, o.Logger)
 			return nil
 		}
 		names, err := findProtected(ctx, c, dir, ids)
@@ -222,6 +236,9 @@ func removeProtected(ctx context.Context, c *client.Client, sess *client.Session
 				return nil
 			}
 		}
+		if !sess.Alive() {
+			continue // lost meanwhile: see the top of the loop
+		}
 		if !client.IsRetryable(err) && !client.IsSessionLost(err) {
 			return err
 		}
@@ -233,6 +250,21 @@ func removeProtected(ctx context.Context, c *client.Client, sess *client.Session
 			}
 		}
 	}
+}
+
+// removeProtectedGivenUp deletes the nodes of RemoveProtected under the
+// client's next session, those that sess, a session the client gave up,
+// still owns (see removeGivenUp).
+func removeProtectedGivenUp(c *client.Client, sess *client.Session, dir string, ids []string, log *slog.Logger) {
+	whileGivenUp(c, sess, log, dir, func(ctx context.Context) error {
+		names, err := findProtected(ctx, c, dir, ids)
+		for _, name := range names {
+			if err == nil || errors.Is(err, client.ErrNoNode) {
+				err = removeOnce(ctx, c, sess, client.JoinPath(dir, name), Removal{IfOwned: true})
+			}
+		}
+		return err
+	})
 }
 
 // findProtected syncs dir and lists the children whose protection id is

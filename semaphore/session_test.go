@@ -74,40 +74,56 @@ func TestAcquireAfterUnnoticedExpiry(t *testing.T) {
 // with one lease node, and nothing of the old session is left.
 func TestCreateReplyLostWithSession(t *testing.T) {
 	b := zktest.ReferenceBackend(t)
+	r := leaseReplyLost(t, b, zktest.Scale(4*time.Second))
+	old := r.c.Session()
+	b.ExpireSession(t, old)
+	r.p.Heal()
+	l := got(t, r.out)[0]
+	if l.Session().ID() == old.ID() || l.Err() != nil {
+		t.Fatalf("lease on 0x%x (old 0x%x): %v", l.Session().ID(), old.ID(), l.Err())
+	}
+	waitNodes(t, r.admin, r.path, 1, 0)
+	unlock(t, l)
+	waitNodes(t, r.admin, r.path, 0, 0)
+}
+
+// replyLost is an Acquire under way whose lease node was created, with the
+// reply to its Multi lost (see leaseReplyLost).
+type replyLost struct {
+	admin, c *client.Client // c acquires through p
+	p        *zktest.Proxy
+	path     string
+	out      chan acquired
+}
+
+// leaseReplyLost starts an Acquire of a semaphore of one lease on a client
+// with session timeout timeout, whose Multi that creates the lease node is
+// applied and loses its reply, its connection blackholed then. It returns
+// once the client is suspended.
+func leaseReplyLost(t *testing.T, b zktest.Backend, timeout time.Duration) replyLost {
 	ctx := recipetest.Context(t)
-	admin := b.Connect(t)
-	path := semPath(t, admin)
-	p := zktest.NewProxy(t, b.Addr())
-	c := b.Connect(t, client.WithDialer(p.Dialer()), client.WithSessionTimeout(zktest.Scale(4*time.Second)))
-	if err := admin.EnsurePath(ctx, path+"/leases"); err != nil {
+	r := replyLost{admin: b.Connect(t), p: zktest.NewProxy(t, b.Addr()), out: make(chan acquired, 1)}
+	r.path = semPath(t, r.admin)
+	r.c = b.Connect(t, client.WithDialer(r.p.Dialer()), client.WithSessionTimeout(timeout))
+	if err := r.admin.EnsurePath(ctx, r.path+"/leases"); err != nil {
 		t.Fatal(err)
 	}
-	old := c.Session()
 	b.Reference().DropReplyAfterCommit(func(op, path string) bool {
 		if op == "multi" && strings.Contains(path, "/leases/") {
-			p.Blackhole()
+			r.p.Blackhole()
 			return true
 		}
 		return false
 	})
-	out := make(chan acquired, 1)
 	go func() {
-		l, err := semaphore.New(c, path, 1).Acquire(ctx)
-		out <- acquired{[]*semaphore.Lease{l}, err}
+		l, err := semaphore.New(r.c, r.path, 1).Acquire(ctx)
+		r.out <- acquired{[]*semaphore.Lease{l}, err}
 	}()
-	recipetest.Eventually(t, "the client is suspended", func() bool { s, _ := c.Suspended(); return s })
-	if got := recipetest.Children(t, admin, path+"/leases"); len(got) != 1 {
+	recipetest.Eventually(t, "the client is suspended", func() bool { s, _ := r.c.Suspended(); return s })
+	if got := recipetest.Children(t, r.admin, r.path+"/leases"); len(got) != 1 {
 		t.Fatalf("leases after the lost reply: %v", got)
 	}
-	b.ExpireSession(t, old)
-	p.Heal()
-	l := got(t, out)[0]
-	if l.Session().ID() == old.ID() || l.Err() != nil {
-		t.Fatalf("lease on 0x%x (old 0x%x): %v", l.Session().ID(), old.ID(), l.Err())
-	}
-	waitNodes(t, admin, path, 1, 0)
-	unlock(t, l)
-	waitNodes(t, admin, path, 0, 0)
+	return r
 }
 
 // Two attempts of one client wait for a semaphore of one lease, which a
@@ -176,4 +192,35 @@ func TestWaiterSessionLoss(t *testing.T) {
 			})
 		}
 	})
+}
+
+// The Multi that creates an attempt's lease node is applied and loses its
+// reply, and the client then gives its session up while the server still
+// keeps it (its timers reset, as a restart or a leader election does):
+// the lease node lingers on the server, counted by everyone. The attempt,
+// which held nothing, tries again under the next session, and the node of
+// the old one is deleted under the new one, not left for the server's
+// expiry: the attempt holds the only lease well before that.
+func TestCreateReplyLostSessionGivenUp(t *testing.T) {
+	b := zktest.ReferenceBackend(t)
+	ref := b.Reference()
+	timeout := zktest.Scale(4 * time.Second)
+	r := leaseReplyLost(t, b, timeout)
+	old := recipetest.GiveUpSession(t, ref, r.p, r.c, timeout)
+	r.p.Heal()
+	healed := time.Now()
+	select {
+	case a := <-r.out:
+		if a.err != nil {
+			t.Fatal(a.err)
+		}
+		if l := a.leases[0]; l.Session().ID() == old.ID() || l.Err() != nil {
+			t.Fatalf("lease on 0x%x (old 0x%x): %v", l.Session().ID(), old.ID(), l.Err())
+		}
+		unlock(t, a.leases...)
+	case <-time.After(timeout / 2):
+		t.Fatalf("no lease %v after healing: the lease node of the session given up still counts (server sessions %x, old %x; leases %q)",
+			time.Since(healed), ref.Sessions(), old.ID(), recipetest.Children(t, r.admin, r.path+"/leases"))
+	}
+	waitNodes(t, r.admin, r.path, 0, 0)
 }
