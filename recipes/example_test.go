@@ -87,3 +87,67 @@ func ExampleQueue() {
 	// my turn, token > 0: true
 	// <nil>
 }
+
+// A recipe whose turn in the queue is followed by a wait of its own (a
+// counting semaphore's holder of the queue waits for a free lease): a
+// session lost during either wait costs the participant only its place in
+// line. Wait queues again by itself; the recipe's own wait hands its error
+// to Rejoin, which queues again too, or says how the attempt ends.
+func ExampleTicket_Rejoin() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	// The recipe's own wait, once its turn has come: until /app/open
+	// exists.
+	open := func(ctx context.Context) error {
+		for {
+			ok, _, w, err := c.ExistsW(ctx, "/app/open")
+			if err != nil || ok {
+				return err // a session lost here is Rejoin's to judge
+			}
+			<-w
+		}
+	}
+	if err := c.EnsurePath(ctx, "/app/open"); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	gate := recipes.Kind{Marker: "gate-", Exclusive: true, Recipe: "gate"}
+	t, err := recipes.NewQueue(c, "/app/gate", nil, gate).Join(ctx, gate, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for {
+		err := t.Wait(ctx)
+		if err == nil {
+			err = open(ctx)
+		}
+		if err == nil {
+			break
+		}
+		if err := t.Rejoin(ctx, err); err != nil {
+			t.Abandon(ctx)
+			fmt.Println(err)
+			return
+		}
+	}
+	lease := t.Hold(recipes.LeaseOptions{})
+	fmt.Println("through the gate, under the session that holds:", lease.Session() == c.Session())
+	fmt.Println(lease.Unlock(ctx))
+	// Output:
+	// through the gate, under the session that holds: true
+	// <nil>
+}

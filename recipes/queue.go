@@ -598,8 +598,9 @@ func (t *Ticket) gone() error {
 // Rejoin handles err, what ended a wait of the ticket: Wait's, Confirm's,
 // or a recipe's own wait after the ticket's turn came (a semaphore's wait
 // for a free lease). When err is the loss of the ticket's session while
-// the client and ctx live on (Requeueable), the ticket had held nothing,
-// and has lost only its place in line. Rejoin then deletes its node (under
+// the client and ctx live on (Requeueable; the client ends the session by
+// then, or within its timeout), the ticket had held nothing, and has lost
+// only its place in line. Rejoin then deletes its node (under
 // the client's next session if the server may still keep the old one: see
 // Remove), joins the queue again at the back under the next session, as
 // Join does, and returns nil: call Wait again. Its node, Session and Path
@@ -614,8 +615,14 @@ func (t *Ticket) Rejoin(ctx context.Context, err error) error {
 	if !Requeueable(ctx, t.q.c, err) {
 		return WaitError(ctx, t.q.c, err)
 	}
+	// Told of the loss just before the client ended the session, maybe;
+	// one it has not ended within the session timeout was none.
+	timer := time.NewTimer(t.sess.Timeout())
+	defer timer.Stop()
 	select {
-	case <-t.sess.Done(): // told of the loss before the session ended: it ends now
+	case <-t.sess.Done():
+	case <-timer.C:
+		return err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
