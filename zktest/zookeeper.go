@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -293,7 +294,14 @@ func startOnce(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error)
 	return z, nil
 }
 
-// freePorts returns n distinct ports that were free on 127.0.0.1.
+// freePorts returns n distinct ports that were free on 127.0.0.1, chosen
+// below the kernel's range of ephemeral ports where it can. A node's ports
+// are bound again when it restarts (Restart), and in between they must
+// stay free: the kernel hands the ports of its ephemeral range to every
+// outgoing connection on the machine, and on a busy machine one of them
+// took a killed member's quorum port within seconds, so that the member
+// could not come back. Ports below that range are only ever taken by
+// someone binding them.
 func freePorts(n int) ([]int, error) {
 	ls := make([]net.Listener, 0, n)
 	defer func() {
@@ -301,16 +309,40 @@ func freePorts(n int) ([]int, error) {
 			l.Close()
 		}
 	}()
+	lo, hi := stablePortRange()
 	ports := make([]int, 0, n)
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(ports) < n; tries++ {
+		addr := "127.0.0.1:0" // the kernel's choice, when no stable port was found
+		if tries < 100*n && hi > lo {
+			addr = fmt.Sprintf("127.0.0.1:%d", lo+rand.IntN(hi-lo))
+		}
+		l, err := net.Listen("tcp", addr)
 		if err != nil {
-			return nil, fmt.Errorf("zktest: finding a free port: %w", err)
+			if addr == "127.0.0.1:0" {
+				return nil, fmt.Errorf("zktest: finding a free port: %w", err)
+			}
+			continue
 		}
 		ls = append(ls, l)
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// stablePortRange is [lo, hi): ports that the kernel does not hand out to
+// outgoing connections, below its ephemeral range (Linux's
+// ip_local_port_range, 32768 and up by default), and above the ports
+// that services usually claim.
+func stablePortRange() (lo, hi int) {
+	hi = 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if v, err := strconv.Atoi(f[0]); err == nil {
+				hi = v
+			}
+		}
+	}
+	return max(hi/2, 10000), hi
 }
 
 // defaultSettings are zktest's zoo.cfg defaults, in file order.

@@ -66,3 +66,23 @@ func TestStopContinuesPausedServer(t *testing.T) {
 		t.Fatalf("the paused server (pid %d) was SIGKILLed after the SIGTERM grace period: it was never continued", pid)
 	}
 }
+
+// A node's ports come from below the kernel's ephemeral range, where no
+// outgoing connection can take them while the node is down.
+func TestFreePortsOutsideEphemeralRange(t *testing.T) {
+	lo, hi := stablePortRange()
+	if hi <= lo {
+		t.Skipf("no stable range below the ephemeral ports here (%d, %d)", lo, hi)
+	}
+	ports, err := freePorts(20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, p := range ports {
+		if p < lo || p >= hi || seen[p] {
+			t.Fatalf("port %d: want distinct ports in [%d, %d), got %v", p, lo, hi, ports)
+		}
+		seen[p] = true
+	}
+}
