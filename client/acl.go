@@ -8,34 +8,39 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/go-zookeeper/zk"
 )
 
-// Stat is a znode's metadata, as the server returns it.
-type Stat = zk.Stat
+// ACL is one access-control entry: Perms granted to the identity ID of
+// Scheme ("world"/"anyone", "digest"/"user:hash", "ip"/"10.0.0.0/8", ...).
+type ACL struct {
+	Perms  int32
+	Scheme string
+	ID     string
+}
 
-// ACL is one access-control entry.
-type ACL = zk.ACL
-
-// Permission bits for ACL entries.
+// Permission bits for ACL entries, as ZooKeeper numbers them.
 const (
-	PermRead   = zk.PermRead
-	PermWrite  = zk.PermWrite
-	PermCreate = zk.PermCreate
-	PermDelete = zk.PermDelete
-	PermAdmin  = zk.PermAdmin
-	PermAll    = zk.PermAll
+	PermRead   = 1 << iota // read the data and list the children
+	PermWrite              // write the data
+	PermCreate             // create children
+	PermDelete             // delete children
+	PermAdmin              // set the ACL
+	PermAll    = PermRead | PermWrite | PermCreate | PermDelete | PermAdmin
 )
 
 // OpenACL gives everyone every permission (ZooKeeper's OPEN_ACL_UNSAFE).
-var OpenACL = zk.WorldACL(zk.PermAll)
+var OpenACL = WorldACL(PermAll)
 
 // WorldACL gives everyone perms.
-func WorldACL(perms int32) []ACL { return zk.WorldACL(perms) }
+func WorldACL(perms int32) []ACL { return []ACL{{Perms: perms, Scheme: "world", ID: "anyone"}} }
 
-// DigestACL gives perms to the holder of user:password.
-func DigestACL(perms int32, user, password string) []ACL { return zk.DigestACL(perms, user, password) }
+// DigestACL gives perms to the holder of user:password: its id is
+// "user:" + base64(sha1("user:password")), as ZooKeeper's digest provider
+// computes it.
+func DigestACL(perms int32, user, password string) []ACL {
+	sum := sha1.Sum([]byte(user + ":" + password))
+	return []ACL{{Perms: perms, Scheme: "digest", ID: user + ":" + base64.StdEncoding.EncodeToString(sum[:])}}
+}
 
 // X509ACL gives perms to the client whose TLS certificate has subject, in
 // RFC 2253 form as ZooKeeper's x509 provider prints it ("CN=alice,O=example"
@@ -45,7 +50,7 @@ func X509ACL(perms int32, subject string) []ACL {
 }
 
 // AuthACL gives perms to every identity the creating session authenticated as.
-func AuthACL(perms int32) []ACL { return zk.AuthACL(perms) }
+func AuthACL(perms int32) []ACL { return []ACL{{Perms: perms, Scheme: "auth", ID: ""}} }
 
 // ValidateACL checks acl as the server's providers would, and a little
 // more: it must not be empty; every entry must grant some permission and

@@ -12,7 +12,7 @@ import (
 // it fails at once with a retryable error instead of waiting in
 // go-zookeeper's queue for a reconnect (see reconnect.go for why a queued
 // request is a hazard).
-var errNotConnected = fmt.Errorf("not connected: %w", zk.ErrNoServer)
+var errNotConnected = fmt.Errorf("not connected: %w", ErrNoServer)
 
 // notSent wraps the error of a call whose request never reached the
 // server: the context ended before the request was handed to the wire
@@ -33,7 +33,7 @@ const settleGrace = 100 * time.Millisecond
 // (wrapped in notSent when the call was not handed to the wire client yet).
 // When that connection is lost, it waits until the wire client has settled
 // the calls sent on it (a reply that arrived wins), then returns
-// zk.ErrConnectionClosed for a call still in the send queue. In both cases
+// ErrConnectionClosed for a call still in the send queue. In both cases
 // the call itself runs on until the wire client answers or drops it, and
 // its result is then discarded: one still queued goes out on the next
 // connection of the session (the wire client fails it only when the
@@ -77,7 +77,7 @@ func run[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error)
 		return zero, notSent{err}
 	}
 	if c.life.Err() != nil {
-		return zero, zk.ErrClosing // not the wire client's "connection closed"
+		return zero, ErrClosed // not the wire client's "connection closed"
 	}
 	link := c.link.Load()
 	if link == nil {
@@ -117,18 +117,35 @@ func run[T any](ctx context.Context, c *Client, fn func() (T, error)) (T, error)
 		case <-ctx.Done():
 			return zero, ctx.Err()
 		case <-t.C:
-			return zero, c.closing(zk.ErrConnectionClosed)
+			return zero, c.closing(ErrConnectionClosed)
 		}
 	}
 }
 
+// fromWireClient turns go-zookeeper's error for a call into the client's.
+func fromWireClient(err error) error {
+	switch err {
+	case zk.ErrConnectionClosed:
+		return ErrConnectionClosed
+	case zk.ErrClosing:
+		return ErrClosed
+	case zk.ErrNoServer:
+		return ErrNoServer
+	case zk.ErrAuthFailed:
+		return ErrAuthFailed
+	case zk.ErrSessionExpired:
+		return ErrSessionExpired
+	}
+	return err
+}
+
 // closing returns err, the wire client's error for a call, unless the
 // client was closed and err is the connection's: then the client's
-// closing ended the call, and it fails with zk.ErrClosing (ErrClosed), as
+// closing ended the call, and it fails with ErrClosed (ErrClosed), as
 // a direct call cut off by Close does (see pending.wait).
 func (c *Client) closing(err error) error {
-	if c.life.Err() != nil && (err == zk.ErrConnectionClosed || isTransport(err)) {
-		return zk.ErrClosing
+	if c.life.Err() != nil && (err == ErrConnectionClosed || isTransport(err)) {
+		return ErrClosed
 	}
 	return err
 }

@@ -211,7 +211,7 @@ func (c *Client) Close() {
 	if s := c.wire.Load(); s != nil {
 		// The calls in flight end now, not once the connection does: a
 		// partitioned one may never answer nor fail them.
-		s.endDirect(zk.ErrClosing)
+		s.endDirect(ErrClosed)
 	}
 	c.background.Wait()
 	c.conn.Close()
@@ -337,7 +337,7 @@ func (c *Client) onEvent(ev zk.Event) {
 			c.reconn.flushQueued()
 		}
 		if c.sess != nil && c.sess.Alive() {
-			c.loseLocked("expired", fmt.Errorf("%w: %w", ErrSessionLost, zk.ErrSessionExpired))
+			c.loseLocked("expired", fmt.Errorf("%w: %w", ErrSessionLost, ErrSessionExpired))
 		}
 	case zk.StateAuthFailed:
 		c.publishLocked(StateAuthFailed)

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkit-dev/zkit/internal/jute"
 )
 
@@ -267,9 +266,9 @@ func (s *sniffConn) send(ctx context.Context, op int32, req any, w watchReg) (<-
 		if n < len(frame) {
 			d.forget(xid)
 			if s.c.life.Err() != nil {
-				return nil, true, zk.ErrClosing
+				return nil, true, ErrClosed
 			}
-			return nil, true, notSent{fmt.Errorf("%w (%v)", zk.ErrConnectionClosed, err)}
+			return nil, true, notSent{fmt.Errorf("%w (%v)", ErrConnectionClosed, err)}
 		}
 	}
 	return reply, true, nil
@@ -300,7 +299,7 @@ type pending struct {
 
 // begin writes one call on the current connection. It fails with ctx's
 // error in notSent when ctx ends before the call was written, with
-// zk.ErrConnectionClosed in notSent when the connection broke before the
+// ErrConnectionClosed in notSent when the connection broke before the
 // call was wholly written, and with errNotConnected when there is no
 // connection. Calls begun one after the other on one goroutine reach the
 // server in that order, and are answered in that order, when they go on
@@ -317,7 +316,7 @@ func beginWatch(ctx context.Context, c *Client, op int32, req any, w watchReg) (
 	s := c.wire.Load()
 	if s == nil || c.link.Load() == nil {
 		if c.life.Err() != nil {
-			return nil, zk.ErrClosing
+			return nil, ErrClosed
 		}
 		return nil, errNotConnected
 	}
@@ -333,8 +332,8 @@ func beginWatch(ctx context.Context, c *Client, op int32, req any, w watchReg) (
 
 // wait returns the call's reply: the header's error as the wire client
 // reports it, or the body decoded into resp, with the zxid of the reply.
-// It returns ctx's error when ctx ends first, zk.ErrConnectionClosed
-// (zk.ErrClosing once the client is closed) when the connection ended
+// It returns ctx's error when ctx ends first, ErrConnectionClosed
+// (ErrClosed once the client is closed) when the connection ended
 // before the reply came, and a *ReplyTooLargeError (without its Op and
 // Path: classify names it) for a reply longer than the connection reads.
 func (p *pending) wait(ctx context.Context, resp any) (int64, error) {
@@ -351,7 +350,7 @@ func (p *pending) wait(ctx context.Context, resp any) (int64, error) {
 	switch {
 	case r.err != nil:
 		if p.c.life.Err() != nil {
-			return 0, zk.ErrClosing
+			return 0, ErrClosed
 		}
 		return 0, r.err
 	case r.code != 0:
@@ -366,30 +365,26 @@ func (p *pending) wait(ctx context.Context, resp any) (int64, error) {
 	return r.zxid, nil
 }
 
-// wireError is the error the wire client gives for a server's error code.
+// wireError is the error for a server's error code.
 func wireError(code int32) error {
 	if err, ok := wireErrors[code]; ok {
 		return err
 	}
-	return fmt.Errorf("unknown error: %v", zk.ErrCode(code))
+	return fmt.Errorf("zk: server error %v", jute.Error(code))
 }
 
 var wireErrors = map[int32]error{
-	-100: zk.ErrAPIError,
-	-101: zk.ErrNoNode,
-	-102: zk.ErrNoAuth,
-	-103: zk.ErrBadVersion,
-	-108: zk.ErrNoChildrenForEphemerals,
-	-110: zk.ErrNodeExists,
-	-111: zk.ErrNotEmpty,
-	-112: zk.ErrSessionExpired,
-	-114: zk.ErrInvalidACL,
-	-115: zk.ErrAuthFailed,
-	-116: zk.ErrClosing,
-	-117: zk.ErrNothing,
-	-118: zk.ErrSessionMoved,
-	-123: zk.ErrReconfigDisabled,
-	-8:   zk.ErrBadArguments,
+	int32(jute.ErrUnimplemented):           ErrUnimplemented,
+	int32(jute.ErrBadArguments):            ErrBadArguments,
+	int32(jute.ErrNoNode):                  ErrNoNode,
+	int32(jute.ErrNoAuth):                  ErrNoAuth,
+	int32(jute.ErrBadVersion):              ErrBadVersion,
+	int32(jute.ErrNoChildrenForEphemerals): ErrNoChildrenForEphemerals,
+	int32(jute.ErrNodeExists):              ErrNodeExists,
+	int32(jute.ErrNotEmpty):                ErrNotEmpty,
+	int32(jute.ErrSessionExpired):          ErrSessionExpired,
+	int32(jute.ErrInvalidACL):              ErrInvalidACL,
+	int32(jute.ErrAuthFailed):              ErrAuthFailed,
 }
 
 // juteACL is acl as the wire encodes it.
@@ -401,17 +396,11 @@ func juteACL(acl []ACL) []jute.ACL {
 	return out
 }
 
-// wireACL is acl as the wire client returns it.
-func wireACL(acl []jute.ACL) []ACL {
+// aclOf is acl as the client returns it.
+func aclOf(acl []jute.ACL) []ACL {
 	out := make([]ACL, len(acl))
 	for i, a := range acl {
 		out[i] = ACL{Perms: a.Perms, Scheme: a.ID.Scheme, ID: a.ID.ID}
 	}
 	return out
-}
-
-// wireStat is st as the wire client returns it.
-func wireStat(st *jute.Stat) *Stat {
-	s := Stat(*st)
-	return &s
 }

@@ -5,25 +5,29 @@ import (
 	"errors"
 	"fmt"
 	"net"
-
-	"github.com/go-zookeeper/zk"
 )
 
-// Errors returned by the server, re-exported so that callers can test them
-// with errors.Is without importing the wire client.
+// Errors returned by the server, and by the connection. Their messages are
+// those go-zookeeper gave them, which zkit used before it spoke the
+// protocol itself: programs that print or compare them see no change.
 var (
-	ErrNoNode                  = zk.ErrNoNode
-	ErrNodeExists              = zk.ErrNodeExists
-	ErrBadVersion              = zk.ErrBadVersion
-	ErrNotEmpty                = zk.ErrNotEmpty
-	ErrNoAuth                  = zk.ErrNoAuth
-	ErrInvalidACL              = zk.ErrInvalidACL
-	ErrNoChildrenForEphemerals = zk.ErrNoChildrenForEphemerals
-	ErrBadArguments            = zk.ErrBadArguments
-	ErrAuthFailed              = zk.ErrAuthFailed
-	ErrSessionExpired          = zk.ErrSessionExpired
-	ErrConnectionClosed        = zk.ErrConnectionClosed
-	ErrNoServer                = zk.ErrNoServer
+	ErrNoNode                  = errors.New("zk: node does not exist")
+	ErrNodeExists              = errors.New("zk: node already exists")
+	ErrBadVersion              = errors.New("zk: version conflict")
+	ErrNotEmpty                = errors.New("zk: node has children")
+	ErrNoAuth                  = errors.New("zk: not authenticated")
+	ErrInvalidACL              = errors.New("zk: invalid ACL specified")
+	ErrNoChildrenForEphemerals = errors.New("zk: ephemeral nodes may not have children")
+	ErrBadArguments            = errors.New("invalid arguments")
+	ErrAuthFailed              = errors.New("zk: client authentication failed")
+	ErrSessionExpired          = errors.New("zk: session has been expired by the server")
+	// ErrConnectionClosed: the connection a call went on ended before
+	// its reply came (an *OutcomeUnknownError for a write that was sent),
+	// or before its request was wholly written (retryable).
+	ErrConnectionClosed = errors.New("zk: connection closed")
+	// ErrNoServer: the client has no connection right now (it is
+	// suspended, or between two sessions). Retryable.
+	ErrNoServer = errors.New("zk: could not connect to a server")
 )
 
 var (
@@ -75,10 +79,6 @@ func (e *ReplyTooLargeError) Error() string {
 
 // Is makes errors.Is(err, ErrReplyTooLarge) true.
 func (e *ReplyTooLargeError) Is(target error) bool { return target == ErrReplyTooLarge }
-
-// errUnimplementedText is how go-zookeeper reports ZooKeeper's
-// Unimplemented (-6): it has no sentinel for it.
-const errUnimplementedText = "unknown error: -6"
 
 // InputError reports input that was rejected before anything was sent.
 type InputError struct {
@@ -137,8 +137,7 @@ func IsOutcomeUnknown(err error) bool { return errors.Is(err, ErrOutcomeUnknown)
 // IsSessionLost reports whether err means the session is gone (expired, lost,
 // or the client closed). Nothing held under that session may be trusted.
 func IsSessionLost(err error) bool {
-	return errors.Is(err, ErrSessionLost) || errors.Is(err, zk.ErrSessionExpired) ||
-		errors.Is(err, ErrClosed) || errors.Is(err, zk.ErrClosing)
+	return errors.Is(err, ErrSessionLost) || errors.Is(err, ErrSessionExpired) || errors.Is(err, ErrClosed)
 }
 
 // IsRetryable reports whether the same call may simply be made again: the
@@ -148,7 +147,7 @@ func IsRetryable(err error) bool {
 	if err == nil || IsOutcomeUnknown(err) || IsSessionLost(err) {
 		return false
 	}
-	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer)
+	return errors.Is(err, ErrConnectionClosed) || errors.Is(err, ErrNoServer)
 }
 
 // classify turns the wire client's error for one call into zkit's error.
@@ -168,17 +167,13 @@ func classify(op, path string, write bool, err error) error {
 		return &ReplyTooLargeError{Op: op, Path: path, Size: big.Size, Limit: big.Limit}
 	case errors.As(err, &ns):
 		err = ns.err // nothing left the client: not applied
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), err == zk.ErrConnectionClosed:
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), err == ErrConnectionClosed:
 		unknown = write
-	case err == zk.ErrClosing:
-		err = ErrClosed
 	case isTransport(err):
 		// go-zookeeper hands a request the raw error of its failed write
 		// when the connection breaks under it: the connection closed.
-		err = fmt.Errorf("%w (%v)", zk.ErrConnectionClosed, err)
+		err = fmt.Errorf("%w (%v)", ErrConnectionClosed, err)
 		unknown = write
-	case err.Error() == errUnimplementedText:
-		err = ErrUnimplemented
 	}
 	if unknown {
 		return &OutcomeUnknownError{Op: op, Path: path, Err: err}

@@ -1,10 +1,6 @@
 package client
 
-import (
-	"sync"
-
-	"github.com/go-zookeeper/zk"
-)
+import "sync"
 
 // State is a change in the client's connection or session.
 type State int
@@ -32,26 +28,32 @@ func (s State) String() string {
 // EventType is the kind of a watch event.
 type EventType int
 
-// Watch event types, as ZooKeeper defines them.
+// Watch event types, numbered as ZooKeeper numbers them on the wire.
 const (
 	EventNone                EventType = 0
-	EventNodeCreated         EventType = EventType(zk.EventNodeCreated)
-	EventNodeDeleted         EventType = EventType(zk.EventNodeDeleted)
-	EventNodeDataChanged     EventType = EventType(zk.EventNodeDataChanged)
-	EventNodeChildrenChanged EventType = EventType(zk.EventNodeChildrenChanged)
+	EventNodeCreated         EventType = 1
+	EventNodeDeleted         EventType = 2
+	EventNodeDataChanged     EventType = 3
+	EventNodeChildrenChanged EventType = 4
 	// EventNotWatching: the watch was dropped without firing (session lost
 	// or client closed); WatchEvent.Err says why.
-	EventNotWatching EventType = EventType(zk.EventNotWatching)
+	EventNotWatching EventType = -2
 )
 
+var eventNames = map[EventType]string{
+	EventNone:                "None",
+	EventNodeCreated:         "EventNodeCreated",
+	EventNodeDeleted:         "EventNodeDeleted",
+	EventNodeDataChanged:     "EventNodeDataChanged",
+	EventNodeChildrenChanged: "EventNodeChildrenChanged",
+	EventNotWatching:         "NotWatching",
+}
+
 func (t EventType) String() string {
-	switch t {
-	case EventNone:
-		return "None"
-	case EventNotWatching:
-		return "NotWatching"
+	if name, ok := eventNames[t]; ok {
+		return name
 	}
-	return zk.EventType(t).String()
+	return "Unknown"
 }
 
 // Event is what subscribers receive: a state change (State != StateNone) or

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkit-dev/zkit/internal/jute"
 )
 
@@ -109,7 +108,7 @@ func (s *sniffConn) Write(p []byte) (int, error) {
 
 // Close closes the connection and fails the direct calls waiting on it.
 func (s *sniffConn) Close() error {
-	s.endDirect(zk.ErrConnectionClosed)
+	s.endDirect(ErrConnectionClosed)
 	return s.Conn.Close()
 }
 
@@ -163,7 +162,7 @@ func (s *sniffConn) Read(p []byte) (int, error) {
 			if s.established {
 				s.c.endZxid.Store(s.c.wireZxid.Load())
 			}
-			s.endDirect(zk.ErrConnectionClosed)
+			s.endDirect(ErrConnectionClosed)
 			s.err = err
 			return 0, err
 		}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkit-dev/zkit/internal/jute"
 )
 
@@ -69,7 +68,7 @@ func (c *Client) createAlong(ctx context.Context, path string, data []byte, mode
 	listing := c.beginListing(ctx, raw, list)
 	var (
 		resp jute.MultiResponse
-		rs   []zk.MultiResponse
+		rs   []OpResult
 		zxid int64
 	)
 	if raw == nil {
@@ -107,7 +106,7 @@ func (c *Client) endListing(ctx context.Context, listing *pending, list string, 
 	if c.settle(request{"children", list, false}, start, lerr) != nil || err != nil {
 		return nil
 	}
-	l := &Listing{lr.Children, wireStat(&lr.Stat)}
+	l := &Listing{lr.Children, statOf(&lr.Stat)}
 	c.observe(l.Stat)
 	if _, name := SplitPath(p); !slices.Contains(l.Children, name) {
 		return nil

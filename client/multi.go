@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkit-dev/zkit/internal/jute"
 )
 
@@ -151,7 +150,7 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := doDirect(c, request{"multi", ops[0].path, true}, func() ([]zk.MultiResponse, error) {
+	resp, err := doDirect(c, request{"multi", ops[0].path, true}, func() ([]OpResult, error) {
 		var resp jute.MultiResponse
 		if _, err := direct(ctx, c, jute.OpMulti, req, &resp); err != nil {
 			return nil, err
@@ -218,57 +217,54 @@ func (c *Client) multiRequest(ops []Op) (*jute.MultiRequest, error) {
 	return &jute.MultiRequest{Ops: reqs}, nil
 }
 
-// multiOutcome turns the reply to a multi of ops (resp, and err as settled)
-// into the results and the error Multi returns.
-func (c *Client) multiOutcome(ops []Op, resp []zk.MultiResponse, err error) ([]OpResult, error) {
+// multiOutcome turns the reply to a multi of ops (resp, the results with
+// the server's paths, and err as settled) into the results and the error
+// Multi returns.
+func (c *Client) multiOutcome(ops []Op, resp []OpResult, err error) ([]OpResult, error) {
 	if err != nil && len(resp) != len(ops) {
 		return nil, err
 	}
-	results := make([]OpResult, len(resp))
 	var first *MultiError
-	for i, r := range resp {
-		opErr := r.Error
-		if opErr != nil && opErr.Error() == wireRolledBack {
-			opErr = ErrRolledBack
-		}
-		results[i] = OpResult{Path: c.rel(r.String), Stat: r.Stat, Err: opErr}
+	for i := range resp {
+		r := &resp[i]
+		r.Path = c.rel(r.Path)
 		c.observe(r.Stat)
-		if opErr != nil && first == nil && opErr != ErrRolledBack {
-			first = &MultiError{Index: i, Op: opNames[ops[i].kind], Path: ops[i].path, Err: r.Error}
+		if r.Err != nil && first == nil && r.Err != ErrRolledBack {
+			first = &MultiError{Index: i, Op: opNames[ops[i].kind], Path: ops[i].path, Err: r.Err}
 		}
 	}
 	if first != nil {
-		return results, first
+		return resp, first
 	}
 	if err != nil {
-		return results, &MultiError{Index: -1, Op: "multi", Err: err}
+		return resp, &MultiError{Index: -1, Op: "multi", Err: err}
 	}
-	return results, nil
+	return resp, nil
 }
 
 // ErrRolledBack is the result of an op that was undone because another op
 // of the same Multi failed (ZooKeeper's RuntimeInconsistency, code -2).
 var ErrRolledBack = errors.New("zkit: rolled back: another op of the multi failed")
 
-// wireRolledBack is how the wire client spells code -2: it has no sentinel.
-const wireRolledBack = "unknown error: -2"
-
-// multiResults turns a multi's results into the wire client's form, with
-// the first op's error as the error.
-func multiResults(results []jute.MultiResult) ([]zk.MultiResponse, error) {
-	out := make([]zk.MultiResponse, len(results))
+// multiResults turns a multi's results into OpResults (with the server's
+// paths), with the first op's error as the error.
+func multiResults(results []jute.MultiResult) ([]OpResult, error) {
+	out := make([]OpResult, len(results))
 	var first error
 	for i, r := range results {
 		switch b := r.Body.(type) {
 		case *jute.CreateResponse:
-			out[i].String = b.Path
+			out[i].Path = b.Path
 		case *jute.SetDataResponse:
-			out[i].Stat = wireStat(&b.Stat)
+			out[i].Stat = statOf(&b.Stat)
 		}
 		if r.Type == jute.OpError && r.Err != 0 {
-			out[i].Error = wireError(r.Err)
+			out[i].Err = wireError(r.Err)
+			if r.Err == int32(jute.ErrRuntimeInconsistency) {
+				out[i].Err = ErrRolledBack
+			}
 			if first == nil {
-				first = out[i].Error
+				first = out[i].Err
 			}
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-zookeeper/zk"
+	"github.com/zkit-dev/zkit/internal/jute"
 )
 
 // WithNamespace roots every path of the client at ns (Curator's namespace,
@@ -127,8 +127,10 @@ func (c *Client) createNamespace(ctx context.Context) error {
 		}
 		dir := ns[:i]
 		err := c.Retry(ctx, func(ctx context.Context) error {
-			_, err := do(ctx, c, request{"create", dir, true}, func() (string, error) {
-				return c.conn.Create(dir, nil, zk.FlagPersistent, c.cfg.defaultACL)
+			_, err := doDirect(c, request{"create", dir, true}, func() (struct{}, error) {
+				req := &jute.CreateRequest{Path: dir, ACL: juteACL(c.cfg.defaultACL), Flags: int32(Persistent)}
+				_, err := direct(ctx, c, jute.OpCreate, req, nil)
+				return struct{}{}, err
 			})
 			return dirCreated(ctx, err)
 		})

@@ -6,22 +6,21 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkit-dev/zkit/internal/jute"
 )
 
 // CreateMode says what kind of znode Create makes.
 type CreateMode int32
 
-// Create modes, with ZooKeeper's numbering.
+// Create modes, with ZooKeeper's numbering (the create request's flags).
 const (
-	Persistent              CreateMode = zk.FlagPersistent
-	Ephemeral               CreateMode = zk.FlagEphemeral
-	PersistentSequential    CreateMode = zk.FlagSequence
-	EphemeralSequential     CreateMode = zk.FlagEphemeralSequential
-	Container               CreateMode = zk.FlagContainer
-	PersistentTTL           CreateMode = zk.FlagTTL
-	PersistentSequentialTTL CreateMode = zk.FlagPersistentSequentialWithTTL
+	Persistent              CreateMode = iota // lives until deleted
+	Ephemeral                                 // deleted with the session that created it
+	PersistentSequential                      // Persistent, its name followed by a sequence number
+	EphemeralSequential                       // Ephemeral, its name followed by a sequence number
+	Container                                 // deleted by the server some time after its last child
+	PersistentTTL                             // deleted by the server once unchanged and childless for its TTL
+	PersistentSequentialTTL                   // PersistentTTL, its name followed by a sequence number
 )
 
 var modeNames = [...]string{"Persistent", "Ephemeral", "PersistentSequential", "EphemeralSequential",
@@ -135,7 +134,7 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
 		if _, err := direct(ctx, c, jute.OpGetData, &jute.GetDataRequest{Path: c.abs(path)}, &resp); err != nil {
 			return pair[[]byte]{}, err
 		}
-		return pair[[]byte]{resp.Data, wireStat(&resp.Stat)}, nil
+		return pair[[]byte]{resp.Data, statOf(&resp.Stat)}, nil
 	})
 	c.observe(r.stat)
 	return r.v, r.stat, err
@@ -154,7 +153,7 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan W
 		if err != nil {
 			return watched[[]byte]{}, err
 		}
-		return watched[[]byte]{resp.Data, wireStat(&resp.Stat), ch}, nil
+		return watched[[]byte]{resp.Data, statOf(&resp.Stat), ch}, nil
 	})
 	c.observe(r.stat)
 	if err != nil {
@@ -179,7 +178,7 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 		if _, err := direct(ctx, c, jute.OpSetData, &jute.SetDataRequest{Path: c.abs(path), Data: data, Version: version}, &resp); err != nil {
 			return nil, err
 		}
-		return wireStat(&resp.Stat), nil
+		return statOf(&resp.Stat), nil
 	})
 	c.observe(st)
 	return st, err
@@ -217,7 +216,7 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *Stat, error) {
 		case err != nil:
 			return pair[bool]{}, err
 		}
-		return pair[bool]{true, wireStat(&resp.Stat)}, nil
+		return pair[bool]{true, statOf(&resp.Stat)}, nil
 	})
 	if r.v {
 		c.observe(r.stat)
@@ -241,7 +240,7 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan 
 		case err != nil:
 			return watched[bool]{}, err
 		}
-		return watched[bool]{true, wireStat(&resp.Stat), ch}, nil
+		return watched[bool]{true, statOf(&resp.Stat), ch}, nil
 	})
 	if err != nil {
 		return false, nil, nil, err
@@ -263,7 +262,7 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *Stat, er
 		if _, err := direct(ctx, c, jute.OpGetChildren2, &jute.GetChildren2Request{Path: c.abs(path)}, &resp); err != nil {
 			return pair[[]string]{}, err
 		}
-		return pair[[]string]{resp.Children, wireStat(&resp.Stat)}, nil
+		return pair[[]string]{resp.Children, statOf(&resp.Stat)}, nil
 	})
 	c.observe(r.stat)
 	return r.v, r.stat, err
@@ -282,7 +281,7 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, <
 		if err != nil {
 			return watched[[]string]{}, err
 		}
-		return watched[[]string]{resp.Children, wireStat(&resp.Stat), ch}, nil
+		return watched[[]string]{resp.Children, statOf(&resp.Stat), ch}, nil
 	})
 	c.observe(r.stat)
 	if err != nil {
@@ -314,7 +313,7 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]ACL, *Stat, error) 
 		if _, err := direct(ctx, c, jute.OpGetACL, &jute.GetACLRequest{Path: c.abs(path)}, &resp); err != nil {
 			return pair[[]ACL]{}, err
 		}
-		return pair[[]ACL]{wireACL(resp.ACL), wireStat(&resp.Stat)}, nil
+		return pair[[]ACL]{aclOf(resp.ACL), statOf(&resp.Stat)}, nil
 	})
 	c.observe(r.stat)
 	return r.v, r.stat, err
@@ -337,7 +336,7 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []ACL, version int
 		if _, err := direct(ctx, c, jute.OpSetACL, &jute.SetACLRequest{Path: c.abs(path), ACL: juteACL(acl), Version: version}, &resp); err != nil {
 			return nil, err
 		}
-		return wireStat(&resp.Stat), nil
+		return statOf(&resp.Stat), nil
 	})
 	c.observe(st)
 	return st, err
@@ -363,7 +362,7 @@ func (c *Client) AddAuth(ctx context.Context, scheme string, auth []byte) error 
 // even one that comes after the caller gave up (see do).
 func (c *Client) addAuth(ctx context.Context, scheme string, auth []byte) error {
 	_, err := do(ctx, c, request{"addAuth", "", false}, func() (struct{}, error) {
-		err := c.conn.AddAuth(scheme, auth)
+		err := fromWireClient(c.conn.AddAuth(scheme, auth))
 		if err == nil {
 			c.creds.Add(1)
 		}

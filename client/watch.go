@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkit-dev/zkit/internal/jute"
 )
 
@@ -182,7 +181,7 @@ func (w *watchSet) lose(session int64, cause error) {
 func (w *watchSet) expired() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.endLocked(fmt.Errorf("%w: %w", ErrSessionLost, zk.ErrSessionExpired))
+	w.endLocked(fmt.Errorf("%w: %w", ErrSessionLost, ErrSessionExpired))
 }
 
 // close ends every watch for good: the client is closed.
@@ -260,7 +259,7 @@ func watchCall(ctx context.Context, c *Client, op int32, path string, req, resp 
 		return nil, err
 	}
 	_, err = p.wait(ctx, resp)
-	if errors.Is(err, zk.ErrNoNode) && op == jute.OpExists {
+	if errors.Is(err, ErrNoNode) && op == jute.OpExists {
 		return ch, err
 	}
 	if err != nil {

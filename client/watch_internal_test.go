@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/zkit-dev/zkit/internal/jute"
 )
 
@@ -85,7 +84,7 @@ func TestWatchSetEndsWithItsSession(t *testing.T) {
 	w.expired()
 	ev = <-b
 	assert.ErrorIs(t, ev.Err, ErrSessionLost)
-	assert.ErrorIs(t, ev.Err, zk.ErrSessionExpired)
+	assert.ErrorIs(t, ev.Err, ErrSessionExpired)
 
 	assert.Empty(t, w.resume(10))
 	c := fileWatch(w, 10, jute.OpGetData, "/c", 0)
