@@ -67,7 +67,7 @@ func TestCancelWhileBlackholed(t *testing.T) {
 // Closing the client ends the calls in flight at once, with an error
 // matching ErrClosed, even while the server is blackholed and no reply or
 // connection error would ever come to end them: the client's own calls,
-// the ACL calls, and AddAuth, which the wire client makes.
+// the ACL calls, and AddAuth.
 func TestCloseWhileBlackholed(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		proxy := zktest.NewProxy(t, b.Addr())

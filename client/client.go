@@ -2,45 +2,35 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 )
 
 // Client is a connection to a ZooKeeper ensemble and its current session.
 // It is safe for concurrent use. Close it when done: that ends the session
 // and deletes its ephemeral nodes.
 type Client struct {
-	conn    *zk.Conn
 	cfg     config
 	servers []string
 	log     *slog.Logger
 	tel     *Telemetry
 	hub     *hub
-	reconn  *reconnector
+	reconn  *reconnector  // the session loop's (connect.go)
+	stopped chan struct{} // closed when the session loop has returned
 
-	lastZxid  atomic.Int64
-	handshake atomic.Pointer[handshake] // from the latest connect response
-	link      atomic.Pointer[link]      // the current connection's gate (link.go); nil while there is none
-	dropped   atomic.Pointer[link]      // a lost connection's, until the wire client has settled its calls
-	wireZxid  atomic.Int64              // the highest zxid of a reply on the wire (watch.go)
-	endZxid   atomic.Int64              // wireZxid when the last connection ended
-	watches   watchSet                  // the client's watches (watch.go)
-	pending   atomic.Int64              // wire calls not yet answered
-	workers   workers                   // run the wire calls (workers.go)
-	wire      atomic.Pointer[sniffConn] // the connection direct calls go on (direct.go); nil while there is none
-	creds     atomic.Int32              // credentials the wire client sends again on each connection
-	abandoned atomic.Int64              // the id of the last session declared lost: never resumed
+	lastZxid  atomic.Int64         // the highest zxid of a reply (conn.go)
+	cur       atomic.Pointer[conn] // the connection calls go on; nil while there is none
+	watches   watchSet             // the client's watches (watch.go)
+	abandoned atomic.Int64         // the id of the last session declared lost: never resumed
 
 	mu          sync.Mutex
-	schemes     []string // of the credentials added, for ACL validation
-	sess        *Session // current session; nil before the first
+	creds       []authCred // sent first on every new connection (conn.prime)
+	schemes     []string   // of the credentials added, for ACL validation
+	sess        *Session   // current session; nil before the first
 	suspended   bool
 	suspendedAt time.Time
 	lossTimer   *time.Timer
@@ -97,29 +87,17 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	c.watches.rel = c.rel
 	c.tel = newTelemetry(c.cfg)
 	c.life, c.endLife = context.WithCancel(context.Background())
-	c.reconn = newReconnector(c.life.Done(), c.cfg.sessionTimeout, c.settled)
-	conn, _, err := zk.Connect(servers, c.cfg.sessionTimeout,
-		zk.WithHostProvider(c.reconn),
-		zk.WithDialer(c.dial),
-		zk.WithEventCallback(c.onEvent),
-		zk.WithLogger(slogPrintf{c.log}),
-		zk.WithLogInfo(c.log.Enabled(context.Background(), slog.LevelDebug)),
-		zk.WithMaxBufferSize(c.cfg.maxBuffer+wireSlack),
-		zk.WithMaxConnBufferSize(c.cfg.maxBuffer+wireSlack),
-	)
-	if err != nil {
-		return nil, err
-	}
-	c.conn = conn
+	c.reconn = newReconnector(servers, c.cfg.sessionTimeout)
+	c.stopped = make(chan struct{})
+	go c.run()
 	select {
 	case <-c.ready:
 	case err := <-c.fatal:
 		go c.Close() // see below
 		return nil, fmt.Errorf("zkit: connect %v: %w", servers, err)
 	case <-ctx.Done():
-		// A client without a session is closed in the background: the
-		// wire client's Close may wait a second for a close request that
-		// no session answers, and Connect returns when ctx ends.
+		// Connect returns when ctx ends; the half-made client is closed
+		// in the background.
 		go c.Close()
 		c.mu.Lock()
 		last := c.lastErr
@@ -130,7 +108,9 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		return nil, fmt.Errorf("zkit: connect %v: %w", servers, ctx.Err())
 	}
 	for _, a := range c.cfg.auth {
-		if err := c.addAuth(ctx, a.scheme, a.auth); err != nil {
+		// Credentials added twice are harmless: ride out a lost reply.
+		err := c.Retry(ctx, func(ctx context.Context) error { return c.addAuth(ctx, a.scheme, a.auth) })
+		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("zkit: auth %s: %w", a.scheme, err)
 		}
@@ -198,7 +178,8 @@ func (c *Client) Context() context.Context { return c.life }
 // reconnecting, and ends every subscription after a final StateClosed event.
 // Calls in flight fail at once with an error matching ErrClosed, even on a
 // connection that no longer answers. It waits for background cleanups
-// started by this client to stop.
+// started by this client to stop, and for the server to end the session,
+// at most a second.
 func (c *Client) Close() {
 	c.mu.Lock()
 	if c.closed {
@@ -207,17 +188,10 @@ func (c *Client) Close() {
 	}
 	c.closed = true
 	c.mu.Unlock()
-	c.endLife()
-	if s := c.wire.Load(); s != nil {
-		// The calls in flight end now, not once the connection does: a
-		// partitioned one may never answer nor fail them.
-		s.endDirect(ErrClosed)
-	}
+	c.endLife() // the connection's calls fail now, and the session ends (see serve)
 	c.background.Wait()
-	c.conn.Close()
+	<-c.stopped
 	c.watches.close()
-	c.workers.close()
-	c.settled() // go-zookeeper failed every call with ErrClosing
 	c.mu.Lock()
 	if c.lossTimer != nil {
 		c.lossTimer.Stop()
@@ -252,108 +226,6 @@ func (c *Client) Go(fn func(ctx context.Context)) {
 	}()
 }
 
-// onEvent receives every event of the wire client, in order, on its own
-// goroutines. It must not block and must not call the wire client.
-func (c *Client) onEvent(ev zk.Event) {
-	if ev.Type != zk.EventSession {
-		c.mu.Lock()
-		sess := c.sess
-		c.mu.Unlock()
-		c.hub.publish(Event{Type: EventType(ev.Type), Path: c.rel(ev.Path), Session: sess}, false)
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return
-	}
-	switch ev.State {
-	case zk.StateHasSession:
-		h := c.handshake.Load()
-		if h == nil {
-			return
-		}
-		if h.sessionID == c.abandoned.Load() {
-			// A connect request sent before the client gave this session
-			// up, answered after: never resume it (see doc.go). Dropping
-			// the connection makes the next attempt ask for a new session
-			// (see sniffConn.Write).
-			if s := c.wire.Load(); s != nil {
-				_ = s.Close()
-			}
-			return
-		}
-		c.link.Store(&link{lost: make(chan struct{})})
-		defer c.notifyLocked()
-		if c.sess != nil && c.sess.Alive() && c.sess.id == h.sessionID {
-			if c.suspended {
-				c.suspended = false
-				c.lossTimer.Stop()
-				c.log.Info("zkit: reconnected", "session", fmt.Sprintf("0x%x", h.sessionID), "server", ev.Server)
-				c.tel.resumed(c.suspendedAt)
-				c.publishLocked(StateReconnected)
-			}
-			return
-		}
-		if c.sess != nil && c.sess.Alive() {
-			c.loseLocked("replaced", errNewSession)
-		}
-		c.suspended = false
-		c.sess = newSession(h.sessionID, h.passwd, h.timeout)
-		c.log.Info("zkit: session established", "session", fmt.Sprintf("0x%x", h.sessionID), "timeout", h.timeout, "server", ev.Server)
-		c.publishLocked(StateConnected)
-		select {
-		case <-c.ready:
-		default:
-			close(c.ready)
-		}
-	case zk.StateDisconnected:
-		// New calls fail at once from now on; calls in flight wait until
-		// the wire client has answered or failed them (settled).
-		if l := c.link.Swap(nil); l != nil {
-			if old := c.dropped.Swap(l); old != nil {
-				close(old.lost)
-			}
-		}
-		defer c.notifyLocked()
-		if c.sess == nil || !c.sess.Alive() || c.suspended {
-			return
-		}
-		c.suspended, c.suspendedAt = true, time.Now()
-		sess := c.sess
-		c.log.Warn("zkit: disconnected; session suspended", "session", fmt.Sprintf("0x%x", sess.id))
-		c.publishLocked(StateSuspended)
-		c.lossTimer = time.AfterFunc(sess.timeout, func() {
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			if c.sess == sess && c.suspended && sess.Alive() && !c.closed {
-				c.loseLocked("timeout", fmt.Errorf("%w: disconnected for longer than the %v session timeout", ErrSessionLost, sess.timeout))
-			}
-		})
-	case zk.StateExpired:
-		if c.pending.Load() > 0 {
-			// A call of the old session may still be queued: have
-			// go-zookeeper fail it before the new session starts.
-			c.reconn.flushQueued()
-		}
-		if c.sess != nil && c.sess.Alive() {
-			c.loseLocked("expired", fmt.Errorf("%w: %w", ErrSessionLost, ErrSessionExpired))
-		}
-	case zk.StateAuthFailed:
-		c.publishLocked(StateAuthFailed)
-	}
-}
-
-// settled is called when go-zookeeper is about to dial again: by then it
-// has delivered every reply that arrived on the lost connection and failed
-// every request that was sent on it. A call still unanswered is in the
-// send queue (see do).
-func (c *Client) settled() {
-	if l := c.dropped.Swap(nil); l != nil {
-		close(l.lost)
-	}
-}
-
 // loseLocked ends the current session with cause; why names it for the
 // telemetry. A suspension it ends is recorded, however it ended: the loss
 // timer, the server's expiry, or a new session. Called with mu held.
@@ -381,31 +253,14 @@ func (c *Client) publishLocked(s State) {
 	c.hub.publish(Event{State: s, Session: c.sess}, false)
 }
 
-// attemptFailed records why a connection attempt failed. Before the first
-// session, a TLS configuration error ends Connect at once; after it, the
-// client keeps trying (certificates may be rotated) and logs it.
-func (c *Client) attemptFailed(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.lastErr = err
-	if !errors.Is(err, errTLSConfig) {
-		return
-	}
-	select {
-	case <-c.ready:
-		c.log.Warn("zkit: connection attempt failed", "err", err)
-	default:
-		select {
-		case c.fatal <- err:
-		default:
-		}
-	}
-}
-
 // addScheme records that the client has credentials for scheme.
 func (c *Client) addScheme(scheme string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.addSchemeLocked(scheme)
+}
+
+func (c *Client) addSchemeLocked(scheme string) {
 	if !slices.Contains(c.schemes, scheme) {
 		c.schemes = append(c.schemes, scheme)
 	}
@@ -422,11 +277,4 @@ func (c *Client) current() (*Session, error) {
 		return nil, ErrSessionLost
 	}
 	return c.sess, nil
-}
-
-// slogPrintf adapts go-zookeeper's Printf logger to slog.
-type slogPrintf struct{ l *slog.Logger }
-
-func (s slogPrintf) Printf(format string, args ...any) {
-	s.l.Debug("zk: " + fmt.Sprintf(format, args...))
 }

@@ -13,10 +13,10 @@ import (
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// On a new connection the wire client sends the client's credentials again
-// before anything else, and the calls the client writes itself wait for
-// them: a read of a node only the credentials may read, made the moment
-// the client reconnects, is never refused with NoAuth.
+// On a new connection the client sends its credentials again before
+// anything else, and its calls wait for the server's answer: a read of a
+// node only the credentials may read, made the moment the client
+// reconnects, is never refused with NoAuth.
 func TestDirectCallsWaitForCredentials(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
@@ -67,7 +67,7 @@ func TestDirectCallsWaitForCredentials(t *testing.T) {
 
 // On a new connection of a client with credentials, a call waits for the
 // server to answer them, not longer: it goes as soon as they are answered,
-// long before the wire client's next ping. A call whose context ends while
+// long before the next ping. A call whose context ends while
 // it waits was never sent, so even a write's outcome is known.
 func TestCallsAfterCredentialsOnReconnect(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {

@@ -1,21 +1,24 @@
-// Package client is zkit's thin wrapper over github.com/go-zookeeper/zk. It is
-// the only package in zkit that talks to the wire client.
+// Package client is zkit's ZooKeeper client. It speaks ZooKeeper's wire
+// protocol itself (with the codec in internal/jute), one connection at a
+// time per client, and it is the only package in zkit that talks to the
+// servers.
 //
-// What it adds to the wire client:
+// What it offers:
 //
 //   - a context.Context on every call: cancelling returns promptly with the
 //     context's error, even while the server is unreachable;
 //   - the session as a value: [Client.Session] returns the current [Session],
 //     whose Done channel and Context end when that session is lost (expired
 //     on the server, disconnected for longer than the session timeout, or the
-//     client closed). After a loss the wire client silently opens a new
-//     session; that is a new Session value, and everything created under the
-//     old one is told it is gone;
+//     client closed). After a loss the client opens a new session; that is a
+//     new Session value, and everything created under the old one is told it
+//     is gone;
 //   - events that are never dropped: any number of subscribers see every
-//     state change (Connected, Suspended, Reconnected, Lost, Closed) and every
-//     watch event, each through its own unbounded queue;
-//   - zxid tracking ([Client.LastZxid]) and read-your-writes across clients
-//     ([Client.CatchUp]);
+//     state change (Connected, Suspended, Reconnected, Lost, Closed,
+//     AuthFailed) and every watch event, each through its own unbounded
+//     queue;
+//   - zxid tracking ([Client.LastZxid], the zxid of every reply, writes and
+//     reads alike) and read-your-writes across clients ([Client.CatchUp]);
 //   - protected ephemeral-sequential creates ([Client.CreateProtected]) in
 //     Curator's `_c_<uuid>-<name>` format, that survive a lost reply without
 //     leaving a second node;
@@ -34,11 +37,10 @@
 //     retry loop retries (the same call gets the same reply); the reply is
 //     skipped, and the connection, the session and every other call go on.
 //     A Multi whose reply could be that long is refused before it is sent;
-//   - cheap calls: calls and watches are written on the session's
-//     connection by the client itself and answered on the caller's own
-//     goroutine (see direct.go and watch.go), so that a context costs
-//     nothing per call and a watch no goroutine; the wire client keeps the
-//     handshake, pings and credentials.
+//   - cheap calls: every call is written on the session's connection by its
+//     caller and answered on the caller's own goroutine (see direct.go and
+//     conn.go), so that a context costs nothing per call and a watch no
+//     goroutine (watch.go). An idle client runs one goroutine.
 //
 // Connection loss and session loss are different things. While disconnected
 // (Suspended) the session may still live on the server and its ephemeral
@@ -47,31 +49,33 @@
 // ErrConnectionClosed: an *OutcomeUnknownError for a write that was sent,
 // a retryable error for any call that was not (one that still waited for
 // the credentials sent again on a new connection, or whose request could
-// not be written). A call that was not sent is never sent later. Once the
-// session is lost, its ephemeral nodes are gone (or will be soon) and
-// nothing held under it may be trusted any more.
+// not be written). A call that was not sent is never sent later, AddAuth
+// included. Once the session is lost, its ephemeral nodes are gone (or will
+// be soon) and nothing held under it may be trusted any more.
 //
-// [Client.AddAuth] is the one call the wire client makes, and the wire
-// client keeps a request it was handed until it is answered or the client
-// closed: an AddAuth that ended with its context, or with a retryable error
-// because a disconnect caught it in the wire client's send queue, may still
-// take effect when that request goes out (on the next connection). Adding
-// the same credentials again is harmless: make the call again. Lifting that
-// would take a fork of the wire client.
+// # The connection
+//
+// On each connection the client sends, in this order, as ZooKeeper's Java
+// client does: the connect request, which resumes the session and carries
+// the highest zxid the client has seen in a reply (a server that has not
+// seen that zxid yet refuses the session, so that no read goes back in
+// time); the credentials added so far ([WithAuth], [Client.AddAuth]);
+// SetWatches, which sets the session's watches again relative to that zxid
+// (the server fires at once those whose node changed since); and only then
+// calls, once the server has answered the credentials. Replies are matched
+// to their calls by xid; ZooKeeper answers a session's requests in order.
 //
 // # Reconnecting and its timing
 //
 // With a session timeout T, the client pings every T/3 and gives up on a
-// silent connection after 2T/3 (go-zookeeper's timings); it is then
-// Suspended. It tries the next server at once, and then again after a
+// silent connection after 2T/3, as ZooKeeper's Java client does; it is
+// then Suspended. It tries the next server at once, and then again after a
 // jittered delay that starts at 10 ms and doubles up to T/10, at most
-// 500 ms (go-zookeeper itself pauses a full second each time it has tried
-// every server, which with one server leaves a session behind a short
-// partition only about T/3 - 1 s to reconnect in). So a session survives a
-// partition as long as the server has not expired it, which it does between
-// T and T plus one tickTime after it last heard from the client; and when
-// the server ends a session the client learns of it within a round trip of
-// the connection closing.
+// 500 ms (see reconnect.go). So a session survives a partition as long as
+// the server has not expired it, which it does between T and T plus one
+// tickTime after it last heard from the client; and when the server ends a
+// session the client learns of it within a round trip of reaching a server
+// again.
 //
 // The client declares a session lost by itself once it has been Suspended
 // for T: the server will have expired it by then (or will, within a tick).
@@ -79,5 +83,42 @@
 // the client reconnects (servers revive sessions with fresh timeouts after
 // a restart or a quorum loss), the client asks for a new session and lets
 // the old one expire, ephemeral nodes and all, rather than keep nodes alive
-// whose holders were told they are gone.
+// whose holders were told they are gone. (Curator does the same when it
+// declares a session lost: it injects an expiry into its ZooKeeper handle.)
+//
+// # Why zkit speaks the protocol itself
+//
+// zkit began as a wrapper over github.com/go-zookeeper/zk, and took over
+// its connection piece by piece, for defects of go-zookeeper 1.0.4 that the
+// guarantees above could not be kept with:
+//
+//   - its receive loop writes the last zxid it saw for every reply while
+//     its connection loop reads it for the connect request and SetWatches,
+//     without synchronisation: a data race (go-zookeeper/zk#35) that
+//     `go test -race` reports in any program that reconnects;
+//   - its send queue outlives its connections: a request a disconnect
+//     catches there (behind the credentials it sends again on a new
+//     connection, for one) is written on the next connection of the
+//     session, after its caller was told it failed. A SetACL reported
+//     outcome-unknown was applied after a reader had found it was not, and
+//     an AddAuth that failed could take effect later;
+//   - when it sends the credentials again on a new connection and the write
+//     fails, it fills that request's one-slot reply channel twice, and its
+//     connection loop blocks for good: the client never connects again
+//     (go-zookeeper/zk#163);
+//   - it sends SetWatches while its send loop already runs, so watches set
+//     on the new connection are set again relative to an older zxid, and
+//     fire at once for changes made before they were set (a lock waiter
+//     takes such an event for the release of the node ahead of it);
+//   - it waits ten times its receive timeout for a connect response, and
+//     pauses a second each time it has tried every server (with one
+//     server, before every reconnect): a session behind a short partition
+//     could be lost while the server was up;
+//   - it has no addWatch (persistent and recursive watches,
+//     go-zookeeper/zk#155), no create2 (a create's Stat), and none of
+//     removeWatches, getEphemerals, getAllChildrenNumber, multiRead,
+//     getConfig or whoAmI.
+//
+// Speaking the protocol itself, the client keeps its calls to the
+// connection they were written on, and a context on each costs nothing.
 package client

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 )
 
 // Errors returned by the server, and by the connection. Their messages are
@@ -150,7 +149,7 @@ func IsRetryable(err error) bool {
 	return errors.Is(err, ErrConnectionClosed) || errors.Is(err, ErrNoServer)
 }
 
-// classify turns the wire client's error for one call into zkit's error.
+// classify turns the raw error of one call into the error it returns.
 // write says whether the call changes state: a write cut off after it may
 // have been sent has an unknown outcome.
 func classify(op, path string, write bool, err error) error {
@@ -169,22 +168,9 @@ func classify(op, path string, write bool, err error) error {
 		err = ns.err // nothing left the client: not applied
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), err == ErrConnectionClosed:
 		unknown = write
-	case isTransport(err):
-		// go-zookeeper hands a request the raw error of its failed write
-		// when the connection breaks under it: the connection closed.
-		err = fmt.Errorf("%w (%v)", ErrConnectionClosed, err)
-		unknown = write
 	}
 	if unknown {
 		return &OutcomeUnknownError{Op: op, Path: path, Err: err}
 	}
 	return fmt.Errorf("%s: %w", named(op, path), err)
-}
-
-// isTransport reports whether err comes from the network connection
-// itself (a broken pipe, a reset, a write deadline) rather than from the
-// server.
-func isTransport(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne)
 }

@@ -16,8 +16,8 @@ import (
 )
 
 // A server that accepts a connection and never answers it (a ZooKeeper
-// that is still starting) costs one bounded attempt, not the wire client's
-// wait of over six session timeouts.
+// that is still starting) costs one bounded attempt, not a wait of over six
+// session timeouts (go-zookeeper's).
 func TestSilentServerAbandoned(t *testing.T) {
 	srv := zktest.NewServer(t)
 	silent := silentServer(t)
@@ -44,8 +44,8 @@ func TestSilentServerAbandoned(t *testing.T) {
 }
 
 // Connect against a server that accepts and never answers returns when
-// its context ends, not a second later: it does not wait for the wire
-// client's close of a client that has no session.
+// its context ends, not a second later: it does not wait for the close of
+// a client that has no session.
 func TestConnectToSilentServerEndsWithContext(t *testing.T) {
 	silent := silentServer(t)
 	const wait = 1500 * time.Millisecond // shorter than the handshake's own bound (3.3 s)

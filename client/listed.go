@@ -107,7 +107,6 @@ func (c *Client) endListing(ctx context.Context, listing *pending, list string, 
 		return nil
 	}
 	l := &Listing{lr.Children, statOf(&lr.Stat)}
-	c.observe(l.Stat)
 	if _, name := SplitPath(p); !slices.Contains(l.Children, name) {
 		return nil
 	}

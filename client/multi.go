@@ -228,7 +228,6 @@ func (c *Client) multiOutcome(ops []Op, resp []OpResult, err error) ([]OpResult,
 	for i := range resp {
 		r := &resp[i]
 		r.Path = c.rel(r.Path)
-		c.observe(r.Stat)
 		if r.Err != nil && first == nil && r.Err != ErrRolledBack {
 			first = &MultiError{Index: i, Op: opNames[ops[i].kind], Path: ops[i].path, Err: r.Err}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/zkit-dev/zkit/internal/jute"
@@ -136,7 +137,6 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
 		}
 		return pair[[]byte]{resp.Data, statOf(&resp.Stat)}, nil
 	})
-	c.observe(r.stat)
 	return r.v, r.stat, err
 }
 
@@ -155,7 +155,6 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan W
 		}
 		return watched[[]byte]{resp.Data, statOf(&resp.Stat), ch}, nil
 	})
-	c.observe(r.stat)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -180,7 +179,6 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 		}
 		return statOf(&resp.Stat), nil
 	})
-	c.observe(st)
 	return st, err
 }
 
@@ -218,9 +216,6 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *Stat, error) {
 		}
 		return pair[bool]{true, statOf(&resp.Stat)}, nil
 	})
-	if r.v {
-		c.observe(r.stat)
-	}
 	return r.v, r.stat, err
 }
 
@@ -245,9 +240,6 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, *Stat, <-chan 
 	if err != nil {
 		return false, nil, nil, err
 	}
-	if r.v {
-		c.observe(r.stat)
-	}
 	return r.v, r.stat, r.ch, nil
 }
 
@@ -264,7 +256,6 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *Stat, er
 		}
 		return pair[[]string]{resp.Children, statOf(&resp.Stat)}, nil
 	})
-	c.observe(r.stat)
 	return r.v, r.stat, err
 }
 
@@ -283,7 +274,6 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *Stat, <
 		}
 		return watched[[]string]{resp.Children, statOf(&resp.Stat), ch}, nil
 	})
-	c.observe(r.stat)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -315,7 +305,6 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]ACL, *Stat, error) 
 		}
 		return pair[[]ACL]{aclOf(resp.ACL), statOf(&resp.Stat)}, nil
 	})
-	c.observe(r.stat)
 	return r.v, r.stat, err
 }
 
@@ -338,34 +327,40 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []ACL, version int
 		}
 		return statOf(&resp.Stat), nil
 	})
-	c.observe(st)
 	return st, err
 }
 
-// AddAuth adds credentials to the session (re-sent on every reconnect). One
-// that fails with a retryable error or ends with ctx may still take effect
-// afterwards (see the package doc): call it again, which is harmless.
+// AddAuth adds credentials to the session: the server authenticates the
+// connection with them, and the client sends them again first on every new
+// connection, before any call. Credentials the server accepted are kept,
+// even when AddAuth returned with ctx's error before the answer came. When
+// it fails with a retryable error, the connection ended before the server
+// answered, and the credentials are not kept: call it again (the same
+// credentials twice count once). The server refuses credentials it cannot
+// check (a scheme it has no provider for) with ErrAuthFailed, and closes
+// the connection: subscribers see StateAuthFailed, and the client
+// reconnects to the same session, without those credentials.
 func (c *Client) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 	if scheme == "" {
 		return &InputError{Op: "addAuth", Reason: "empty scheme"}
 	}
-	err := c.addAuth(ctx, scheme, auth)
-	if err == nil {
-		c.addScheme(scheme)
-	}
-	return err
+	return c.addAuth(ctx, scheme, auth)
 }
 
-// addAuth sends credentials through the wire client, which keeps them to
-// send again on every new connection, before anything else. They are
-// counted (creds) when the wire client keeps them: on the server's answer,
-// even one that comes after the caller gave up (see do).
+// addAuth sends credentials on the current connection (see conn.sendAuth):
+// the connection keeps them (keepCredentials) when the server accepts them.
 func (c *Client) addAuth(ctx context.Context, scheme string, auth []byte) error {
-	_, err := do(ctx, c, request{"addAuth", "", false}, func() (struct{}, error) {
-		err := fromWireClient(c.conn.AddAuth(scheme, auth))
-		if err == nil {
-			c.creds.Add(1)
+	a := authCred{scheme, slices.Clone(auth)}
+	_, err := doDirect(c, request{"addAuth", "", false}, func() (struct{}, error) {
+		cn, err := c.connection(ctx)
+		if err != nil {
+			return struct{}{}, err
 		}
+		ch, err := cn.sendAuth(ctx, a)
+		if err != nil {
+			return struct{}{}, err
+		}
+		_, err = (&pending{c, ch}).wait(ctx, nil)
 		return struct{}{}, err
 	})
 	return err

@@ -109,7 +109,7 @@ func TestMulti(t *testing.T) {
 	})
 }
 
-// LastZxid follows every Stat; CatchUp gives read-your-writes across
+// LastZxid follows every reply; CatchUp gives read-your-writes across
 // clients.
 func TestZxidReadYourWritesAcrossClients(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
@@ -137,6 +137,62 @@ func TestZxidReadYourWritesAcrossClients(t *testing.T) {
 		rs, err := a.Multi(ctx, client.SetOp(base, []byte("multi"), -1))
 		require.NoError(t, err)
 		assert.Equal(t, rs[0].Stat.Mzxid, a.LastZxid())
+	})
+}
+
+// LastZxid moves with every write, creates and deletes included (whose
+// replies carry no Stat), and with multis and syncs: another client given
+// it catches up (with one sync, since it has not seen that zxid) and reads
+// each write at once.
+func TestLastZxidFollowsEveryReply(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := testCtx(t)
+		writer := connect(t, b.Servers)
+		proxy := zktest.NewProxy(t, b.Addr())
+		reader := connect(t, []string{proxy.Addr()})
+		base := zktest.UniquePath(t)
+		require.NoError(t, writer.EnsurePath(ctx, base))
+
+		// catchUp has the reader catch up with the writer's last write, and
+		// checks that it synced to do so.
+		catchUp := func(what string) {
+			t.Helper()
+			sent := proxy.Requests()
+			require.NoError(t, reader.CatchUp(ctx, writer.LastZxid()))
+			assert.Equal(t, sent+1, proxy.Requests(), "%s: CatchUp to a zxid not seen did not sync", what)
+			assert.GreaterOrEqual(t, reader.LastZxid(), writer.LastZxid(), what)
+		}
+		for i := range 10 {
+			before := writer.LastZxid()
+			p, err := writer.Create(ctx, base+"/n-", nil, client.PersistentSequential)
+			require.NoError(t, err)
+			require.Greater(t, writer.LastZxid(), before, "create %d", i)
+			catchUp(fmt.Sprint("create ", i))
+			ok, st, err := reader.Exists(ctx, p)
+			require.NoError(t, err)
+			require.True(t, ok, "create %d: the reader does not see the node", i)
+			assert.Equal(t, st.Czxid, writer.LastZxid(), "create %d: the zxid of the create's reply is its node's", i)
+
+			before = writer.LastZxid()
+			require.NoError(t, writer.Delete(ctx, p, -1))
+			require.Greater(t, writer.LastZxid(), before, "delete %d", i)
+			catchUp(fmt.Sprint("delete ", i))
+			ok, _, err = reader.Exists(ctx, p)
+			require.NoError(t, err)
+			require.False(t, ok, "delete %d: the reader still sees the node", i)
+		}
+
+		before := writer.LastZxid()
+		_, err := writer.Multi(ctx, client.CreateOp(base+"/m", nil, client.Persistent), client.DeleteOp(base+"/m", -1))
+		require.NoError(t, err)
+		require.Greater(t, writer.LastZxid(), before, "multi")
+		catchUp("multi")
+
+		// A sync's reply carries the zxid the server caught up to: the
+		// writer's last write, for a client that never saw it.
+		require.NoError(t, writer.Delete(ctx, base, -1))
+		require.NoError(t, reader.Sync(ctx, "/"))
+		assert.GreaterOrEqual(t, reader.LastZxid(), writer.LastZxid(), "sync")
 	})
 }
 

@@ -10,9 +10,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// Dialer opens the TCP connection to one server. It has the signature of
-// go-zookeeper's Dialer, so zktest's fault proxies and in-process servers plug
-// straight in.
+// Dialer opens the TCP connection to one server within timeout
+// (net.DialTimeout by default). zktest's fault proxies and in-process
+// servers provide one.
 type Dialer func(network, address string, timeout time.Duration) (net.Conn, error)
 
 // Option configures Connect.
@@ -57,8 +57,8 @@ func WithSessionTimeout(d time.Duration) Option {
 	return func(c *config) { c.sessionTimeout = d }
 }
 
-// WithLogger routes the client's log lines, and go-zookeeper's own, to l.
-// By default nothing is logged.
+// WithLogger routes the client's log lines to l. By default nothing is
+// logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) {
 		if l != nil {

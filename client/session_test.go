@@ -219,7 +219,7 @@ func TestLostSessionIsNotResumedByAttemptInFlight(t *testing.T) {
 }
 
 // After Close every call fails at once with an error matching ErrClosed,
-// AddAuth, which the wire client makes, as well as the client's own.
+// AddAuth included.
 func TestEveryCallAfterCloseIsErrClosed(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)

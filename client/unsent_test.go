@@ -20,8 +20,7 @@ import (
 //
 // A request that never reached the server was not applied, and must never
 // be applied later: its caller is told so (a retryable error, not an
-// unknown outcome), and may simply make the call again. AddAuth, left to
-// the wire client, is the exception the package doc states.
+// unknown outcome), and may simply make the call again. AddAuth too.
 
 // A call made on a new connection while the credentials the client sends
 // again on it are still unanswered waits for them; when that connection
@@ -105,15 +104,12 @@ func TestRequestThatCouldNotBeWrittenIsNotSent(t *testing.T) {
 	})
 }
 
-// AddAuth is the wire client's call, and the wire client keeps a request
-// it was handed until it is answered: cut off by its context (or by a
-// disconnect while the request still sat in the wire client's send queue,
-// which then sends it on the next connection), the caller is told it
-// failed, yet the credentials take effect when the answer comes, and the
-// wire client sends them again on every connection after. The client
-// counts them then too: on a new connection its own calls wait until the
-// server has answered every credential sent again, and so never meet
-// ErrNoAuth for a node those credentials open.
+// Credentials the server accepts after their caller gave up (AddAuth ended
+// with its context while the request was on its way) take effect on the
+// connection, and are kept: the client sends them again first on every
+// connection after, and its calls wait until the server has answered every
+// credential sent again, so that they never meet ErrNoAuth for a node
+// those credentials open.
 func TestCredentialsAnsweredAfterTheCallerLeftAreAwaited(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		proxy := zktest.NewProxy(t, b.Addr())
@@ -149,6 +145,100 @@ func TestCredentialsAnsweredAfterTheCallerLeftAreAwaited(t *testing.T) {
 		defer stop()
 		_, _, err = c.Get(short, bobs)
 		assert.NotErrorIs(t, err, client.ErrNoAuth, "a call went out before every credential was answered")
+	})
+}
+
+// An AddAuth whose caller was told it failed before its request left is
+// never sent later, on that connection or another: here one that waited
+// behind the credentials sent again on a new connection, and gave up (its
+// context ended), and one that was still waiting when the connection
+// ended. (go-zookeeper kept such a request in its send queue and sent it on
+// the next connection.)
+func TestAddAuthNotSentIsNeverSentLater(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		a := newCredentialed(t, b, b.Addr())
+		f, c, ctx := a.f, a.c, testCtx(t)
+		bobs, err := a.observer.Create(ctx, a.base+"/bob", nil, client.Persistent,
+			client.WithACL(client.DigestACL(client.PermAll, "bob", "pw")...))
+		require.NoError(t, err)
+		bob := []byte("bob:pw")
+		f.set(func(f *faultConns) { f.countMark = bob })
+
+		// A new connection whose credentials the server never hears: calls
+		// wait behind alice's.
+		f.set(func(f *faultConns) { f.stall = true })
+		f.breakLatest()
+		a.reconnected(t)
+
+		addAuth := func(ctx context.Context) <-chan error {
+			errc := make(chan error, 1)
+			waiting := newDoneSeen(ctx)
+			go func() { errc <- c.AddAuth(waiting, "digest", bob) }()
+			select {
+			case <-waiting.seen: // it found the client connected, and waits
+			case err := <-errc:
+				t.Fatalf("AddAuth returned before it waited: %v", err)
+			case <-time.After(zktest.Scale(10 * time.Second)):
+				t.Fatal("AddAuth never waited")
+			}
+			return errc
+		}
+		gaveUp, cancel := context.WithCancel(ctx)
+		errc := addAuth(gaveUp)
+		cancel()
+		require.ErrorIs(t, <-errc, context.Canceled)
+
+		f.set(func(f *faultConns) { f.down = true }) // the next connection waits for the test
+		errc = addAuth(ctx)
+		f.breakLatest()
+		select {
+		case err = <-errc:
+		case <-time.After(zktest.Scale(10 * time.Second)):
+			t.Fatal("AddAuth did not return after its connection ended")
+		}
+		assert.True(t, client.IsRetryable(err), "not sent, so retryable: %v", err)
+
+		f.set(func(f *faultConns) { f.stall, f.down = false, false })
+		a.reconnected(t)
+		_, _, err = c.Get(ctx, bobs)
+		assert.ErrorIs(t, err, client.ErrNoAuth, "bob's credentials took effect")
+		f.breakLatest() // and on a connection later still
+		a.reconnected(t)
+		_, _, err = c.Get(ctx, bobs)
+		assert.ErrorIs(t, err, client.ErrNoAuth, "bob's credentials took effect")
+		assert.Zero(t, f.marked(), "bob's credentials were written")
+
+		// Made again, the call succeeds, once.
+		require.NoError(t, c.AddAuth(ctx, "digest", bob))
+		_, _, err = c.Get(ctx, bobs)
+		require.NoError(t, err)
+		assert.Equal(t, 1, f.marked())
+	})
+}
+
+// Credentials the server cannot check (a scheme it has no provider for)
+// fail AddAuth with ErrAuthFailed, and the server closes the connection:
+// subscribers see AuthFailed, the client reconnects to the same session,
+// and it does not send the refused credentials again.
+func TestAddAuthRefused(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		f := &faultConns{addr: b.Addr(), countMark: []byte("no-such-scheme")}
+		c := connect(t, b.Servers, client.WithDialer(f.dial))
+		ctx := testCtx(t)
+		sess := c.Session()
+		sub := c.Subscribe()
+		t.Cleanup(sub.Close)
+
+		err := c.AddAuth(ctx, "no-such-scheme", []byte("x"))
+		require.ErrorIs(t, err, client.ErrAuthFailed)
+		assert.False(t, client.IsRetryable(err), "%v", err)
+		for _, want := range []client.State{client.StateAuthFailed, client.StateSuspended, client.StateReconnected} {
+			require.Equal(t, want, nextState(t, sub, 10*time.Second).State)
+		}
+		assert.Same(t, sess, c.Session(), "the session goes on")
+		_, _, err = c.Exists(ctx, "/")
+		require.NoError(t, err)
+		assert.Equal(t, 1, f.marked(), "the refused credentials were sent again")
 	})
 }
 
@@ -198,7 +288,9 @@ func (a *credentialed) reconnected(t *testing.T) {
 //   - while down is set, dials fail;
 //   - failMark makes the next write of a request whose frame holds it
 //     fail, with nothing of it sent, as on a connection that broke under
-//     it; the connection is closed.
+//     it; the connection is closed;
+//   - the requests whose frame holds countMark and that reach the server
+//     are counted (marked).
 type faultConns struct {
 	addr string
 
@@ -207,7 +299,16 @@ type faultConns struct {
 	passAuths int
 	down      bool
 	failMark  []byte
+	countMark []byte
+	counted   int
 	latest    net.Conn
+}
+
+// marked returns how many requests holding countMark reached the server.
+func (f *faultConns) marked() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.counted
 }
 
 func (f *faultConns) set(change func(f *faultConns)) {
@@ -267,6 +368,9 @@ func (c *faultConn) Write(p []byte) (int, error) {
 	fail := c.f.failMark != nil && !first && bytes.Contains(p, c.f.failMark)
 	if fail {
 		c.f.failMark = nil
+	}
+	if !fail && c.f.countMark != nil && bytes.Contains(p, c.f.countMark) {
+		c.f.counted++
 	}
 	c.f.mu.Unlock()
 	if fail {

@@ -27,7 +27,7 @@ func (c *Client) WaitConnected(ctx context.Context) (*Session, error) {
 		switch {
 		case closed:
 			return nil, fmt.Errorf("zkit: wait for a session: %w", ErrClosed)
-		case sess != nil && sess.Alive() && c.link.Load() != nil:
+		case sess != nil && sess.Alive() && c.cur.Load() != nil:
 			return sess, nil
 		}
 		select {

@@ -143,7 +143,6 @@ func TestCancelledBeforeSend(t *testing.T) {
 		require.False(t, client.IsOutcomeUnknown(err), "%v", err)
 		err = c.Delete(ctx, base, -1)
 		require.False(t, client.IsOutcomeUnknown(err), "%v", err)
-		// A write the wire client makes as well.
 		_, err = c.SetACL(ctx, base, client.OpenACL, -1)
 		require.ErrorIs(t, err, context.Canceled)
 		require.False(t, client.IsOutcomeUnknown(err), "%v", err)

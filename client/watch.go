@@ -18,22 +18,21 @@ import (
 // same session (SetWatches, with the last zxid it saw: the server then fires
 // at once the watches whose node changed after that zxid).
 //
-// zkit keeps its watches itself (watchSet), not in the wire client. The
-// watching calls (GetW, ExistsW, ChildrenW) are direct calls (direct.go):
-// the reading goroutine files a watch when it reads the reply that set it,
-// before any later frame, and delivers an event onto the watch's channel
-// (buffered: nothing waits, and no goroutine runs per watch). The wire
-// client knows no watch, so it never sends SetWatches.
+// The client keeps its watches in a watchSet. The watching calls (GetW,
+// ExistsW, ChildrenW) are calls like any other (direct.go): the reading
+// goroutine files a watch when it reads the reply that set it, before any
+// later frame, and delivers an event onto the watch's channel (buffered:
+// nothing waits, and no goroutine runs per watch).
 //
-// On a new connection of the same session, zkit writes SetWatches as soon
-// as it has read the connect response, before the wire client writes
-// anything: ZooKeeper's own client's order. The order matters. A watch set
-// by a request on the new connection must not be in SetWatches: the server
-// would compare its node with the zxid the last connection ended at, and
-// fire at once for a node created or written since, a NodeDataChanged
-// nobody caused (a lock waiter takes it for the release of the node ahead
-// of it). go-zookeeper 1.0.4 sends its SetWatches while its send loop
-// already runs, and so sends such watches; zkit's never can.
+// On a new connection of the same session, the client writes SetWatches
+// right after the credentials, before any call (conn.prime): ZooKeeper's
+// own client's order. The order matters. A watch set by a request on the
+// new connection must not be in SetWatches: the server would compare its
+// node with the zxid the last connection ended at, and fire at once for a
+// node created or written since, a NodeDataChanged nobody caused (a lock
+// waiter takes it for the release of the node ahead of it). The watches to
+// set again are taken before the connection takes any call, so none set on
+// it can be among them.
 //
 // A watch ends without firing, with EventNotWatching, when its session
 // ends: the server reported the session expired, or zkit declared it lost

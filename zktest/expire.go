@@ -28,6 +28,7 @@ const (
 	opCreateTTL       = 21
 	opMulti           = 14 // CutAfterNextMultiCreate
 	xidPing           = -2
+	xidAuth           = -4 // credentials (Proxy.Requests counts them)
 	closeXid          = 1
 	maxFrame          = 64 << 20 // anything larger is not a ZooKeeper frame
 )

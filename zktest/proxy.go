@@ -201,9 +201,9 @@ func (p *Proxy) takeCreateCut(frame []byte) bool {
 func (p *Proxy) CutAfterNextReply() { p.replyCut.Store(true) }
 
 // Requests returns how many requests clients have sent through the proxy,
-// counted as they arrive (whether forwarded or dropped by a fault): frames
-// with a non-negative xid, so neither connect handshakes nor pings, auth or
-// watch resets. A test that must show that a call sent nothing compares it
+// counted as they arrive (whether forwarded or dropped by a fault): calls
+// and credentials, but neither connect handshakes nor pings or watch
+// resets. A test that must show that a call sent nothing compares it
 // before and after.
 func (p *Proxy) Requests() int64 { return p.requests.Load() }
 
@@ -380,7 +380,7 @@ func (c *proxyConn) clientToServer() {
 			return
 		}
 		xid, hasXid := frameXid(chunk, framed)
-		if framed && !first && hasXid && isCall(xid) {
+		if framed && !first && hasXid && (isCall(xid) || xid == xidAuth) {
 			c.p.requests.Add(1)
 		}
 		if c.cut.Load() {
@@ -464,9 +464,9 @@ func (c *proxyConn) serverToClient() {
 }
 
 // isCall reports whether a request's xid is a call's: a client numbers its
-// calls itself (go-zookeeper from 0 up, zkit's own calls below -8), and
-// ZooKeeper reserves -1 to -8 for pings, credentials and SetWatches.
-func isCall(xid int32) bool { return xid >= 0 || xid < -8 }
+// calls itself (from 0 or 1 up), and ZooKeeper reserves negative xids for
+// pings, credentials and SetWatches.
+func isCall(xid int32) bool { return xid >= 0 }
 
 // frameXid returns the xid at the start of a frame's body.
 func frameXid(chunk []byte, framed bool) (int32, bool) {
