@@ -41,9 +41,9 @@ func handshakeWait(sessionTimeout time.Duration) time.Duration {
 
 // open opens a connection to addr: it dials through the client's dialer,
 // runs the TLS handshake under WithTLS, and sends the connect request that
-// resumes the session of resume (nil: asks for a new session), carrying
-// the last zxid the client saw, so that no server behind it takes the
-// session. It returns the connection and the server's connect response,
+// resumes the session of resume with its negotiated timeout (nil: asks for
+// a new session with the timeout of WithSessionTimeout), carrying the last
+// zxid the client saw, so that no server behind it takes the session. It returns the connection and the server's connect response,
 // or errExpired (with the connection closed) when the server has expired
 // resume's session. Closing the client abandons the attempt.
 func (c *Client) open(addr string, resume *handshake) (net.Conn, *bufio.Reader, *handshake, error) {
@@ -65,7 +65,9 @@ func (c *Client) open(addr string, resume *handshake) (net.Conn, *bufio.Reader, 
 		HasReadOnly:  true, // ReadOnly false: a read-only server refuses the client
 	}
 	if resume != nil {
+		// The session's own timeout, as the server negotiated it.
 		req.SessionID, req.Passwd = resume.sessionID, resume.passwd
+		req.TimeOut = int32(resume.timeout / time.Millisecond)
 	}
 	in := bufio.NewReaderSize(nc, 16<<10)
 	h, err := connectResponse(nc, in, req)

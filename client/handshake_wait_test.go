@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/zktest"
@@ -164,5 +165,30 @@ func TestConnectRequestCarriesLastZxid(t *testing.T) {
 		require.GreaterOrEqual(t, len(frame), 16)
 		seen := int64(binary.BigEndian.Uint64(frame[8:16]))
 		require.GreaterOrEqual(t, seen, st.Mzxid, "the connect request's last zxid")
+	})
+}
+
+// A connect request that resumes a session asks for the timeout the
+// server negotiated for it, not the one the client asked for at first
+// (more than the server allows, here).
+func TestReconnectAsksForTheNegotiatedTimeout(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		var rec firstFrames
+		c := connect(t, b.Servers, client.WithDialer(rec.dial), client.WithSessionTimeout(time.Hour))
+		negotiated := c.Session().Timeout()
+		require.Less(t, negotiated, time.Hour, "the server clamps the timeout")
+		sub := c.Subscribe()
+		t.Cleanup(sub.Close)
+		timeout := func(i int) time.Duration { // the frame: length, protocolVersion, lastZxidSeen, timeOut, ...
+			frame := rec.frame(i)
+			require.GreaterOrEqual(t, len(frame), 20)
+			return time.Duration(binary.BigEndian.Uint32(frame[16:20])) * time.Millisecond
+		}
+		assert.Equal(t, time.Hour, timeout(0), "a new session asks for the timeout given")
+
+		rec.breakLatest()
+		require.Equal(t, client.StateSuspended, nextState(t, sub, 10*time.Second).State)
+		require.Equal(t, client.StateReconnected, nextState(t, sub, 10*time.Second).State)
+		assert.Equal(t, negotiated, timeout(rec.count()-1), "a resumed session asks for its own timeout")
 	})
 }
