@@ -53,6 +53,9 @@ import (
 // negative xids (-1 events, -2 pings, -4 credentials, -8 SetWatches).
 const firstXid int32 = 1
 
+// keptBuffer bounds the buffer a connection keeps to read frames into.
+const keptBuffer = 64 << 10
+
 // closeWait bounds the wait for the server to end the session at Close.
 const closeWait = time.Second
 
@@ -105,7 +108,7 @@ type watchReg struct {
 type directReply struct {
 	zxid int64  // the reply header's
 	code int32  // the reply header's error code
-	body []byte // after the header
+	body []byte // after the header; nil when empty
 	err  error  // the connection ended first
 
 	tooLarge *ReplyTooLargeError // the body was too long to read, and skipped
@@ -207,6 +210,7 @@ func (cn *conn) read() error {
 	silent := 2 * cn.timeout / 3
 	limit := cn.c.cfg.maxBuffer + wireSlack
 	var length [4]byte
+	var buf []byte // the frames are read into it; what a caller keeps is copied out
 	for {
 		if err := cn.nc.SetReadDeadline(time.Now().Add(silent)); err != nil {
 			return err
@@ -224,12 +228,18 @@ func (cn *conn) read() error {
 			}
 			continue
 		}
-		frame := make([]byte, size)
+		if cap(buf) < size {
+			buf = make([]byte, size)
+		}
+		frame := buf[:size]
 		if _, err := io.ReadFull(cn.in, frame); err != nil {
 			return err
 		}
 		if err := cn.dispatch(frame); err != nil {
 			return err
+		}
+		if cap(buf) > keptBuffer {
+			buf = nil // a long reply's buffer is not kept for the connection's life
 		}
 	}
 }
@@ -270,7 +280,7 @@ func (cn *conn) deliver(xid int32, zxid int64, code int32, body []byte) {
 		// Filed even when the caller has gone: the server set it.
 		cn.c.watches.file(cn.session, call.op, w.path, code, w.ch)
 	}
-	call.reply <- directReply{zxid: zxid, code: code, body: body}
+	call.reply <- directReply{zxid: zxid, code: code, body: append([]byte(nil), body...)}
 }
 
 // skip reads past a frame of size bytes, more than limit, when it is a
