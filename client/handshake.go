@@ -47,14 +47,13 @@ func handshakeWait(sessionTimeout time.Duration) time.Duration {
 // or errExpired (with the connection closed) when the server has expired
 // resume's session. Closing the client abandons the attempt.
 func (c *Client) open(addr string, resume *handshake) (net.Conn, *bufio.Reader, *handshake, error) {
-	wait := handshakeWait(c.cfg.sessionTimeout)
-	nc, err := c.dial(addr, wait)
+	nc, err := c.dial(addr)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	stop := context.AfterFunc(c.life, func() { nc.Close() })
 	defer stop()
-	if err := nc.SetDeadline(time.Now().Add(wait)); err != nil {
+	if err := nc.SetDeadline(time.Now().Add(handshakeWait(c.cfg.sessionTimeout))); err != nil {
 		nc.Close()
 		return nil, nil, nil, err
 	}
@@ -117,17 +116,23 @@ func connectResponse(nc net.Conn, in *bufio.Reader, req *jute.ConnectRequest) (*
 	return &handshake{sessionID: resp.SessionID, passwd: resp.Passwd, timeout: time.Duration(resp.TimeOut) * time.Millisecond}, nil
 }
 
+// dialTimeout bounds the opening of a TCP connection (go-zookeeper's
+// bound): a server that drops the client's packets costs an attempt that
+// long before the next server is tried.
+const dialTimeout = time.Second
+
 // dial opens a connection to addr through the client's dialer within
-// wait, then TLS under WithTLS. The dialer knows no context: closing the
-// client abandons the dial, and the connection is closed when it comes.
-func (c *Client) dial(addr string, wait time.Duration) (net.Conn, error) {
+// dialTimeout, then TLS under WithTLS. The dialer knows no context:
+// closing the client abandons the dial, and the connection is closed when
+// it comes.
+func (c *Client) dial(addr string) (net.Conn, error) {
 	type dialed struct {
 		nc  net.Conn
 		err error
 	}
 	ch := make(chan dialed)
 	go func() {
-		nc, err := c.cfg.dialer("tcp", addr, wait)
+		nc, err := c.cfg.dialer("tcp", addr, dialTimeout)
 		select {
 		case ch <- dialed{nc, err}:
 		case <-c.life.Done():

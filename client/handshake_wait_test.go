@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"sync"
@@ -191,4 +192,29 @@ func TestReconnectAsksForTheNegotiatedTimeout(t *testing.T) {
 		require.Equal(t, client.StateReconnected, nextState(t, sub, 10*time.Second).State)
 		assert.Equal(t, negotiated, timeout(rec.count()-1), "a resumed session asks for its own timeout")
 	})
+}
+
+// A server that cannot be reached (its packets dropped: a dial that only
+// ends with its timeout) costs an attempt of a second, whatever the session
+// timeout, before the next server is tried.
+func TestUnreachableServerCostsASecond(t *testing.T) {
+	srv := zktest.NewServer(t)
+	var unreachable atomic.Int32
+	dialer := func(network, address string, timeout time.Duration) (net.Conn, error) {
+		if address == "unreachable:2181" {
+			unreachable.Add(1)
+			time.Sleep(timeout)
+			return nil, errors.New("i/o timeout")
+		}
+		return net.DialTimeout(network, address, timeout)
+	}
+	for i := 0; unreachable.Load() == 0; i++ { // the servers are tried in a random order
+		require.Less(t, i, 20, "the unreachable server was never tried")
+		began := time.Now()
+		c := connect(t, []string{"unreachable:2181", srv.Addr()}, client.WithDialer(dialer),
+			client.WithSessionTimeout(30*time.Second))
+		took := time.Since(began)
+		c.Close()
+		assert.Less(t, took, zktest.Scale(2500*time.Millisecond), "Connect took %v", took)
+	}
 }
