@@ -71,7 +71,9 @@
 // silent connection after 2T/3, as ZooKeeper's Java client does; it is
 // then Suspended. It tries the next server at once, and then again after a
 // jittered delay that starts at 10 ms and doubles up to T/10, at most
-// 500 ms (see reconnect.go). So a session survives a partition as long as
+// 500 ms (see reconnect.go). An attempt gives a server a second to accept
+// the connection and T/3 (at least a second) to answer it; a session is
+// resumed with the timeout the server negotiated for it. So a session survives a partition as long as
 // the server has not expired it, which it does between T and T plus one
 // tickTime after it last heard from the client; and when the server ends a
 // session the client learns of it within a round trip of reaching a server
