@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A direct call whose reply has come when its context ends returns the
+// A call whose reply has come when its context ends returns the
 // reply: a write that was answered is not reported cut off (its outcome
 // would be unknown) because the caller's context ended at the same moment.
 func TestDirectReplyWinsOverEndedContext(t *testing.T) {

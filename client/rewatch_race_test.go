@@ -11,11 +11,10 @@ import (
 )
 
 // Calls made the moment a client with watches reconnects do not race with
-// the setting of its watches again: run with -race, this test reported
-// go-zookeeper's race on the last zxid (its read for SetWatches against its
-// receive loop's write for their replies, go-zookeeper/zk#35) within a few
-// reconnects until the client kept the last zxid itself (takeZxid). The
-// watches, kept by zkit since, still fire.
+// the setting of its watches again, whose last zxid the reading goroutine
+// moves on with every reply: run with -race, this test reported
+// go-zookeeper's race on that zxid (go-zookeeper/zk#35) within a few
+// reconnects. The watches set before each reconnect fire.
 func TestCallsAtReconnectDoNotRace(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(60*time.Second))
