@@ -98,6 +98,7 @@ type Decoder struct {
 	limit int
 	err   error
 	nulls int
+	java  bool // JavaVectors
 }
 
 // NewDecoder returns a Decoder over b whose buffers, strings and vectors may
@@ -108,6 +109,15 @@ func NewDecoder(b []byte, maxLen int) *Decoder {
 		maxLen = 2 * DefaultMaxBuffer
 	}
 	return &Decoder{buf: b, limit: maxLen}
+}
+
+// JavaVectors makes d read vector counts as ZooKeeper's server does
+// (BinaryInputArchive): a negative count other than -1 (null) is an empty
+// vector, not malformed input. The reference server reads requests this
+// way; clients keep the strict default. It returns d.
+func (d *Decoder) JavaVectors() *Decoder {
+	d.java = true
+	return d
 }
 
 // Err returns the first decoding error, if any.
@@ -273,6 +283,10 @@ func (d *Decoder) Strings() []string {
 // takes at least one byte, so a count larger than the remaining input is
 // malformed; this bounds allocations by the input size.
 func (d *Decoder) vectorLen() int {
+	if d.java && d.need(4) && int32(binary.BigEndian.Uint32(d.buf[d.off:])) < -1 {
+		d.off += 4
+		return 0
+	}
 	n := d.length()
 	if d.err != nil || n == -1 {
 		return -1

@@ -78,6 +78,15 @@ func TestRoundTripEveryOp(t *testing.T) {
 				t.Errorf("%s[%d]: %v", OpName(op), i, err)
 				continue
 			}
+			if m, ok := fresh.(*MultiRequest); ok {
+				// Raw is each op's body as read, not part of the record.
+				for j := range m.Ops {
+					if want := Encode(m.Ops[j].Body); !bytes.Equal(m.Ops[j].Raw, want) {
+						t.Errorf("%s op %d: Raw %x, want %x", OpName(op), j, m.Ops[j].Raw, want)
+					}
+					m.Ops[j].Raw = nil
+				}
+			}
 			if !reflect.DeepEqual(rec, fresh) {
 				t.Errorf("%s[%d]: round trip\n got %#v\nwant %#v", OpName(op), i, fresh, rec)
 			}
@@ -205,4 +214,30 @@ func reflectDecode(b []byte, typ reflect.Type) error {
 		decodeValue(d, v.Field(i))
 	}
 	return d.Err()
+}
+
+// JavaVectors reads a negative count other than -1 as an empty vector, as
+// ZooKeeper's server does, through every vector reader; by default it is
+// malformed.
+func TestJavaVectors(t *testing.T) {
+	neg := []byte{0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 7}
+	if v := NewDecoder(neg, 0).JavaVectors().Strings(); v == nil || len(v) != 0 {
+		t.Errorf("Strings with count -2: %q, want an empty vector", v)
+	}
+	if d := NewDecoder(neg, 0); d.Strings() != nil || d.Err() == nil {
+		t.Error("a count of -2 decoded without JavaVectors")
+	}
+	var set SetACLRequest
+	body := append([]byte{0, 0, 0, 1, '/', 0x80, 0, 0, 0}, neg[4:]...)
+	if err := Unmarshal(NewDecoder(body, 0).JavaVectors(), &set); err != nil || set.ACL == nil || len(set.ACL) != 0 || set.Version != 7 {
+		t.Errorf("SetACLRequest with ACL count -2^31: %+v, %v", set, err)
+	}
+	var sw SetWatches
+	body = []byte{0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xfd, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}
+	if err := Unmarshal(NewDecoder(body, 0).JavaVectors(), &sw); err != nil || sw.DataWatches == nil || sw.ExistWatches != nil || sw.ChildWatches == nil {
+		t.Errorf("SetWatches with counts -3, -1, 0: %+v, %v", sw, err)
+	}
+	if v := NewDecoder([]byte{0xff, 0xff}, 0).JavaVectors(); v.Strings() != nil || v.Err() == nil {
+		t.Error("a cut-off count decoded without an error")
+	}
 }

@@ -10,6 +10,9 @@ type MultiOp struct {
 	// Nulls counts the null strings in Body as decoded (Go reads them
 	// as ""); not encoded.
 	Nulls int
+	// Raw is Body's encoding as decoded, for a reader that must tell
+	// null strings apart; not encoded.
+	Raw []byte
 }
 
 // Path returns the operation's path.
@@ -75,11 +78,11 @@ func (r *MultiRequest) UnmarshalJute(d *Decoder) {
 			d.Fail("invalid op type %d in multi", h.Type)
 			return
 		}
-		before := d.Nulls()
+		before, start := d.Nulls(), d.off
 		if Unmarshal(d, body) != nil {
 			return
 		}
-		r.Ops = append(r.Ops, MultiOp{Type: h.Type, Body: body, Nulls: d.Nulls() - before})
+		r.Ops = append(r.Ops, MultiOp{Type: h.Type, Body: body, Nulls: d.Nulls() - before, Raw: d.buf[start:d.off:d.off]})
 		decodeValue(d, valueOf(&h))
 	}
 }

@@ -39,9 +39,15 @@ func javaSplitCount(s, sep string) int {
 	return len(parts)
 }
 
-// validID reports whether a provider accepts the id of an ACL entry; x509
-// says whether the x509 provider is registered (the server has TLS).
-func validID(scheme, id string, x509 bool) bool {
+// hasProvider reports whether ZooKeeper has an authentication provider for
+// scheme; x509 says whether the x509 provider is registered (the server
+// has TLS).
+func hasProvider(scheme string, x509 bool) bool {
+	return scheme == "digest" || scheme == "ip" || (x509 && scheme == "x509")
+}
+
+// validID reports whether scheme's provider accepts the id of an ACL entry.
+func validID(scheme, id string) bool {
 	switch scheme {
 	case "digest":
 		return javaSplitCount(id, ":") == 2
@@ -50,7 +56,7 @@ func validID(scheme, id string, x509 bool) bool {
 		return ok
 	case "x509":
 		// ZooKeeper parses it as an X.500 name; a name has an attribute.
-		return x509 && strings.Contains(id, "=")
+		return strings.Contains(id, "=")
 	}
 	return false
 }
@@ -170,14 +176,21 @@ func ipMatches(id, expr string) bool {
 
 // fixupACL validates acl and expands "auth" entries to the connection's
 // authenticated identities, as PrepRequestProcessor.fixupACL does. x509
-// says whether the x509 provider is registered.
-func fixupACL(acl []jute.ACL, auth []jute.Id, x509 bool) ([]jute.ACL, jute.Error) {
-	var uniq []jute.ACL
+// says whether the x509 provider is registered. Where ZooKeeper reads a
+// null string of an entry it fails with a NullPointerException, which it
+// answers with MarshallingError: a null id is fine for "auth" (never read)
+// and for a scheme without a provider (InvalidACL before the id is read).
+func fixupACL(acl []aclEntry, auth []jute.Id, x509 bool) ([]jute.ACL, jute.Error) {
+	var uniq []aclEntry
 	for _, a := range acl {
-		a.ID = jute.Id{Scheme: javaString(a.ID.Scheme), ID: javaString(a.ID.ID)}
+		a.scheme, a.id = javaString(a.scheme), javaString(a.id)
 		dup := false
 		for _, u := range uniq {
-			if u == a {
+			eq, ok := a.javaEquals(u)
+			if !ok {
+				return nil, jute.ErrMarshallingError
+			}
+			if eq {
 				dup = true
 				break
 			}
@@ -191,28 +204,53 @@ func fixupACL(acl []jute.ACL, auth []jute.Id, x509 bool) ([]jute.ACL, jute.Error
 	}
 	out := make([]jute.ACL, 0, len(uniq))
 	for _, a := range uniq {
+		id := jute.ACL{Perms: a.perms, ID: jute.Id{Scheme: a.scheme, ID: a.id}}
 		switch {
-		case a.ID.Scheme == "world" && a.ID.ID == "anyone":
-			out = append(out, a)
-		case a.ID.Scheme == "auth":
+		case a.nullScheme:
+			return nil, jute.ErrInvalidACL
+		case a.scheme == "world" && a.nullID:
+			return nil, jute.ErrMarshallingError
+		case a.scheme == "world" && a.id == "anyone":
+			out = append(out, id)
+		case a.scheme == "auth":
 			found := false
 			for _, id := range auth {
 				if id.Scheme == "digest" || id.Scheme == "x509" { // the providers that authenticate
 					found = true
-					out = append(out, jute.ACL{Perms: a.Perms, ID: id})
+					out = append(out, jute.ACL{Perms: a.perms, ID: id})
 				}
 			}
 			if !found {
 				return nil, jute.ErrInvalidACL
 			}
+		case !hasProvider(a.scheme, x509):
+			return nil, jute.ErrInvalidACL
+		case a.nullID:
+			return nil, jute.ErrMarshallingError
+		case !validID(a.scheme, a.id):
+			return nil, jute.ErrInvalidACL
 		default:
-			if !validID(a.ID.Scheme, a.ID.ID, x509) {
-				return nil, jute.ErrInvalidACL
-			}
-			out = append(out, a)
+			out = append(out, id)
 		}
 	}
 	return out, jute.ErrOK
+}
+
+// javaEquals is Java's a.equals(u) for ACL entries, with which ZooKeeper
+// removes duplicates; ok is false where it throws a NullPointerException
+// (a's own string is null where it is compared).
+func (a aclEntry) javaEquals(u aclEntry) (eq, ok bool) {
+	switch {
+	case a.perms != u.perms:
+		return false, true
+	case a.nullScheme:
+		return false, false
+	case u.nullScheme || a.scheme != u.scheme:
+		return false, true
+	case a.nullID:
+		return false, false
+	}
+	return !u.nullID && a.id == u.id, true
 }
 
 // checkACL reports whether the identities grant any of the perm bits on a

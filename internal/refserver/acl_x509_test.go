@@ -12,24 +12,34 @@ import (
 func TestX509ACL(t *testing.T) {
 	alice := jute.Id{Scheme: "x509", ID: "CN=alice,O=zkit"}
 	entry := []jute.ACL{{Perms: jute.PermAll, ID: alice}}
-	if _, code := fixupACL(entry, nil, false); code != jute.ErrInvalidACL {
+	request := []aclEntry{{perms: jute.PermAll, scheme: alice.Scheme, id: alice.ID}}
+	if _, code := fixupACL(request, nil, false); code != jute.ErrInvalidACL {
 		t.Errorf("x509 ACL without TLS: %v, want InvalidACL", code)
 	}
-	if _, code := fixupACL(entry, nil, true); code != jute.ErrOK {
+	if _, code := fixupACL(request, nil, true); code != jute.ErrOK {
 		t.Errorf("x509 ACL with TLS: %v", code)
 	}
-	bad := []jute.ACL{{Perms: jute.PermAll, ID: jute.Id{Scheme: "x509", ID: "alice"}}}
+	bad := []aclEntry{{perms: jute.PermAll, scheme: "x509", id: "alice"}}
 	if _, code := fixupACL(bad, nil, true); code != jute.ErrInvalidACL {
 		t.Errorf("x509 ACL that is not a name: %v, want InvalidACL", code)
 	}
 
 	auth := []jute.Id{{Scheme: "ip", ID: "127.0.0.1"}, alice}
-	fixed, code := fixupACL([]jute.ACL{{Perms: jute.PermRead, ID: jute.Id{Scheme: "auth"}}}, auth, true)
+	fixed, code := fixupACL([]aclEntry{{perms: jute.PermRead, scheme: "auth"}}, auth, true)
 	if code != jute.ErrOK || len(fixed) != 1 || fixed[0].ID != alice || fixed[0].Perms != jute.PermRead {
 		t.Errorf("auth ACL of an x509 client: %v %v, want read for %v", fixed, code, alice)
 	}
 	if !checkACL(entry, jute.PermWrite, auth) {
 		t.Error("the certificate's holder is refused")
+	}
+	// A null id: the provider fails reading it (X500Principal(null)), and
+	// without TLS there is no provider to read it.
+	null := []aclEntry{{perms: jute.PermAll, scheme: "x509", nullID: true}}
+	if _, code := fixupACL(null, nil, true); code != jute.ErrMarshallingError {
+		t.Errorf("x509 ACL with a null id: %v, want MarshallingError", code)
+	}
+	if _, code := fixupACL(null, nil, false); code != jute.ErrInvalidACL {
+		t.Errorf("x509 ACL with a null id without TLS: %v, want InvalidACL", code)
 	}
 	bob := []jute.Id{{Scheme: "x509", ID: "CN=bob,O=zkit"}}
 	if checkACL(entry, jute.PermWrite, bob) || checkACL(entry, jute.PermWrite, nil) {

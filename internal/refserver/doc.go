@@ -44,13 +44,22 @@
 //     as U+FFFD, and what the server echoes (sync's path, events setWatches
 //     fires at once, digest user names, ACL ids) comes back re-encoded, a
 //     character outside the BMP as two encoded surrogates.
+//   - Request bodies as ZooKeeper's Java reads them: a vector count below
+//     -1 is an empty vector (an empty ACL: InvalidACL), and a null ACL
+//     scheme or id (kazoo sends an empty id as null) is answered as
+//     ZooKeeper answers it: fine for "auth", whose id is never read,
+//     InvalidACL for a scheme without a provider, MarshallingError where
+//     the provider reads it (world, digest, ip) or Java's equals meets it
+//     while removing duplicates. A null path in a multi fails it with
+//     MarshallingError after it took its zxid, and no txn is logged:
+//     replies carry the previous zxid until the next txn.
 //   - Protocol errors: frames over MaxBuffer, negative lengths, a short
 //     request header or a malformed connect close the connection; a
 //     malformed body gets MarshallingError; an unknown opcode gets
 //     Unimplemented with zxid -1 and the connection closes. Only the
 //     offending connection is affected.
 //
-// The conformance suite (conformance_test.go) runs 103 scenarios against
+// The conformance suite (conformance_test.go) runs 106 scenarios against
 // real ZooKeeper and this server and compares the transcripts.
 //
 // # Where it differs

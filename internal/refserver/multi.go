@@ -23,16 +23,19 @@ func (s *Server) multi(c *conn, body []byte) (jute.Error, any) {
 			return jute.ErrMarshallingError, nil
 		}
 	}
+	// ZooKeeper reads every op's path (its first field) after taking the
+	// multi's zxid and before logging anything: a null one fails the
+	// request with a NullPointerException, and no txn is logged.
+	for _, op := range req.Ops {
+		if _, null := jute.NewDecoder(op.Raw, 0).NullableString(); null {
+			s.unlogZxid()
+			return jute.ErrMarshallingError, nil
+		}
+	}
 	tx := s.newTxn()
 	results := make([]jute.MultiResult, len(req.Ops))
 	failed := -1
 	for i, op := range req.Ops {
-		if op.Nulls > 0 && op.Type != jute.OpSetData && op.Type != jute.OpCheck {
-			// A null in a create or delete fails ZooKeeper's prep
-			// with a NullPointerException: the whole multi fails.
-			s.rollback(tx)
-			return jute.ErrMarshallingError, nil
-		}
 		res, code, fatal := s.multiOp(tx, c, op)
 		if fatal {
 			s.rollback(tx)
@@ -65,21 +68,23 @@ func (s *Server) multi(c *conn, body []byte) (jute.Error, any) {
 // cannot process at all (it answers MarshallingError for the whole multi).
 func (s *Server) multiOp(tx *txn, c *conn, op jute.MultiOp) (res jute.MultiResult, code jute.Error, fatal bool) {
 	switch b := op.Body.(type) {
-	case *jute.CreateRequest:
-		kind := kindFromFlags(b.Flags)
-		if kind == kindTTL {
+	case *jute.CreateRequest, *jute.CreateTTLRequest:
+		// Read again for the null strings of its ACL.
+		_, withTTL := b.(*jute.CreateTTLRequest)
+		a, ok := s.readCreate(op.Raw, withTTL)
+		if !ok {
+			return res, jute.ErrOK, true
+		}
+		kind := kindFromFlags(a.flags)
+		switch {
+		case kind == kindTTL && !withTTL:
 			// A TTL mode in a plain create record: ZooKeeper fails
 			// with a ClassCastException, reported as MarshallingError.
 			return res, jute.ErrOK, true
+		case kind != kindTTL:
+			a.ttl = -1 // Op.create drops the ttl for other modes
 		}
-		return s.multiCreate(tx, c, kind, createArgs{b.Path, b.Data, b.ACL, b.Flags, -1})
-	case *jute.CreateTTLRequest:
-		kind := kindFromFlags(b.Flags)
-		ttl := b.TTL
-		if kind != kindTTL {
-			ttl = -1 // Op.create drops the ttl for other modes
-		}
-		return s.multiCreate(tx, c, kind, createArgs{b.Path, b.Data, b.ACL, b.Flags, ttl})
+		return s.multiCreate(tx, c, kind, a)
 	case *jute.DeleteRequest:
 		code = s.doDelete(tx, c, b.Path, b.Version)
 		return jute.MultiResult{Type: jute.OpDelete}, code, false
@@ -99,6 +104,9 @@ func (s *Server) multiOp(tx *txn, c *conn, op jute.MultiOp) (res jute.MultiResul
 
 func (s *Server) multiCreate(tx *txn, c *conn, kind createKind, a createArgs) (jute.MultiResult, jute.Error, bool) {
 	path, n, code := s.doCreate(tx, c, kind, a)
+	if code == jute.ErrMarshallingError { // an exception: the whole multi fails
+		return jute.MultiResult{}, code, true
+	}
 	if code != jute.ErrOK {
 		return jute.MultiResult{}, code, false
 	}

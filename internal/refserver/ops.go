@@ -55,27 +55,13 @@ func (s *Server) handle(c *conn, hdr jute.RequestHeader, body []byte) reply {
 		return r
 	}
 	if isWrite(op) && op != jute.OpCloseSession {
-		s.zxid++
+		s.takeZxid()
 	}
 	r.err, r.body = s.dispatch(c, op, body, &r)
 	if r.zxid == 0 {
 		r.zxid = s.zxid
 	}
 	return r
-}
-
-// decodeLenient decodes a request body, null strings reading as "" (for
-// ops whose first check of the path treats null as invalid: BadArguments).
-func (s *Server) decodeLenient(body []byte, rec any) bool {
-	return jute.Unmarshal(jute.NewDecoder(body, 2*s.cfg.MaxBuffer), rec) == nil
-}
-
-// decode decodes a request body. Like ZooKeeper, which fails with a
-// NullPointerException on a null path, it treats a null string as
-// malformed.
-func (s *Server) decode(body []byte, rec any) bool {
-	d := jute.NewDecoder(body, 2*s.cfg.MaxBuffer)
-	return jute.Unmarshal(d, rec) == nil && d.Nulls() == 0
 }
 
 // dispatch runs one request and returns its error code and response body;
@@ -85,23 +71,19 @@ func (s *Server) dispatch(c *conn, op int32, body []byte, r *reply) (jute.Error,
 	case jute.OpPing:
 		return jute.ErrOK, nil
 
-	case jute.OpCreate, jute.OpCreate2, jute.OpCreateContainer:
-		var req jute.CreateRequest
-		if !s.decode(body, &req) {
+	case jute.OpCreate, jute.OpCreate2, jute.OpCreateContainer, jute.OpCreateTTL:
+		a, ok := s.readCreate(body, op == jute.OpCreateTTL)
+		if !ok {
 			return jute.ErrMarshallingError, nil
 		}
 		kind := kindCreate
-		if op == jute.OpCreateContainer {
+		switch op {
+		case jute.OpCreateContainer:
 			kind = kindContainer
+		case jute.OpCreateTTL:
+			kind = kindTTL
 		}
-		return s.singleCreate(c, op, kind, createArgs{req.Path, req.Data, req.ACL, req.Flags, -1})
-
-	case jute.OpCreateTTL:
-		var req jute.CreateTTLRequest
-		if !s.decode(body, &req) {
-			return jute.ErrMarshallingError, nil
-		}
-		return s.singleCreate(c, op, kindTTL, createArgs{req.Path, req.Data, req.ACL, req.Flags, req.TTL})
+		return s.singleCreate(c, op, kind, a)
 
 	case jute.OpDelete:
 		var req jute.DeleteRequest
@@ -167,11 +149,11 @@ func (s *Server) dispatch(c *conn, op int32, body []byte, r *reply) (jute.Error,
 		return jute.ErrOK, nil
 
 	case jute.OpSetACL:
-		var req jute.SetACLRequest
-		if !s.decodeLenient(body, &req) {
+		a, ok := s.readSetACL(body)
+		if !ok {
 			return jute.ErrMarshallingError, nil
 		}
-		n, code := s.doSetACL(c, req.Path, req.ACL, req.Version)
+		n, code := s.doSetACL(c, a.path, a.acl, a.version)
 		if code != jute.ErrOK {
 			return code, nil
 		}

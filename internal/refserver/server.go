@@ -25,7 +25,9 @@ type Server struct {
 	nodes        map[string]*node
 	sessions     map[int64]*session
 	nextSession  int64
-	zxid         int64
+	zxid         int64 // the last logged: replies carry it
+	takenZxid    int64 // the last taken: zxid unless unlogZxid
+	prevZxid     int64 // zxid before the last takeZxid
 	dataWatches  *watchTable
 	childWatches *watchTable
 	containers   map[string]struct{}
@@ -187,7 +189,7 @@ func (s *Server) reap(now time.Time) {
 	}
 	sortStrings(doomed)
 	for _, p := range doomed {
-		s.zxid++
+		s.takeZxid()
 		tx := s.newTxn()
 		if s.doDeleteContainer(tx, p) == jute.ErrOK {
 			s.commit(tx)

@@ -51,7 +51,7 @@ func (s *Server) touch(ss *session, now time.Time) {
 // createSession registers a new session (a txn: it takes a zxid). Caller
 // holds s.mu.
 func (s *Server) createSession(timeout time.Duration) *session {
-	s.zxid++
+	s.takeZxid()
 	id := s.nextSession
 	s.nextSession++
 	if id == containerOwner || id == 0 {
@@ -71,7 +71,7 @@ func (s *Server) createSession(timeout time.Duration) *session {
 // forgets the session. Caller holds s.mu.
 func (s *Server) closeSession(ss *session) {
 	s.cfg.Logger.Debug("session closed", "session", hexID(ss.id))
-	s.zxid++
+	s.takeZxid()
 	ss.closing = true
 	paths := make([]string, 0, len(ss.ephemerals))
 	for p := range ss.ephemerals {

@@ -26,6 +26,20 @@ type fire struct {
 	path string
 }
 
+// takeZxid takes the next zxid for a txn. Caller holds s.mu.
+func (s *Server) takeZxid() {
+	s.takenZxid++
+	s.zxid, s.prevZxid = s.takenZxid, s.zxid
+}
+
+// unlogZxid undoes the last takeZxid for replies, for a request that
+// ZooKeeper fails after taking its zxid but before logging its txn:
+// replies go on carrying the last logged zxid, and the next txn takes the
+// one after the lost one. Caller holds s.mu.
+func (s *Server) unlogZxid() {
+	s.zxid = s.prevZxid
+}
+
 // newTxn starts a txn at the current zxid (the caller has taken it).
 func (s *Server) newTxn() *txn {
 	return &txn{zxid: s.zxid, time: s.clock.nowMillis()}

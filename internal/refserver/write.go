@@ -17,15 +17,6 @@ const (
 	kindTTL
 )
 
-// createArgs is a create request, whatever its opcode.
-type createArgs struct {
-	path  string
-	data  []byte
-	acl   []jute.ACL
-	flags int32
-	ttl   int64 // -1 unless the request was a CreateTTLRequest
-}
-
 // doCreate checks and applies a create in ZooKeeper's order of checks
 // (PrepRequestProcessor.pRequest2TxnCreate) and returns the created path.
 func (s *Server) doCreate(tx *txn, c *conn, kind createKind, a createArgs) (string, *node, jute.Error) {
@@ -42,6 +33,9 @@ func (s *Server) doCreate(tx *txn, c *conn, kind createKind, a createArgs) (stri
 		}
 	} else if a.ttl >= 0 {
 		return "", nil, jute.ErrBadArguments
+	}
+	if a.nullPath {
+		return "", nil, jute.ErrMarshallingError // a NullPointerException
 	}
 	slash := strings.LastIndexByte(a.path, '/')
 	if slash < 0 || strings.IndexByte(a.path, 0) >= 0 {
@@ -152,7 +146,7 @@ func (s *Server) doCheck(c *conn, path string, version int32) jute.Error {
 }
 
 // doSetACL checks and applies a setACL.
-func (s *Server) doSetACL(c *conn, path string, acl []jute.ACL, version int32) (*node, jute.Error) {
+func (s *Server) doSetACL(c *conn, path string, acl []aclEntry, version int32) (*node, jute.Error) {
 	if !validatePath(path) {
 		return nil, jute.ErrBadArguments
 	}
