@@ -2,6 +2,7 @@ package refserver_test
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/zkit-dev/zkit/internal/jute"
 )
@@ -161,6 +162,23 @@ func init() {
 			a.call(jute.OpCreate2, raw(e.p("/big"), null{}, int32(1<<31-1), int32(0)))
 			a.getACL(e.p("/n"))
 			a.children(e.base, false)
+		}},
+		scenario{"auth-null-credential", func(e *env) {
+			// ZooKeeper's digest provider fails on a null credential:
+			// AuthFailed, and the connection closes. The ip provider
+			// does not read it.
+			a := e.session()
+			b := e.connect("b", 30*time.Second)
+			b.call(jute.OpAuth, raw(int32(0), "digest", null{}))
+			b.expectClosed()
+			c := e.connect("c", 30*time.Second)
+			c.call(jute.OpAuth, raw(int32(0), "ip", null{}))
+			c.call(jute.OpAuth, raw(int32(0), "digest", []byte{}))
+			c.call(jute.OpWhoAmI, nil)
+			d := e.connect("d", 30*time.Second)
+			d.call(jute.OpAuth, raw(int32(0), null{}, []byte("u:p")))
+			d.expectClosed()
+			a.ping()
 		}},
 	)
 }

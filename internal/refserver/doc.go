@@ -23,6 +23,8 @@
 //     them.
 //   - zxids: every write takes one, failed or not (like ZooKeeper's txn
 //     log), as do session creation and close; replies carry the last zxid.
+//   - Auth: digest (a null credential fails: AuthFailed, then the
+//     connection closes) and ip; any other scheme fails the same way.
 //   - ACLs with world, ip (IPv4), digest and auth schemes, super digest,
 //     getACL masking digests for callers without ADMIN, and the connection's
 //     identities in ZooKeeper's (hash) order; with Config.TLS, TLS on the
@@ -59,7 +61,7 @@
 //     Unimplemented with zxid -1 and the connection closes. Only the
 //     offending connection is affected.
 //
-// The conformance suite (conformance_test.go) runs 106 scenarios against
+// The conformance suite (conformance_test.go) runs 107 scenarios against
 // real ZooKeeper and this server and compares the transcripts.
 //
 // # Where it differs

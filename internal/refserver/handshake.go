@@ -64,10 +64,11 @@ func (s *Server) connect(c *conn, b []byte) bool {
 
 // auth handles an auth packet (ZooKeeperServer.processPacket): digest and
 // ip succeed, any other scheme fails with AuthFailed and the connection is
-// closed.
+// closed, and so does digest with a null credential (the provider fails on
+// it).
 func (s *Server) auth(c *conn, hdr jute.RequestHeader, body []byte) bool {
 	var ap jute.AuthPacket
-	if jute.Decode(body, &ap) != nil {
+	if jute.Unmarshal(s.decoder(body), &ap) != nil {
 		return false
 	}
 	s.mu.Lock()
@@ -78,6 +79,9 @@ func (s *Server) auth(c *conn, hdr jute.RequestHeader, body []byte) bool {
 	var ids []jute.Id
 	switch ap.Scheme {
 	case "digest":
+		if ap.Auth == nil {
+			break
+		}
 		id := digestOf(javaString(string(ap.Auth)))
 		if s.cfg.SuperDigest != "" && id == s.cfg.SuperDigest {
 			ids = append(ids, jute.Id{Scheme: "super", ID: ""})
