@@ -65,6 +65,19 @@ func ServerMaxBuffer(n int) ServerOption {
 	return func(c *refserver.Config) { c.MaxBuffer = n }
 }
 
+// ServerMaxClientCnxns sets maxClientCnxns, how many connections one IP
+// address may have open at once; 0 means no limit, as in zoo.cfg. A
+// connection over the limit is closed as soon as it is accepted, as
+// ZooKeeper closes it. By default there is no limit, as on zktest's real
+// ZooKeeper (maxClientCnxns=0), since a test's clients all come from
+// 127.0.0.1; ZooKeeper's own default, and `zkit serve`'s, is 60.
+func ServerMaxClientCnxns(n int) ServerOption {
+	if n <= 0 {
+		n = -1
+	}
+	return func(c *refserver.Config) { c.MaxClientCnxns = n }
+}
+
 // ServerWithoutTTL makes createTTL fail with Unimplemented, as a ZooKeeper
 // started without zookeeper.extendedTypesEnabled=true does. By default TTL
 // nodes work.
@@ -118,7 +131,7 @@ func NewServer(t testing.TB, opts ...ServerOption) *Server {
 // 0 picks a free one) outside of a test, as `zkit serve` does. Close stops
 // it.
 func StartServer(addr string, opts ...ServerOption) (*Server, error) {
-	var cfg refserver.Config
+	cfg := refserver.Config{MaxClientCnxns: -1}
 	for _, o := range opts {
 		o(&cfg)
 	}

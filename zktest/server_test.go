@@ -3,6 +3,7 @@ package zktest_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"slices"
 	"sync"
@@ -335,4 +336,42 @@ func TestServerConcurrentRestarts(t *testing.T) {
 		data, _, err := c.Get(ctx, "/kept")
 		return err == nil && string(data) == "v"
 	})
+}
+
+// A test's reference server has no per-address connection limit by
+// default, as zktest's real ZooKeeper has none; ServerMaxClientCnxns sets
+// one.
+func TestServerMaxClientCnxns(t *testing.T) {
+	t.Parallel()
+	ruok := func(addr string) string {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return err.Error()
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(zktest.Scale(5 * time.Second)))
+		c.Write([]byte("ruok"))
+		b := make([]byte, 4)
+		n, _ := io.ReadFull(c, b)
+		return string(b[:n])
+	}
+	hold := func(addr string, n int) {
+		for range n {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}
+	open := zktest.NewServer(t)
+	hold(open.Addr(), 70)
+	if got := ruok(open.Addr()); got != "imok" {
+		t.Errorf("71st connection by default: %q, want imok", got)
+	}
+	limited := zktest.NewServer(t, zktest.ServerMaxClientCnxns(2))
+	hold(limited.Addr(), 2)
+	if got := ruok(limited.Addr()); got == "imok" {
+		t.Error("a third connection with ServerMaxClientCnxns(2) was answered")
+	}
 }

@@ -22,6 +22,11 @@ type Config struct {
 	// MaxBuffer is jute.maxbuffer: the largest frame accepted (default
 	// 0xfffff bytes). A larger frame closes the connection.
 	MaxBuffer int
+	// MaxClientCnxns is ZooKeeper's maxClientCnxns: how many connections
+	// one IP address may have open at once (default 60, as ZooKeeper's).
+	// A connection over the limit is closed as soon as it is accepted,
+	// unanswered. Negative means no limit (ZooKeeper's 0).
+	MaxClientCnxns int
 	// DisableExtendedTypes makes createTTL fail with Unimplemented, as a
 	// ZooKeeper started without zookeeper.extendedTypesEnabled=true does.
 	// TTL nodes are enabled by default.
@@ -67,6 +72,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxBuffer <= 0 {
 		c.MaxBuffer = jute.DefaultMaxBuffer
+	}
+	if c.MaxClientCnxns == 0 {
+		c.MaxClientCnxns = 60
 	}
 	if c.ContainerCheckInterval <= 0 {
 		c.ContainerCheckInterval = time.Minute

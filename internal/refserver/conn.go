@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,11 +59,7 @@ type outPacket struct {
 	close bool      // close the connection once written
 }
 
-func newConn(s *Server, nc net.Conn, id uint64) *conn {
-	ip := ""
-	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
-		ip = a.IP.String()
-	}
+func newConn(s *Server, nc net.Conn, id uint64, ip string) *conn {
 	c := &conn{
 		id: id, s: s, nc: nc, remoteIP: ip, start: time.Now(),
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
@@ -193,12 +190,34 @@ func (c *conn) readFrame(first []byte) ([]byte, error) {
 	if n < 0 || int(n) > c.s.cfg.MaxBuffer {
 		return nil, errFrame
 	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(c.br, b); err != nil {
+	b, err := readGrowing(c.br, int(n))
+	if err != nil {
 		return nil, err
 	}
 	c.received.Add(1)
 	c.s.m.packetsReceived.Add(1)
+	return b, nil
+}
+
+// readGrowing reads n bytes into a buffer that grows as they arrive, so
+// that a declared length costs memory only once its bytes come: a client
+// that declares a large frame and sends nothing holds a small buffer.
+func readGrowing(r io.Reader, n int) ([]byte, error) {
+	const first = 64 << 10
+	b := make([]byte, 0, min(n, first))
+	for len(b) < n {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, min(n-len(b), cap(b))) // doubles
+		}
+		m, err := r.Read(b[len(b):min(cap(b), n)])
+		b = b[:len(b)+m]
+		if err != nil && len(b) < n {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
 	return b, nil
 }
 
@@ -367,6 +386,9 @@ func (s *Server) detach(c *conn) {
 		return
 	}
 	delete(s.conns, c)
+	if s.connsFrom[c.remoteIP]--; s.connsFrom[c.remoteIP] <= 0 {
+		delete(s.connsFrom, c.remoteIP)
+	}
 	s.dataWatches.removeConn(c)
 	s.childWatches.removeConn(c)
 	if c.session != nil && c.session.conn == c {

@@ -60,6 +60,9 @@
 //     malformed body gets MarshallingError; an unknown opcode gets
 //     Unimplemented with zxid -1 and the connection closes. Only the
 //     offending connection is affected.
+//   - maxClientCnxns (Config.MaxClientCnxns, default 60): a client address
+//     with that many connections open has its next one closed as soon as
+//     it is accepted (a reset), as ZooKeeper does.
 //
 // The conformance suite (conformance_test.go) runs 107 scenarios against
 // real ZooKeeper and this server and compares the transcripts.
@@ -76,8 +79,8 @@
 //     handshake under VerifyClientCertIfGiven, where ZooKeeper with
 //     ssl.clientAuth=want accepts the connection without an x509 identity.
 //   - No disk: Restart keeps the state in memory. No quotas, SASL, reconfig
-//     (it answers ReconfigDisabled, like a default ZooKeeper), connection
-//     limits or throttling.
+//     (it answers ReconfigDisabled, like a default ZooKeeper) or
+//     throttling.
 //   - TTL nodes are enabled by default (ZooKeeper needs
 //     zookeeper.extendedTypesEnabled=true); Config.DisableExtendedTypes
 //     turns them off.
@@ -87,6 +90,10 @@
 //     clean up when the connection closes.
 //
 // # Design
+//
+// A frame's buffer grows as its bytes arrive, so a declared length costs
+// nothing until the data comes: a client cannot make the server allocate
+// MaxBuffer per connection by declaring frames it never sends.
 //
 // One mutex guards the tree, sessions, watches and zxid; each connection's
 // reader goroutine processes its requests one at a time under it, queueing

@@ -33,6 +33,7 @@ type Server struct {
 	containers   map[string]struct{}
 	ttls         map[string]struct{}
 	conns        map[*conn]struct{}
+	connsFrom    map[string]int // open connections by client IP address
 	nextConnID   uint64
 	nextReap     time.Time
 	dropMatch    func(op, path string) bool
@@ -72,6 +73,7 @@ func Start(addr string, cfg Config) (*Server, error) {
 		containers:   map[string]struct{}{},
 		ttls:         map[string]struct{}{},
 		conns:        map[*conn]struct{}{},
+		connsFrom:    map[string]int{},
 		stop:         make(chan struct{}),
 		started:      time.Now(),
 	}
@@ -132,13 +134,42 @@ func (s *Server) acceptLoop(ln net.Listener) {
 		}
 		s.wg.Add(1)
 		s.lmu.Unlock()
+		ip := remoteIP(nc)
 		s.mu.Lock()
+		if limit := s.cfg.MaxClientCnxns; limit > 0 && s.connsFrom[ip] >= limit {
+			s.mu.Unlock()
+			s.wg.Done()
+			s.cfg.Logger.Warn("too many connections from one address", "client", ip, "max", limit)
+			hardClose(nc)
+			continue
+		}
 		s.nextConnID++
-		c := newConn(s, nc, s.nextConnID)
+		c := newConn(s, nc, s.nextConnID, ip)
 		s.conns[c] = struct{}{}
+		s.connsFrom[ip]++
 		s.mu.Unlock()
 		go c.serve()
 	}
+}
+
+// remoteIP is the address a connection comes from, without its port.
+func remoteIP(nc net.Conn) string {
+	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	return ""
+}
+
+// hardClose closes a connection at once, discarding what is buffered (a
+// reset, as ZooKeeper closes a connection it refuses).
+func hardClose(nc net.Conn) {
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = tc.NetConn()
+	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	nc.Close()
 }
 
 // tickInterval is how often the server looks for expired sessions.
