@@ -58,7 +58,25 @@ type Config struct {
 	Logger *slog.Logger
 	// Now, if set, replaces time.Now as the base of the server's clock.
 	Now func() time.Time
+
+	// outputLimit and outputFrames bound a connection's queued output
+	// before its requests stop being read (defaults maxOutputBytes and
+	// maxOutputFrames); tests lower them.
+	outputLimit  int64
+	outputFrames int
 }
+
+// A connection whose client does not read its replies stops being read
+// once this much output waits for it (bytes, frames); its client's writes
+// then block. maxOutputBytes is a few of the largest replies.
+const (
+	maxOutputBytes  = 4 << 20
+	maxOutputFrames = 1000
+	// A connection whose queued output passes this many times
+	// outputLimit all the same (watch events, which requests on other
+	// connections trigger) is closed.
+	outputDropFactor = 16
+)
 
 func (c Config) withDefaults() Config {
 	if c.TickTime <= 0 {
@@ -78,6 +96,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ContainerCheckInterval <= 0 {
 		c.ContainerCheckInterval = time.Minute
+	}
+	if c.outputLimit <= 0 {
+		c.outputLimit = maxOutputBytes
+	}
+	if c.outputFrames <= 0 {
+		c.outputFrames = maxOutputFrames
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -24,8 +24,17 @@ const sessionlessTimeout = 10 * time.Second
 // conn is one client connection. A reader goroutine (serve) reads frames and
 // processes them one at a time under the server lock; everything it sends
 // (replies, and watch events other connections' requests trigger) goes
-// through an unbounded queue that a writer goroutine drains, so the server
-// lock is never held across a network write.
+// through a queue that a writer goroutine drains, so the server lock is
+// never held across a network write.
+//
+// The queue is bounded by what the client reads. While more than
+// Config.outputLimit bytes or outputFrames frames wait to be written, the
+// reader reads no further request (as ZooKeeper stops reading a
+// connection with too much outstanding), so a client that sends requests
+// and never reads their replies blocks on its own writes instead of
+// growing the server's memory. Watch events are queued whatever the
+// reader does; a connection whose queue passes outputDropFactor times the
+// limit all the same is closed (its session lives on).
 type conn struct {
 	id       uint64
 	s        *Server
@@ -41,9 +50,12 @@ type conn struct {
 	lastXid   int32
 	lastOp    string
 
-	qmu   sync.Mutex
-	queue []outPacket
-	wake  chan struct{}
+	qmu    sync.Mutex
+	queue  []outPacket
+	queued int64 // bytes enqueued and not yet written
+	frames int   // frames enqueued and not yet written
+	wake   chan struct{}
+	drain  chan struct{} // the writer wrote some of the queue
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -62,7 +74,7 @@ type outPacket struct {
 func newConn(s *Server, nc net.Conn, id uint64, ip string) *conn {
 	c := &conn{
 		id: id, s: s, nc: nc, remoteIP: ip, start: time.Now(),
-		wake: make(chan struct{}, 1), done: make(chan struct{}),
+		wake: make(chan struct{}, 1), drain: make(chan struct{}, 1), done: make(chan struct{}),
 		br: bufio.NewReaderSize(nc, 16<<10),
 	}
 	if ip != "" {
@@ -100,10 +112,50 @@ func (c *conn) enqueue(b []byte, closeAfter bool) {
 	}
 	c.qmu.Lock()
 	c.queue = append(c.queue, outPacket{b: b, at: at, close: closeAfter})
+	c.queued += int64(len(b))
+	c.frames++
+	queued := c.queued
 	c.qmu.Unlock()
+	if queued > outputDropFactor*c.s.cfg.outputLimit {
+		c.s.cfg.Logger.Warn("closing a connection that does not read its output", "conn", c.id,
+			"client", c.nc.RemoteAddr().String(), "queued", queued)
+		c.abort()
+		return
+	}
 	select {
 	case c.wake <- struct{}{}:
 	default:
+	}
+}
+
+// written accounts for frames the writer wrote.
+func (c *conn) written(frames int, bytes int64) {
+	c.qmu.Lock()
+	c.queued -= bytes
+	c.frames -= frames
+	c.qmu.Unlock()
+	select {
+	case c.drain <- struct{}{}:
+	default:
+	}
+}
+
+// waitForWriter blocks while the connection has more output queued than it
+// may before its next request is read; it reports false if the connection
+// closed meanwhile.
+func (c *conn) waitForWriter() bool {
+	for {
+		c.qmu.Lock()
+		full := c.queued > c.s.cfg.outputLimit || c.frames > c.s.cfg.outputFrames
+		c.qmu.Unlock()
+		if !full {
+			return true
+		}
+		select {
+		case <-c.drain:
+		case <-c.done:
+			return false
+		}
 	}
 }
 
@@ -158,6 +210,7 @@ func (c *conn) writeLoop() {
 				c.abort()
 				return
 			}
+			c.written(n, int64(len(buf)))
 			c.sent.Add(int64(n))
 			c.s.m.packetsSent.Add(int64(n))
 			if closeAfter {
@@ -254,6 +307,9 @@ func (c *conn) serve() {
 	}
 	c.nc.SetReadDeadline(time.Time{})
 	for {
+		if !c.waitForWriter() {
+			return
+		}
 		b, err := c.readFrame(nil)
 		if err != nil {
 			return

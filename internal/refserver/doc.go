@@ -80,7 +80,11 @@
 //     ssl.clientAuth=want accepts the connection without an x509 identity.
 //   - No disk: Restart keeps the state in memory. No quotas, SASL, reconfig
 //     (it answers ReconfigDisabled, like a default ZooKeeper) or
-//     throttling.
+//     global request throttling.
+//   - Output waiting for a client is bounded (see Design); ZooKeeper's
+//     queue of responses to a connection is not, and it stays small under
+//     a client that repeats a large read only because it serializes a
+//     read's response once and shares it (its response cache).
 //   - TTL nodes are enabled by default (ZooKeeper needs
 //     zookeeper.extendedTypesEnabled=true); Config.DisableExtendedTypes
 //     turns them off.
@@ -90,6 +94,16 @@
 //     clean up when the connection closes.
 //
 // # Design
+//
+// Output is bounded by what the client reads. While more than 4 MB or
+// 1,000 frames wait for a connection's writer, its reader reads no
+// further request, as ZooKeeper stops reading connections with requests
+// outstanding when it has too many in flight: a client that sends requests and never reads the
+// replies blocks on its own writes instead of growing the server. Watch
+// events, which other connections' requests trigger, are queued
+// regardless; a connection with more than 64 MB queued all the same is
+// closed (its session lives on), and one whose writes make no progress
+// for 30 s too.
 //
 // A frame's buffer grows as its bytes arrive, so a declared length costs
 // nothing until the data comes: a client cannot make the server allocate
