@@ -3,7 +3,7 @@ package refserver
 import (
 	"crypto/sha1"
 	"encoding/base64"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -317,20 +317,37 @@ func userName(id jute.Id) string {
 // authSet is a connection's authentication identities. ZooKeeper keeps them
 // in a set backed by a ConcurrentHashMap, so their order (visible in whoAmI
 // and in how an "auth" ACL expands) is the map's iteration order; authSet
-// reproduces it for up to 12 ids (the map's first table of 16 buckets).
-type authSet []jute.Id
-
-// add inserts id unless present, in the map's iteration order.
-func (a *authSet) add(id jute.Id) {
-	for _, have := range *a {
-		if have == id {
-			return
-		}
-	}
-	*a = append(*a, id)
-	ids := *a
-	sort.SliceStable(ids, func(i, j int) bool { return chmBucket(ids[i]) < chmBucket(ids[j]) })
+// reproduces it for up to 12 ids (the map's first table of 16 buckets):
+// by bucket, then in the order they were added. Adding an id costs a
+// lookup and a copy, so that a client adding thousands holds the server
+// lock for microseconds each.
+type authSet struct {
+	ids      []jute.Id // in iteration order
+	have     map[jute.Id]struct{}
+	inBucket [16]int // how many ids each bucket holds
 }
+
+// add inserts id unless present, after the ids of its bucket and those
+// before it.
+func (a *authSet) add(id jute.Id) {
+	if _, ok := a.have[id]; ok {
+		return
+	}
+	if a.have == nil {
+		a.have = map[jute.Id]struct{}{}
+	}
+	a.have[id] = struct{}{}
+	b := chmBucket(id)
+	at := 0
+	for _, n := range a.inBucket[:b+1] {
+		at += n
+	}
+	a.inBucket[b]++
+	a.ids = slices.Insert(a.ids, at, id)
+}
+
+// list returns the ids in iteration order; the caller must not modify it.
+func (a *authSet) list() []jute.Id { return a.ids }
 
 // chmBucket is the bucket of id in a 16-bucket ConcurrentHashMap.
 func chmBucket(id jute.Id) int32 {

@@ -1,10 +1,12 @@
 package refserver_test
 
 import (
+	"fmt"
 	"net"
 	"testing"
 	"time"
 
+	"github.com/zkit-dev/zkit/internal/jute"
 	"github.com/zkit-dev/zkit/internal/refserver/wireclient"
 	"github.com/zkit-dev/zkit/zktest"
 )
@@ -70,4 +72,73 @@ func TestMaxClientCnxns(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 		})
+}
+
+// A connection may add thousands of identities, each in about the time
+// ZooKeeper takes (8,000 in about a second), without holding up other
+// sessions.
+func TestManyIdentities(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		t.Parallel()
+		const n = 8000
+		ctl, err := wireclient.Connect(b.Addr(), 30*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ctl.Close()
+		c, err := wireclient.Connect(b.Addr(), 30*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		start := time.Now()
+		go func() {
+			var reqs []byte
+			for i := range n {
+				reqs = append(reqs, jute.Frame(&jute.RequestHeader{Xid: jute.XidAuth, Type: jute.OpAuth},
+					&jute.AuthPacket{Scheme: "digest", Auth: fmt.Appendf(nil, "user%d:password", i)})...)
+			}
+			c.WriteRaw(reqs)
+		}()
+		replies := make(chan error, 1)
+		go func() {
+			for i := range n {
+				f, err := c.Next(zktest.Scale(30 * time.Second))
+				if err == nil && (f.Header.Xid != jute.XidAuth || f.Header.Err != 0) {
+					err = fmt.Errorf("reply %+v", f.Header)
+				}
+				if err != nil {
+					replies <- fmt.Errorf("auth %d of %d: %w", i+1, n, err)
+					return
+				}
+			}
+			replies <- nil
+		}()
+		var slowest time.Duration
+	wait:
+		for {
+			select {
+			case err := <-replies:
+				if err != nil {
+					t.Fatal(err)
+				}
+				break wait
+			case <-time.After(10 * time.Millisecond):
+			}
+			if time.Since(start) > zktest.Scale(20*time.Second) {
+				t.Fatalf("%d identities not added in %v", n, time.Since(start).Round(time.Second))
+			}
+			ping := time.Now()
+			if _, h, err := ctl.Call(jute.OpPing, nil, nil); err != nil || h.Err != 0 {
+				t.Fatalf("another session's ping: %v %v", h, err)
+			}
+			slowest = max(slowest, time.Since(ping))
+		}
+		took := time.Since(start)
+		var who jute.WhoAmIResponse
+		if _, _, err := c.Call(jute.OpWhoAmI, nil, &who); err != nil || len(who.ClientInfo) != n+1 {
+			t.Fatalf("whoAmI lists %d identities (%v), want %d", len(who.ClientInfo), err, n+1)
+		}
+		t.Logf("%s: %d identities in %v; another session's slowest ping meanwhile %v", b.Name, n, took.Round(time.Millisecond), slowest.Round(time.Millisecond))
+	})
 }

@@ -90,7 +90,7 @@ func (s *Server) read(c *conn, op int32, body []byte) (jute.Error, any) {
 			return code, nil
 		}
 		acl := n.acl
-		if !checkACL(n.acl, jute.PermAdmin, c.auth) {
+		if !checkACL(n.acl, jute.PermAdmin, c.auth.list()) {
 			acl = maskDigests(acl)
 		}
 		acl = wireACL(acl)
@@ -135,8 +135,8 @@ func (s *Server) read(c *conn, op int32, body []byte) (jute.Error, any) {
 		return jute.ErrOK, &jute.GetAllChildrenNumberResponse{TotalNumber: int32(n)}
 
 	case jute.OpWhoAmI:
-		info := make([]jute.ClientInfo, 0, len(c.auth))
-		for _, id := range c.auth {
+		info := make([]jute.ClientInfo, 0, len(c.auth.list()))
+		for _, id := range c.auth.list() {
 			info = append(info, jute.ClientInfo{AuthScheme: id.Scheme, User: javaWire(userName(id))})
 		}
 		return jute.ErrOK, &jute.WhoAmIResponse{ClientInfo: info}
@@ -150,7 +150,7 @@ func (s *Server) readable(c *conn, path string, perm int32) (*node, jute.Error) 
 	if n == nil {
 		return nil, jute.ErrNoNode
 	}
-	if !checkACL(n.acl, perm, c.auth) {
+	if !checkACL(n.acl, perm, c.auth.list()) {
 		return nil, jute.ErrNoAuth
 	}
 	return n, jute.ErrOK

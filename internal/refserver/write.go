@@ -41,7 +41,7 @@ func (s *Server) doCreate(tx *txn, c *conn, kind createKind, a createArgs) (stri
 	if slash < 0 || strings.IndexByte(a.path, 0) >= 0 {
 		return "", nil, jute.ErrBadArguments
 	}
-	acl, code := fixupACL(a.acl, c.auth, s.cfg.TLS != nil)
+	acl, code := fixupACL(a.acl, c.auth.list(), s.cfg.TLS != nil)
 	if code != jute.ErrOK {
 		return "", nil, code
 	}
@@ -49,7 +49,7 @@ func (s *Server) doCreate(tx *txn, c *conn, kind createKind, a createArgs) (stri
 	if parent == nil {
 		return "", nil, jute.ErrNoNode
 	}
-	if !checkACL(parent.acl, jute.PermCreate, c.auth) {
+	if !checkACL(parent.acl, jute.PermCreate, c.auth.list()) {
 		return "", nil, jute.ErrNoAuth
 	}
 	path := a.path
@@ -92,7 +92,7 @@ func (s *Server) doDelete(tx *txn, c *conn, path string, version int32) jute.Err
 	if parent == nil {
 		return jute.ErrNoNode
 	}
-	if !checkACL(parent.acl, jute.PermDelete, c.auth) {
+	if !checkACL(parent.acl, jute.PermDelete, c.auth.list()) {
 		return jute.ErrNoAuth
 	}
 	n := s.nodes[path]
@@ -118,7 +118,7 @@ func (s *Server) doSetData(tx *txn, c *conn, path string, data []byte, version i
 	if n == nil {
 		return nil, jute.ErrNoNode
 	}
-	if !checkACL(n.acl, jute.PermWrite, c.auth) {
+	if !checkACL(n.acl, jute.PermWrite, c.auth.list()) {
 		return nil, jute.ErrNoAuth
 	}
 	if version != -1 && version != n.version {
@@ -136,7 +136,7 @@ func (s *Server) doCheck(c *conn, path string, version int32) jute.Error {
 	if n == nil {
 		return jute.ErrNoNode
 	}
-	if !checkACL(n.acl, jute.PermRead, c.auth) {
+	if !checkACL(n.acl, jute.PermRead, c.auth.list()) {
 		return jute.ErrNoAuth
 	}
 	if version != -1 && version != n.version {
@@ -150,7 +150,7 @@ func (s *Server) doSetACL(c *conn, path string, acl []aclEntry, version int32) (
 	if !validatePath(path) {
 		return nil, jute.ErrBadArguments
 	}
-	fixed, code := fixupACL(acl, c.auth, s.cfg.TLS != nil)
+	fixed, code := fixupACL(acl, c.auth.list(), s.cfg.TLS != nil)
 	if code != jute.ErrOK {
 		return nil, code
 	}
@@ -158,7 +158,7 @@ func (s *Server) doSetACL(c *conn, path string, acl []aclEntry, version int32) (
 	if n == nil {
 		return nil, jute.ErrNoNode
 	}
-	if !checkACL(n.acl, jute.PermAdmin, c.auth) {
+	if !checkACL(n.acl, jute.PermAdmin, c.auth.list()) {
 		return nil, jute.ErrNoAuth
 	}
 	if version != -1 && version != n.aversion {
