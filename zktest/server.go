@@ -111,8 +111,22 @@ func ServerContainerCheckInterval(d time.Duration) ServerOption {
 // super user, who passes every ACL check (ZooKeeper's superDigest).
 func ServerSuperUser(user, password string) ServerOption {
 	sum := sha1.Sum([]byte(user + ":" + password))
-	digest := user + ":" + base64.StdEncoding.EncodeToString(sum[:])
+	return ServerSuperDigest(user + ":" + base64.StdEncoding.EncodeToString(sum[:]))
+}
+
+// ServerSuperDigest makes a client whose digest identity is digest (as
+// zookeeper.DigestAuthenticationProvider.superDigest, "user:" and the
+// base64 SHA-1 of "user:password") a super user; ServerSuperUser computes
+// it from the password.
+func ServerSuperDigest(digest string) ServerOption {
 	return func(c *refserver.Config) { c.SuperDigest = digest }
+}
+
+// ServerReconfigEnabled makes the server answer reconfig as a standalone
+// ZooKeeper with reconfigEnabled=true does (Unimplemented: a standalone
+// server's membership cannot change) rather than with ReconfigDisabled.
+func ServerReconfigEnabled() ServerOption {
+	return func(c *refserver.Config) { c.ReconfigEnabled = true }
 }
 
 // NewServer starts a reference server on a free port of 127.0.0.1 for the

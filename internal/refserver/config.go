@@ -45,6 +45,11 @@ type Config struct {
 	// nodes are reaped, measured on the server's clock (default 60s, as
 	// znode.container.checkIntervalMs). FastForward also runs a pass.
 	ContainerCheckInterval time.Duration
+	// ReconfigEnabled answers reconfig as a standalone ZooKeeper with
+	// reconfigEnabled=true does: Unimplemented, since a standalone
+	// server's membership cannot change. By default it answers
+	// ReconfigDisabled, as ZooKeeper does by default.
+	ReconfigEnabled bool
 	// SuperDigest, if set ("super:<base64 sha1>", as
 	// zookeeper.DigestAuthenticationProvider.superDigest), gives clients
 	// that authenticate with the matching digest every permission.

@@ -4,9 +4,13 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"strings"
+	"testing"
 	"time"
 
 	"github.com/zkit-dev/zkit/internal/jute"
+	"github.com/zkit-dev/zkit/internal/refserver"
+	"github.com/zkit-dev/zkit/zktest"
 )
 
 // Scenarios on the protocol itself: unknown opcodes, malformed and
@@ -144,4 +148,41 @@ func containsLine(text, line string) bool {
 		text = text[i+1:]
 	}
 	return false
+}
+
+// reconfigScenario sends reconfig requests: a standalone ZooKeeper answers
+// ReconfigDisabled by default, and Unimplemented with reconfigEnabled=true
+// (it cannot change a standalone server's membership).
+var reconfigScenario = scenario{"reconfig", func(e *env) {
+	a := e.session()
+	a.call(jute.OpReconfig, &jute.ReconfigRequest{CurConfigID: -1})
+	a.call(jute.OpReconfig, &jute.ReconfigRequest{JoiningServers: "server.2=127.0.0.1:1:2;3", CurConfigID: -1})
+	a.call(jute.OpReconfig, &jute.ReconfigRequest{NewMembers: "server.1=127.0.0.1:1:2;3", CurConfigID: 5})
+	a.call(jute.OpReconfig, raw(null{}, null{}, null{}, int64(-1)))
+	a.call(jute.OpReconfig, rawBody("\x00\x00"))
+	a.get("/zookeeper/config", false)
+	a.create(e.p("/after"), nil, 0)
+	a.ping()
+}}
+
+func init() { register(reconfigScenario) }
+
+// TestConformanceReconfigEnabled runs the reconfig scenario on a ZooKeeper
+// with reconfigEnabled=true and on a reference server with
+// Config.ReconfigEnabled.
+func TestConformanceReconfigEnabled(t *testing.T) {
+	zk := zktest.StartZooKeeper(t, append(zkOptions, zktest.WithConfig("reconfigEnabled", "true"))...)
+	cfg := refConfig()
+	cfg.ReconfigEnabled = true
+	ref, err := refserver.Start("127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	want := runScenario(t, target{"zookeeper", zk.Servers()[0]}, reconfigScenario)
+	got := runScenario(t, target{"refserver", ref.Addr()}, reconfigScenario)
+	if d := diffTranscripts(want, got); d != "" {
+		t.Errorf("reference server differs from ZooKeeper:\n%s", d)
+	}
+	t.Logf("ZooKeeper with reconfigEnabled:\n%s", strings.Join(want, "\n"))
 }

@@ -82,25 +82,30 @@ func runAll(t *testing.T, tg target, only map[string]bool) map[string][]string {
 		if only != nil && !only[sc.name] {
 			continue
 		}
-		e := &env{t: t, tg: tg, name: sc.name, base: "/cf-" + sc.name, sess: map[int64]string{}}
-		start := time.Now()
-		func() {
-			defer e.finish()
-			defer func() {
-				if r := recover(); r != nil {
-					if _, ok := r.(abort); !ok {
-						panic(r)
-					}
-				}
-			}()
-			sc.run(e)
-		}()
-		out[sc.name] = e.lines
-		if d := time.Since(start); d > time.Second {
-			t.Logf("%s: scenario %s took %v", tg.name, sc.name, d.Round(time.Millisecond))
-		}
+		out[sc.name] = runScenario(t, tg, sc)
 	}
 	return out
+}
+
+// runScenario runs one scenario on tg and returns its transcript.
+func runScenario(t *testing.T, tg target, sc scenario) []string {
+	e := &env{t: t, tg: tg, name: sc.name, base: "/cf-" + sc.name, sess: map[int64]string{}}
+	start := time.Now()
+	func() {
+		defer e.finish()
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(abort); !ok {
+					panic(r)
+				}
+			}
+		}()
+		sc.run(e)
+	}()
+	if d := time.Since(start); d > time.Second {
+		t.Logf("%s: scenario %s took %v", tg.name, sc.name, d.Round(time.Millisecond))
+	}
+	return e.lines
 }
 
 func TestConformance(t *testing.T) {

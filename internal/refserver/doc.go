@@ -64,7 +64,7 @@
 //     with that many connections open has its next one closed as soon as
 //     it is accepted (a reset), as ZooKeeper does.
 //
-// The conformance suite (conformance_test.go) runs 107 scenarios against
+// The conformance suite (conformance_test.go) runs 108 scenarios against
 // real ZooKeeper and this server and compares the transcripts.
 //
 // # Where it differs
@@ -78,9 +78,11 @@
 //     port), and a client certificate its ClientCAs do not verify fails the
 //     handshake under VerifyClientCertIfGiven, where ZooKeeper with
 //     ssl.clientAuth=want accepts the connection without an x509 identity.
-//   - No disk: Restart keeps the state in memory. No quotas, SASL, reconfig
-//     (it answers ReconfigDisabled, like a default ZooKeeper) or
-//     global request throttling.
+//   - No disk: Restart keeps the state in memory. No quotas, SASL,
+//     membership to reconfigure (reconfig gets ReconfigDisabled, as from a
+//     default ZooKeeper, or with Config.ReconfigEnabled Unimplemented, as
+//     from a standalone ZooKeeper with reconfigEnabled=true) or global
+//     request throttling.
 //   - Output waiting for a client is bounded (see Design); ZooKeeper's
 //     queue of responses to a connection is not, and it stays small under
 //     a client that repeats a large read only because it serializes a

@@ -166,7 +166,17 @@ func (s *Server) dispatch(c *conn, op int32, body []byte, r *reply) (jute.Error,
 		return s.multiRead(c, body)
 
 	case jute.OpReconfig:
-		return jute.ErrReconfigDisabled, nil
+		// ZooKeeper reads the request before it takes a zxid.
+		var req jute.ReconfigRequest
+		if !s.decodeLenient(body, &req) {
+			s.untakeZxid()
+			return jute.ErrMarshallingError, nil
+		}
+		if !s.cfg.ReconfigEnabled {
+			return jute.ErrReconfigDisabled, nil
+		}
+		// A standalone server cannot change its membership.
+		return jute.ErrUnimplemented, nil
 
 	case jute.OpCloseSession:
 		s.closeSession(c.session)

@@ -40,6 +40,13 @@ func (s *Server) unlogZxid() {
 	s.zxid = s.prevZxid
 }
 
+// untakeZxid gives back the zxid the current request took, for a request
+// that ZooKeeper fails before taking one. Caller holds s.mu.
+func (s *Server) untakeZxid() {
+	s.takenZxid--
+	s.zxid = s.prevZxid
+}
+
 // newTxn starts a txn at the current zxid (the caller has taken it).
 func (s *Server) newTxn() *txn {
 	return &txn{zxid: s.zxid, time: s.clock.nowMillis()}
