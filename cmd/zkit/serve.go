@@ -1,9 +1,12 @@
 package main
 
 import (
+	"crypto/sha1"
+	"encoding/base64"
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,8 +15,11 @@ import (
 
 func newServeCmd(a *app) *cobra.Command {
 	var (
-		listen string
-		tick   time.Duration
+		listen         string
+		tick           time.Duration
+		maxClientCnxns int
+		superDigest    string
+		reconfig       bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve [--listen ADDR]",
@@ -24,9 +30,19 @@ client observes (checked against the real one by zkit's differential tests). It 
 everything in memory. Any ZooKeeper client can use it: zkit, zkCli, Curator, kazoo.
 
 It is for development and tests; production runs Apache ZooKeeper. With -v it logs
-every connection and session to stderr.`,
+every connection and session to stderr.
+
+--max-client-cnxns, --super-digest and --reconfig-enabled are ZooKeeper's
+maxClientCnxns, zookeeper.DigestAuthenticationProvider.superDigest and
+reconfigEnabled, which peers' test harnesses set: a client address may hold that
+many connections (0: no limit); a client that adds digest auth matching the super
+digest passes every ACL check; reconfig is answered as a standalone ZooKeeper with
+reconfigEnabled=true answers it (Unimplemented) rather than with ReconfigDisabled.`,
 		Example: `  zkit serve &
-  zkit lock /demo -- echo locked`,
+  zkit lock /demo -- echo locked
+
+  # as kazoo's test harness configures ZooKeeper (super password "test")
+  zkit serve --super-digest super:D/InIHSb7yEEbrWz8b9l71RjZJU= --reconfig-enabled`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if tick <= 0 {
@@ -35,7 +51,19 @@ every connection and session to stderr.`,
 			if err := checkListen(listen); err != nil {
 				return err
 			}
-			opts := []zktest.ServerOption{zktest.ServerTickTime(tick)}
+			if maxClientCnxns < 0 {
+				return usagef("--max-client-cnxns %d: must be 0 (no limit) or more", maxClientCnxns)
+			}
+			if superDigest != "" && !isDigest(superDigest) {
+				return usagef("--super-digest %q is not user:base64(sha1(user:password))", superDigest)
+			}
+			opts := []zktest.ServerOption{zktest.ServerTickTime(tick), zktest.ServerMaxClientCnxns(maxClientCnxns)}
+			if superDigest != "" {
+				opts = append(opts, zktest.ServerSuperDigest(superDigest))
+			}
+			if reconfig {
+				opts = append(opts, zktest.ServerReconfigEnabled())
+			}
 			if a.verbose { // connections and sessions are logged at Debug
 				opts = append(opts, zktest.ServerLogger(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 			}
@@ -53,7 +81,18 @@ every connection and session to stderr.`,
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:2181", "address to listen on (host:port)")
 	cmd.Flags().DurationVar(&tick, "tick-time", 2*time.Second, "ZooKeeper tickTime: session timeouts are clamped to [2, 20] ticks")
+	cmd.Flags().IntVar(&maxClientCnxns, "max-client-cnxns", 60, "ZooKeeper maxClientCnxns: connections one client address may hold (0: no limit)")
+	cmd.Flags().StringVar(&superDigest, "super-digest", "", "ZooKeeper superDigest, user:base64(sha1(user:password)): digest auth that passes every ACL")
+	cmd.Flags().BoolVar(&reconfig, "reconfig-enabled", false, "ZooKeeper reconfigEnabled: answer reconfig Unimplemented, as a standalone ZooKeeper with it does, not ReconfigDisabled")
 	return cmd
+}
+
+// isDigest reports whether s has the form of a digest identity:
+// "user:" and the base64 of a SHA-1 sum.
+func isDigest(s string) bool {
+	_, sum, ok := strings.Cut(s, ":")
+	b, err := base64.StdEncoding.DecodeString(sum)
+	return ok && err == nil && len(b) == sha1.Size
 }
 
 // checkListen refuses a --listen that is not host:port (port 0 to 65535;
