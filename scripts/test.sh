@@ -38,6 +38,15 @@ go test -race -count=1 -timeout 30m ./...
 if [ -f zktest/container/go.mod ]; then (cd zktest/container && go test -count=1 ./...); fi
 (cd examples/prometheus && go test -count=1 ./...)
 
+# The fuzz targets ran their seed corpora above; each also fuzzes for a
+# few seconds here (longer runs by hand: -fuzztime 10m). A failure it
+# finds is written to the package's testdata/fuzz, where it becomes a
+# seed.
+echo "== fuzz (5 s per target)"
+for target in FuzzFrames FuzzRequests; do
+  go test -run '^$' -fuzz "^${target}\$" -fuzztime 5s ./internal/refserver
+done
+
 # Go supports its two newest releases; go.mod's go directive names the
 # older (1.26), and everything above ran on the installed Go (1.26 in CI).
 # Under the newer one (the go command fetches it through the module
