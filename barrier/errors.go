@@ -33,17 +33,9 @@ var (
 
 // lost is the error for a member whose own session is gone: it matches
 // ErrLost and client.ErrSessionLost, or client.ErrClosed once c is closing
-// (what the member saw meanwhile, its node deleted with the session, is
-// its own Close, as recipes report it too).
+// (recipes.LostSession).
 func lost(c *client.Client, dir string, sess *client.Session) error {
-	cause := sess.Err()
-	switch {
-	case c.Context().Err() != nil:
-		cause = client.ErrClosed
-	case cause == nil:
-		cause = client.ErrSessionLost
-	}
-	return fmt.Errorf("zkit: barrier %s: %w: %w", dir, recipes.ErrLost, cause)
+	return fmt.Errorf("zkit: barrier %s: %w", dir, recipes.LostSession(c, sess.Err()))
 }
 
 // membersLost is the error Leave returns when n members (0: an unknown

@@ -1,10 +1,6 @@
 package recipes
 
-import (
-	"context"
-
-	"github.com/zkit-dev/zkit/client"
-)
+import "context"
 
 // Confirm checks on the server that the ticket's turn has really come,
 // for recipes that must not act on a deduction alone (leader election:
@@ -36,7 +32,7 @@ func (t *Ticket) Confirm(ctx context.Context) (bool, error) {
 		}
 	}
 	if !t.sess.Alive() || t.q.c.Session() != t.sess {
-		return false, t.Rejoin(ctx, lostSession(client.ErrSessionLost))
+		return false, t.Rejoin(ctx, LostSession(t.q.c, nil))
 	}
 	return !t.Blocked(), nil
 }

@@ -108,17 +108,29 @@ func WaitError(ctx context.Context, c *client.Client, err error) error {
 	return err
 }
 
-// lostSession is the cause when the session that owned a node is gone.
-func lostSession(cause error) error {
+// LostSession is the error for something on c, held or waited for, that
+// its session took with it. It matches ErrLost and cause, how the session
+// ended (Session.Err, or the Err of a watch it dropped;
+// client.ErrSessionLost when cause is nil), or client.ErrClosed once c is
+// closed: whatever c saw while it closed (its ephemeral nodes deleted, its
+// watches dropped, its session ended) is its own Close, in whichever order
+// it saw them.
+func LostSession(c *client.Client, cause error) error {
+	switch {
+	case c.Context().Err() != nil:
+		cause = client.ErrClosed
+	case cause == nil:
+		cause = client.ErrSessionLost
+	}
 	return fmt.Errorf("%w: %w", ErrLost, cause)
 }
 
 // lossCause is the cause to report for a held thing on c that ended with
-// cause: once c is closed, whatever the client saw while closing (its
-// ephemeral nodes deleted, its watches dropped) is its own Close.
+// cause (its node deleted, its connection suspended too long): LostSession's
+// error once c is closed, since the client saw its own Close.
 func lossCause(c *client.Client, cause error) error {
 	if c.Context().Err() != nil {
-		return lostSession(client.ErrClosed)
+		return LostSession(c, nil)
 	}
 	return cause
 }

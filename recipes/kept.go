@@ -100,7 +100,7 @@ func Keep(ctx context.Context, c *client.Client, path string, data []byte, o Kee
 	}
 	if c.Context().Err() != nil {
 		// Its Kepts may not have forgotten their nodes yet.
-		return nil, lostSession(client.ErrClosed)
+		return nil, LostSession(c, nil)
 	}
 	k := &Kept{c: c, path: path, opts: o, log: logger(o.Logger),
 		data: bytes.Clone(data), changed: make(chan struct{}), owned: map[int64]bool{}, loopDone: make(chan struct{})}
@@ -116,7 +116,7 @@ func Keep(ctx context.Context, c *client.Client, path string, data []byte, o Kee
 		return nil, err
 	}
 	k.cur = p
-	stopOnClose := context.AfterFunc(c.Context(), func() { k.stop(lostSession(client.ErrClosed)) })
+	stopOnClose := context.AfterFunc(c.Context(), func() { k.stop(LostSession(c, nil)) })
 	go func() {
 		defer stopOnClose()
 		k.run(p, watch)
@@ -189,7 +189,7 @@ func (k *Kept) Present(ctx context.Context) (*Presence, error) {
 // ends it at once, even before the loop has noticed. Called with mu held.
 func (k *Kept) endedLocked() error {
 	if k.ended == nil && k.c.Context().Err() != nil {
-		return lostSession(client.ErrClosed)
+		return LostSession(k.c, nil)
 	}
 	return k.ended
 }
@@ -312,13 +312,13 @@ func (k *Kept) watch(p *Presence, watch <-chan client.WatchEvent) error {
 		case <-expired:
 			return ErrSuspended
 		case <-p.sess.Done():
-			return lostSession(p.sess.Err())
+			return LostSession(k.c, p.sess.Err())
 		case <-k.stopCtx.Done():
 			return context.Cause(k.stopCtx)
 		case ev := <-watch:
 			switch ev.Type {
 			case client.EventNotWatching:
-				return lostSession(ev.Err)
+				return LostSession(k.c, ev.Err)
 			case client.EventNodeDeleted:
 				return ErrNodeDeleted
 			}

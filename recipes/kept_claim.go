@@ -34,7 +34,7 @@ func (k *Kept) establish(ctx context.Context) (_ *Presence, _ <-chan client.Watc
 	var b client.Backoff
 	for {
 		if err := k.c.Context().Err(); err != nil {
-			return nil, nil, lostSession(client.ErrClosed)
+			return nil, nil, LostSession(k.c, nil)
 		}
 		sess := k.c.Session()
 		if sess == nil || !sess.Alive() {

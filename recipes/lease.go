@@ -220,7 +220,7 @@ func (l *Lease) unlock(ctx context.Context, join func(del client.Op) error) (joi
 		lost = context.Cause(l.ctx)
 	case !l.sess.Alive():
 		// Lost (or the client closed) before the monitor noticed.
-		lost = lossCause(l.c, lostSession(l.sess.Err()))
+		lost = LostSession(l.c, l.sess.Err())
 		l.lose(lost, false)
 	}
 	l.cancel(ErrReleased)
@@ -287,7 +287,7 @@ func (l *Lease) monitor(self <-chan client.WatchEvent, t *tolerance) {
 			l.lose(ErrSuspended, true)
 			return
 		case <-l.sess.Done():
-			l.lose(lostSession(l.sess.Err()), true) // the server may still have it: see Remove
+			l.lose(LostSession(l.c, l.sess.Err()), true) // the server may still have it: see Remove
 			return
 		case <-arm:
 			ch, retry, cause := l.watchSelf()
@@ -303,7 +303,7 @@ func (l *Lease) monitor(self <-chan client.WatchEvent, t *tolerance) {
 		case ev := <-self:
 			switch ev.Type {
 			case client.EventNotWatching:
-				l.lose(lostSession(ev.Err), true)
+				l.lose(LostSession(l.c, ev.Err), true)
 			default:
 				// Deleted, or written (which tells the next waiter that
 				// this node was released): either way it is not held.

@@ -339,7 +339,7 @@ func (t *Ticket) watchSelf(ctx context.Context) error {
 		if s := NewerOwner(t.q.c, t.sess, st); s != nil {
 			Remove(done, t.q.c, s, t.path, Removal{Logger: t.q.log})
 		}
-		return lostSession(client.ErrSessionLost)
+		return LostSession(t.q.c, nil)
 	}
 	t.token = st.Czxid
 	return nil
@@ -388,7 +388,7 @@ func (t *Ticket) Wait(ctx context.Context) error {
 			if t.sess.Alive() {
 				return nil
 			}
-			err = lostSession(t.sess.Err())
+			err = LostSession(t.q.c, t.sess.Err())
 		}
 		if err := t.Rejoin(ctx, err); err != nil {
 			return err
@@ -454,18 +454,18 @@ func (t *Ticket) await(ctx context.Context, p Node, ch <-chan client.WatchEvent,
 			case client.EventNodeDataChanged:
 				t.released(p)
 			case client.EventNotWatching:
-				return lostSession(ev.Err)
+				return LostSession(t.q.c, ev.Err)
 			default:
 				return t.vanished(ctx)
 			}
 			return nil
 		case ev := <-t.self:
 			if ev.Type == client.EventNotWatching {
-				return lostSession(ev.Err)
+				return LostSession(t.q.c, ev.Err)
 			}
 			return t.gone()
 		case <-t.sess.Done():
-			return lostSession(t.sess.Err())
+			return LostSession(t.q.c, t.sess.Err())
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -579,7 +579,7 @@ func (t *Ticket) place(children []string) error {
 func (t *Ticket) pause(ctx context.Context) error {
 	select {
 	case <-t.sess.Done():
-		return lostSession(t.sess.Err())
+		return LostSession(t.q.c, t.sess.Err())
 	default:
 	}
 	return t.backoff.Wait(ctx)
@@ -590,7 +590,7 @@ func (t *Ticket) pause(ctx context.Context) error {
 // deleted the session's nodes (and told this client of it).
 func (t *Ticket) gone() error {
 	if !t.sess.Alive() {
-		return lostSession(t.sess.Err())
+		return LostSession(t.q.c, t.sess.Err())
 	}
 	return lossCause(t.q.c, DeletedWhileWaiting(t.path))
 }

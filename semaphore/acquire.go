@@ -142,10 +142,10 @@ func (a *attempt) room(ctx context.Context, try bool) error {
 		select {
 		case ev := <-w:
 			if ev.Type == client.EventNotWatching {
-				return lost(ev.Err)
+				return a.lost(ev.Err)
 			}
 		case <-a.sess.Done():
-			return lost(a.sess.Err())
+			return a.lost(a.sess.Err())
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -178,7 +178,7 @@ func (a *attempt) create(ctx context.Context) ([]string, error) {
 	var b client.Backoff
 	for dirs := 0; ; {
 		if !a.sess.Alive() {
-			return nil, lost(a.sess.Err())
+			return nil, a.lost(a.sess.Err())
 		}
 		res, err := s.c.Multi(ctx, ops...)
 		var me *client.MultiError
@@ -233,7 +233,7 @@ func (a *attempt) resolve(ctx context.Context, ids []string) (paths []string, ap
 	var b client.Backoff
 	for {
 		if !a.sess.Alive() {
-			return nil, false, lost(a.sess.Err())
+			return nil, false, a.lost(a.sess.Err())
 		}
 		paths, applied, err = a.lookup(ctx, ids)
 		if err == nil || !client.IsRetryable(err) {
@@ -322,7 +322,7 @@ func (a *attempt) hold(ctx context.Context, paths []string) ([]*Lease, error) {
 			}
 		}
 		if err == nil && w.st.EphemeralOwner != a.sess.ID() {
-			err = lost(client.ErrSessionLost)
+			err = a.lost(nil)
 		}
 	}
 	if err == nil && count > s.max {
@@ -401,7 +401,7 @@ func countLeases(children []string, upTo int64) int {
 func (a *attempt) pause(ctx context.Context, b *client.Backoff) error {
 	select {
 	case <-a.sess.Done():
-		return lost(a.sess.Err())
+		return a.lost(a.sess.Err())
 	default:
 	}
 	return b.Wait(ctx)
@@ -411,16 +411,12 @@ func (a *attempt) pause(ctx context.Context, b *client.Backoff) error {
 // the attempt held anything: lost with the session, or deleted by someone.
 func (a *attempt) gone() error {
 	if !a.sess.Alive() {
-		return lost(a.sess.Err())
+		return a.lost(a.sess.Err())
 	}
 	return recipes.DeletedWhileWaiting(a.s.path)
 }
 
-// lost is the error of an attempt whose session was lost: acquire queues
-// again (recipes.Requeueable), and never reports it as it is.
-func lost(cause error) error {
-	if cause == nil {
-		cause = client.ErrSessionLost
-	}
-	return fmt.Errorf("%w: %w", ErrLost, cause)
-}
+// lost is the error of an attempt whose session was lost (cause: how, nil
+// when unknown): acquire queues again (recipes.Requeueable), and never
+// reports it as it is.
+func (a *attempt) lost(cause error) error { return recipes.LostSession(a.s.c, cause) }

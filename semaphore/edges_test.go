@@ -2,6 +2,7 @@ package semaphore_test
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -112,5 +113,54 @@ func TestTryFull(t *testing.T) {
 			t.Fatal(err)
 		}
 		unlock(t, l)
+	})
+}
+
+// Closing the client while an acquire has each of its requests in flight
+// in turn ends the acquire with client.ErrClosed, whatever it saw of the
+// Close meanwhile: its mutex and lease nodes going with the closing
+// session are its own Close, not a deletion by someone else nor a lost
+// session. An acquire that returned its lease just before the Close sees
+// the lease end with client.ErrClosed too. No node is left.
+func TestCloseDuringAcquire(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		t.Parallel()
+		ctx := recipetest.Context(t)
+		admin := b.Connect(t)
+		path := semPath(t, admin)
+		for k := 1; ; k++ {
+			proxy := zktest.NewProxy(t, b.Addr())
+			proxy.SetLatency(zktest.Scale(5 * time.Millisecond))
+			c := b.Connect(t, client.WithDialer(proxy.Dialer()))
+			sent := proxy.Requests()
+			done := acquireN(ctx, semaphore.New(c, path, 1), 1)
+			var a acquired
+			recipetest.Eventually(t, fmt.Sprintf("request %d of the acquire sent, or the acquire done", k), func() bool {
+				select {
+				case a = <-done:
+					return true
+				default:
+					return proxy.Requests()-sent >= int64(k)
+				}
+			})
+			c.Close()
+			if a.leases == nil && a.err == nil {
+				a = <-done
+			}
+			switch {
+			case a.err != nil && !errors.Is(a.err, client.ErrClosed):
+				t.Fatalf("closed with request %d in flight: %v, want client.ErrClosed", k, a.err)
+			case a.err == nil:
+				recipetest.Within(t, a.leases[0].Done(), "the lease's end after Close")
+				if err := a.leases[0].Err(); !errors.Is(err, client.ErrClosed) || !errors.Is(err, semaphore.ErrLost) {
+					t.Fatalf("closed with request %d in flight: the lease ended with %v, want client.ErrClosed", k, err)
+				}
+			}
+			waitNodes(t, admin, path, 0, 0)
+			if a.err == nil {
+				t.Logf("closed with each of the acquire's %d requests in flight", k-1)
+				return // done before its k-th request: each one was covered
+			}
+		}
 	})
 }
