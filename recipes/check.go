@@ -1,7 +1,6 @@
 package recipes
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -56,54 +55,6 @@ func CheckName(op, parent, what, name string) error {
 func CheckData(c *client.Client, op, path string, data []byte) error {
 	if max := c.MaxData(path); len(data) > max {
 		return &client.InputError{Op: op, Path: path, Reason: fmt.Sprintf("data of %d bytes is over the %d-byte limit", len(data), max)}
-	}
-	return nil
-}
-
-// CheckOwnNode returns an error matching ErrOtherRecipe when st, the Stat
-// of the node path, shows that the node is not one a recipe of kind
-// recipe keeps its persistent state in (a configuration's key, a simple
-// barrier, a counter): it is ephemeral (a lock's, a member's, a
-// rendezvous's node) or, unless children may be there, it has children
-// (the directory of another recipe). Recipes check a node they found,
-// and did not create, with it before they write to or delete it.
-func CheckOwnNode(path string, st *client.Stat, recipe string, children bool) error {
-	var what string
-	switch {
-	case st.EphemeralOwner != 0:
-		what = fmt.Sprintf("an ephemeral node (session 0x%x)", st.EphemeralOwner)
-	case !children && st.NumChildren > 0:
-		what = fmt.Sprintf("a node with %d children", st.NumChildren)
-	default:
-		return nil
-	}
-	return OtherRecipef("zkit: %s is %s, not a %s's", path, what, recipe)
-}
-
-// CheckNotReadyDir returns an error matching ErrOtherRecipe when the node
-// path has a persistent ReadyName child: it is a configuration's directory
-// (or an open double barrier's), whose readers would take what a recipe of
-// kind recipe adds there for a key, or refuse the path. An ephemeral child
-// of that name is not one (a group's member may be called "ready"). A
-// missing path is no error; transient errors are retried (client.Retry).
-// A recipe calls it before it first writes under its path: a semaphore
-// before it creates its locks or leases directory (at no cost while they
-// are there), a group's member before it joins.
-func CheckNotReadyDir(ctx context.Context, c *client.Client, path, recipe string) error {
-	ready := client.JoinPath(path, ReadyName)
-	var (
-		found bool
-		st    *client.Stat
-	)
-	err := c.Retry(ctx, func(ctx context.Context) (err error) {
-		found, st, err = c.Exists(ctx, ready)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if found && st.EphemeralOwner == 0 {
-		return OtherRecipef("zkit: %s holds %s, a configuration's or a double barrier's node, not a %s's", path, ReadyName, recipe)
 	}
 	return nil
 }

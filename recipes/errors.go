@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/layout"
 )
 
 var (
@@ -30,9 +31,12 @@ var (
 	ErrWouldBlock = errors.New("zkit: held by another")
 	// ErrOtherRecipe: the path holds the nodes of another kind of recipe
 	// (a mutex's beside a read/write lock's, an election's beside a
-	// lock's). Two kinds on one path would be two queues that exclude
-	// nothing, so a recipe refuses to join such a path.
-	ErrOtherRecipe = errors.New("zkit: the path is used by another kind of recipe")
+	// lock's, a lock's in a counter's node). Two kinds on one path would be
+	// two queues that exclude nothing, or one recipe's nodes taken for
+	// another's, so a recipe refuses such a path before it writes or
+	// deletes anything there. Every recipe's layout, and what it refuses,
+	// is declared in one registry (internal/layout).
+	ErrOtherRecipe = layout.ErrOtherRecipe
 	// ErrConflict is matched by every *ConflictError: the node is claimed
 	// by another process.
 	ErrConflict = errors.New("zkit: node claimed by another process")
@@ -57,13 +61,6 @@ func (e *ConflictError) Error() string {
 
 // Is makes errors.Is(err, ErrConflict) and errors.Is(err, ErrLost) true.
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict || target == ErrLost }
-
-// OtherRecipef is the error for a path that another kind of recipe uses:
-// the message format gives, naming the path once, then ErrOtherRecipe,
-// which the error matches, and the advice to use one recipe per path.
-func OtherRecipef(format string, args ...any) error {
-	return fmt.Errorf(format+": %w; use one recipe per path", append(args, ErrOtherRecipe)...)
-}
 
 // DeletedWhileWaiting is the error of a call that waits for its turn (a
 // lock's, a leadership's, a lease's, a barrier's threshold) when someone

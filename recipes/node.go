@@ -2,10 +2,10 @@ package recipes
 
 import (
 	"cmp"
-	"fmt"
-	"math"
 	"slices"
 	"strings"
+
+	"github.com/zkit-dev/zkit/internal/layout"
 )
 
 // Kind is one shape of sequence node in a queue directory: names that end
@@ -30,81 +30,14 @@ type Kind struct {
 }
 
 // The node shapes of the queue recipes, as Curator names them: zkit's
-// lock, rwlock and election share Curator's layouts.
+// lock, rwlock and election share Curator's layouts (their markers are
+// declared with the rest of every recipe's layout, in internal/layout).
 var (
-	MutexKind = Kind{Marker: "lock-", Exclusive: true, Recipe: "lock"}                       // InterProcessMutex
-	ReadKind  = Kind{Marker: "__READ__", Recipe: "rwlock"}                                   // InterProcessReadWriteLock, readers
-	WriteKind = Kind{Marker: "__WRIT__", Exclusive: true, Recipe: "rwlock"}                  // InterProcessReadWriteLock, writers
-	LatchKind = Kind{Marker: "latch-", Exclusive: true, Recipe: "election", Confirmed: true} // LeaderLatch
-	// LeaseKind is the shape of a counting semaphore's lease nodes
-	// (InterProcessSemaphoreV2's "<path>/leases/_c_<uuid>-lease-<seq>").
-	// They are counted, not queued: it is no queue recipe's kind.
-	LeaseKind = Kind{Marker: "lease-", Recipe: "semaphore"}
-	// CounterAddKind is the shape of the deltas a contended counter's
-	// writers leave for each other to apply ("<path>/_c_<uuid>-<delta>-add-<seq>",
-	// children of the counter's node). The counter applies them itself:
-	// it is no queue recipe's kind either.
-	CounterAddKind = Kind{Marker: "add-", Exclusive: true, Recipe: "counter"}
+	MutexKind = Kind{Marker: layout.MutexMarker, Exclusive: true, Recipe: layout.Lock.Name}                      // InterProcessMutex: "lock-"
+	ReadKind  = Kind{Marker: layout.ReadMarker, Recipe: layout.RWLock.Name}                                      // InterProcessReadWriteLock, readers: "__READ__"
+	WriteKind = Kind{Marker: layout.WriteMarker, Exclusive: true, Recipe: layout.RWLock.Name}                    // InterProcessReadWriteLock, writers: "__WRIT__"
+	LatchKind = Kind{Marker: layout.LatchMarker, Exclusive: true, Recipe: layout.Election.Name, Confirmed: true} // LeaderLatch: "latch-"
 )
-
-// ReadyName is the child whose existence marks a configuration published
-// with the paper's ready flag (configwatch) and an open round of a double
-// barrier (Curator's DistributedDoubleBarrier): no queue recipe's node, so
-// a queue joiner that finds one at its first listing refuses the path
-// (ErrOtherRecipe), and so do the recipes that call CheckNotReadyDir.
-const ReadyName = "ready"
-
-// IsBarrierMember reports whether name is a double barrier's member node
-// (Curator's DistributedDoubleBarrier's and zkit's): a canonical UUID,
-// lowercase hexadecimal digits in groups of 8-4-4-4-12.
-func IsBarrierMember(name string) bool {
-	if len(name) != 36 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// OpenBarrierOf reports whether children, a node's listing, show an open
-// round of a double barrier: its ReadyName beside a member's node
-// (IsBarrierMember). A recipe that keeps its state in the node itself (a
-// counter) refuses such a node with ErrOtherRecipe: the barrier's
-// accounting reads the directory's data.
-func OpenBarrierOf(children []string) bool {
-	return slices.Contains(children, ReadyName) && slices.ContainsFunc(children, IsBarrierMember)
-}
-
-// queueKinds are every queue recipe's kinds, to tell another recipe's
-// nodes in a directory (see Queue).
-var queueKinds = []Kind{MutexKind, ReadKind, WriteKind, LatchKind}
-
-// QueueNodeOf returns the first of children that is a node of a queue
-// recipe (lock, rwlock, election) or a semaphore's lease: the sign that
-// the directory is one of theirs. A recipe that keeps its state in the
-// node itself (a counter) refuses such a node with ErrOtherRecipe.
-func QueueNodeOf(children []string) (Node, bool) {
-	for _, ch := range children {
-		if n, ok := ParseNode(ch, queuedKinds...); ok {
-			return n, true
-		}
-	}
-	return Node{}, false
-}
-
-// queuedKinds are the kinds of QueueNodeOf.
-var queuedKinds = append(slices.Clip(queueKinds), LeaseKind)
 
 // Node is one parsed member of a queue directory.
 type Node struct {
@@ -146,9 +79,6 @@ func (n Node) Created() int64 {
 	return n.Seq
 }
 
-// seqText is ZooKeeper's text for a sequence number ("%010d").
-func seqText(seq int64) string { return fmt.Sprintf("%010d", seq) }
-
 // Blocks reports whether n, when lower in the queue than other (Before),
 // makes other wait: an exclusive node waits for everything lower, and
 // everything higher waits for an exclusive node.
@@ -164,57 +94,14 @@ func (n Node) Blocks(other Node) bool {
 // marker in the name wins, so a protection id or a prefix cannot be
 // mistaken for the sequence number.
 func ParseNode(name string, kinds ...Kind) (Node, bool) {
-	best := -1
-	var kind Kind
-	for _, k := range kinds {
-		if k.Marker == "" {
-			continue
-		}
-		if i := strings.LastIndex(name, k.Marker); i > best {
-			best, kind = i, k
-		}
-	}
-	if best < 0 {
-		return Node{}, false
-	}
-	digits := name[best+len(kind.Marker):]
-	seq, ok := parseSeq(digits)
+	i, seq, ok := layout.ParseName(name, kinds, Kind.marker)
 	if !ok {
 		return Node{}, false
 	}
-	return Node{Name: name, Seq: seq, Kind: kind}, true
+	return Node{Name: name, Seq: seq, Kind: kinds[i]}, true
 }
 
-// parseSeq parses the server's sequence suffix: decimal digits, at most 19
-// (ZooKeeper writes 10, zero-padded), whose value fits in an int64. A
-// larger value is not a sequence number: wrapped around, it would sort
-// below every real node and block the queue for good. A negative number
-// is one only in ZooKeeper's own text for a wrapped int32 counter.
-func parseSeq(s string) (int64, bool) {
-	if strings.HasPrefix(s, "-") {
-		n, ok := parseSeq(s[1:])
-		if !ok || n == 0 || -n < math.MinInt32 || seqText(-n) != s {
-			return 0, false
-		}
-		return -n, true
-	}
-	if s == "" || len(s) > 19 {
-		return 0, false
-	}
-	var n int64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := int64(c - '0')
-		if n > (math.MaxInt64-d)/10 {
-			return 0, false
-		}
-		n = n*10 + d
-	}
-	return n, true
-}
+func (k Kind) marker() string { return k.Marker }
 
 // SortNodes parses children against kinds, drops the names that are not
 // queue members, and returns the members in queue order (Node.Before),

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/layout"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -26,18 +27,33 @@ type Queue struct {
 	c         *client.Client
 	dir       string
 	kinds     []Kind
+	layout    *layout.Recipe // whose refusals its joiners apply
 	log       *slog.Logger
 	beforeDir func(ctx context.Context) error // see BeforeDir
 }
 
 // NewQueue returns the queue in dir whose members are the nodes of kinds;
 // children of other shapes are ignored, but for the marks of another
-// recipe's path: another queue recipe's node before the joiner's, or a
-// ReadyName child at the joiner's first listing (a configuration's or an
-// open double barrier's), which make Join fail with ErrOtherRecipe. It does
+// recipe's path: another queue recipe's node before the joiner's, or the
+// "ready" flag of a configuration or an open double barrier at the
+// joiner's first listing, which make Join fail with ErrOtherRecipe. It does
 // no I/O.
 func NewQueue(c *client.Client, dir string, log *slog.Logger, kinds ...Kind) *Queue {
-	return &Queue{c: c, dir: dir, kinds: kinds, log: logger(log)}
+	return &Queue{c: c, dir: dir, kinds: kinds, layout: queueLayout(kinds), log: logger(log)}
+}
+
+// queueLayout is the layout of the recipe whose nodes kinds are, for its
+// refusals: a lock's, a read/write lock's or an election's; for a recipe of
+// another name, a lock's refusals under its name.
+func queueLayout(kinds []Kind) *layout.Recipe {
+	name := "queue"
+	if len(kinds) > 0 {
+		name = kinds[0].Recipe
+	}
+	if l := layout.Named(name); l != nil {
+		return l
+	}
+	return &layout.Recipe{Name: name, Noun: name, Refuses: layout.Lock.Refuses}
 }
 
 // Dir is the queue's directory.
@@ -46,8 +62,8 @@ func (q *Queue) Dir() string { return q.dir }
 // BeforeDir makes a Join call check before it creates the queue's missing
 // directory, and fail with check's error, having written nothing: a recipe
 // whose queue is a directory under its path (a semaphore's locks) checks
-// there that its path is not another recipe's (CheckNotReadyDir), at no
-// cost while the directory is there. It returns q; set it before the queue
+// there that its path is not another recipe's (a configuration's, say),
+// at no cost while the directory is there. It returns q; set it before the queue
 // is used.
 func (q *Queue) BeforeDir(check func(ctx context.Context) error) *Queue {
 	q.beforeDir = check
@@ -107,7 +123,7 @@ type Ticket struct {
 	known   []Node                   // lower nodes still to wait for, in no order
 	listed  bool                     // known is what the last listing showed: nothing deduced since
 	alone   bool                     // the last listing showed no other node of the queue
-	placed  bool                     // a listing placed the ticket: its first was checked for a ReadyName
+	placed  bool                     // a listing placed the ticket: its first was checked for a flag
 	backoff client.Backoff
 	data    []byte                // the node's data, and
 	opts    []client.CreateOption // its ACL: to join again (Rejoin)
@@ -533,10 +549,8 @@ func (t *Ticket) relist(ctx context.Context) error {
 
 // place learns, from a listing of the directory, the lower nodes that block
 // the ticket. A listing without the ticket's node means it is gone; one
-// with another queue recipe's node that came before the ticket's is
-// ErrOtherRecipe, and so is a first listing with a ReadyName child (a
-// configuration's or a double barrier's directory; one that appears later
-// belongs to a recipe that finds the ticket's node and refuses the path).
+// that shows the path to be another recipe's is ErrOtherRecipe (see
+// foreign).
 func (t *Ticket) place(children []string) error {
 	// One pass, no sort: a queue may hold thousands of nodes, and only the
 	// lower ones that block this ticket matter.
@@ -549,15 +563,8 @@ func (t *Ticket) place(children []string) error {
 		n, ok := ParseNode(ch, t.q.kinds...)
 		switch {
 		case !ok:
-			// Another kind's node that came before the ticket's makes the
-			// path another recipe's. One that came after it belongs to a
-			// participant that finds this ticket's node before its own and
-			// refuses the path: it disturbs nobody already here.
-			if other, ok := ParseNode(ch, queueKinds...); ok && !t.node.Before(other) {
-				return OtherRecipef("zkit: %s holds %s", t.q.dir, other.Name)
-			}
-			if ch == ReadyName && !t.placed {
-				return OtherRecipef("zkit: %s holds %s, a configuration's or a double barrier's node", t.q.dir, ch)
+			if err := t.foreign(ch); err != nil {
+				return err
 			}
 		case n.Seq == t.node.Seq && n.Name == t.node.Name:
 			found = true
@@ -573,6 +580,27 @@ func (t *Ticket) place(children []string) error {
 	}
 	t.listed, t.alone, t.placed = true, others == 0, true
 	return nil
+}
+
+// foreign refuses the path for ch, a child of the directory that is none of
+// the queue's nodes, when ch shows it to be another recipe's (the queue's
+// layout's Check): another queue recipe's node that came before the
+// ticket's, or the flag of a configuration or of a double barrier at the
+// ticket's first listing. A node that came after the ticket's belongs to a
+// participant that finds the ticket's node before its own and refuses the
+// path, as does a recipe that raises its flag beside the ticket's node:
+// they disturb nobody already here.
+func (t *Ticket) foreign(ch string) error {
+	seen := layout.See(layout.Child{Name: ch})
+	switch {
+	case !seen.Signs.Any(t.q.layout.Refuses):
+		return nil
+	case seen.Signs.Has(layout.SignQueueNode) && t.node.Before(Node{Seq: seen.Seq}):
+		return nil
+	case seen.Signs.Has(layout.SignFlag) && t.placed:
+		return nil
+	}
+	return t.q.layout.Check(layout.Sighting{Path: t.q.dir, Children: []layout.Child{{Name: ch}}})
 }
 
 // pause waits before retrying a request refused while disconnected.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/layout"
 	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
 )
@@ -60,18 +61,17 @@ func (q *contract[R, L]) closedClient(t *testing.T, b zktest.Backend) {
 }
 
 // otherRecipe: a path that holds another kind of queue recipe's node (a
-// Curator or zkit peer of another recipe got there first), or a
-// configuration's or double barrier's ready node, is refused in every mode
-// with recipes.ErrOtherRecipe, and the participant's node is deleted: two
-// kinds on one path would be two queues that exclude nothing.
+// Curator or zkit peer of another recipe got there first: every queue
+// recipe's of the registry, layout.All), or a configuration's or double
+// barrier's ready node, is refused in every mode with
+// recipes.ErrOtherRecipe, and the participant's node is deleted: two kinds
+// on one path would be two queues that exclude nothing.
 func (q *contract[R, L]) otherRecipe(t *testing.T, b zktest.Backend) {
 	ctx := Context(t)
 	c := b.Connect(t)
-	others := []string{recipes.ReadyName}
-	for _, other := range []recipes.Kind{recipes.MutexKind, recipes.WriteKind, recipes.LatchKind} {
-		if !q.hasMarker(other.Marker) {
-			others = append(others, client.ProtectedName(client.NewProtectedID(), other.Marker+"0000000001"))
-		}
+	others := []string{layout.ReadyFlag}
+	for _, marker := range q.otherMarkers() {
+		others = append(others, client.ProtectedName(client.NewProtectedID(), marker+"0000000001"))
 	}
 	for _, other := range others {
 		dir := LockDir(t, c)
@@ -101,10 +101,7 @@ func (q *contract[R, L]) otherRecipeLater(t *testing.T, ctx context.Context, b z
 	m := q.exclusive[0]
 	// A client each, so that a combining recipe queues them apart.
 	c, middle, last := b.Connect(t), b.Connect(t), b.Connect(t)
-	other := recipes.WriteKind
-	if q.hasMarker(other.Marker) {
-		other = recipes.MutexKind
-	}
+	other := q.otherMarkers()[0]
 	dir := LockDir(t, c)
 	holder := q.acquire(t, ctx, m, c, dir, 0)
 	giveUp, cancel := context.WithCancel(ctx)
@@ -123,8 +120,8 @@ func (q *contract[R, L]) otherRecipeLater(t *testing.T, ctx context.Context, b z
 		lastDone <- err
 	}()
 	WaitChildren(t, c, dir, 3)
-	foreign := dir + "/" + client.ProtectedName(client.NewProtectedID(), other.Marker+"9000000000")
-	ready := client.JoinPath(dir, recipes.ReadyName) // a configuration's or barrier's, after the waiters too
+	foreign := dir + "/" + client.ProtectedName(client.NewProtectedID(), other+"9000000000")
+	ready := client.JoinPath(dir, layout.ReadyFlag) // a configuration's or barrier's, after the waiters too
 	for _, p := range []string{foreign, ready} {
 		if _, err := c.Create(ctx, p, nil, client.Persistent); err != nil {
 			t.Fatal(err)
@@ -138,12 +135,12 @@ func (q *contract[R, L]) otherRecipeLater(t *testing.T, ctx context.Context, b z
 	// middle one's delete; give it ample time to (wrongly) give up.
 	select {
 	case err := <-lastDone:
-		t.Fatalf("%s: the last waiter ended while the holder held: %v (a %q node behind it)", m.Name, err, other.Marker)
+		t.Fatalf("%s: the last waiter ended while the holder held: %v (a %q node behind it)", m.Name, err, other)
 	case <-time.After(zktest.Scale(300 * time.Millisecond)):
 	}
 	q.release(t, ctx, holder)
 	if err := <-lastDone; err != nil {
-		t.Fatalf("%s: the last waiter, after the holder released: %v, want its turn (the %q node came after it)", m.Name, err, other.Marker)
+		t.Fatalf("%s: the last waiter, after the holder released: %v, want its turn (the %q node came after it)", m.Name, err, other)
 	}
 	q.release(t, ctx, lease)
 	for _, p := range []string{foreign, ready} {
@@ -160,6 +157,20 @@ func (q *contract[R, L]) hasMarker(marker string) bool {
 		}
 	}
 	return false
+}
+
+// otherMarkers are the markers of every other queue recipe's nodes, as
+// the registry has them (layout.All).
+func (q *contract[R, L]) otherMarkers() []string {
+	var out []string
+	for _, r := range layout.All {
+		for _, marker := range r.Queue {
+			if !q.hasMarker(marker) {
+				out = append(out, marker)
+			}
+		}
+	}
+	return out
 }
 
 // inNamespace: the recipe works unchanged inside a namespace: the
