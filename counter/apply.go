@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/internal/layout"
 )
 
 // view is the counter node as this engine last saw it: read, or written by
@@ -268,29 +268,25 @@ func (e *engine) read(ctx context.Context, sync bool, pause *client.Backoff) err
 }
 
 // check refuses, with an error matching recipes.ErrOtherRecipe, a node
-// that is another recipe's, before anything is written to it: an
-// ephemeral node (a rendezvous's zr, a member's node), the directory
-// of a lock, read/write lock, election or semaphore (its container would
-// be deleted by the server, value and all, once the other recipe leaves
-// it empty), or a double barrier's directory while its round is open
-// (recipes.OpenBarrierOf: the barrier reads the directory's data). It
-// lists the children only of a node that has some, once per node (its
-// czxid).
+// that is another recipe's, before anything is written to it, as the
+// counter's layout refuses it (layout.Counter): an ephemeral node (a
+// rendezvous's zr, a member's node), the directory of a lock, read/write
+// lock, election or semaphore (its container would be deleted by the
+// server, value and all, once the other recipe leaves it empty), or a
+// double barrier's directory while its round is open (the barrier reads
+// the directory's data). It lists the children only of a node that has
+// some, once per node (its czxid).
 func (e *engine) check(ctx context.Context, st *client.Stat) error {
-	if err := recipes.CheckOwnNode(e.path, st, "counter", true); err != nil {
-		return err
-	}
+	seen := layout.Sighting{Path: e.path, Stat: st}
 	if st.NumChildren > 0 {
 		kids, _, err := e.c.Children(ctx, e.path)
 		if err != nil {
 			return err
 		}
-		if n, ok := recipes.QueueNodeOf(kids); ok {
-			return recipes.OtherRecipef("zkit: %s holds %s, a %s's node", e.path, n.Name, n.Kind.Recipe)
-		}
-		if recipes.OpenBarrierOf(kids) {
-			return recipes.OtherRecipef("zkit: %s holds a double barrier's %s and members", e.path, recipes.ReadyName)
-		}
+		seen.Children = layout.Listed(e.path, kids).Children
+	}
+	if err := layout.Counter.Check(seen); err != nil {
+		return err
 	}
 	e.checked = st.Czxid
 	return nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/layout"
 	"github.com/zkit-dev/zkit/recipes"
 )
 
@@ -73,22 +74,26 @@ type delegation struct {
 	result int64 // the counter's value right after it, in this write
 }
 
+// deltaKind is the shape of a node leaving a delta (layout.DeltaMarker):
+// its creation order is the order the deltas apply in.
+var deltaKind = recipes.Kind{Marker: layout.DeltaMarker, Exclusive: true, Recipe: layout.Counter.Name}
+
 // addName is the name (before the sequence number) of a node leaving
 // delta.
 func addName(delta int64) string {
-	return strconv.FormatInt(delta, 10) + "-" + recipes.CounterAddKind.Marker
+	return strconv.FormatInt(delta, 10) + "-" + deltaKind.Marker
 }
 
 // parseAdd returns the delta a child of the node leaves, if it is one.
 func parseAdd(name string) (int64, bool) {
-	if _, ok := recipes.ParseNode(name, recipes.CounterAddKind); !ok {
+	if _, ok := recipes.ParseNode(name, deltaKind); !ok {
 		return 0, false
 	}
 	_, rest, ok := client.ParseProtected(name)
 	if !ok {
 		return 0, false
 	}
-	i := strings.LastIndex(rest, "-"+recipes.CounterAddKind.Marker)
+	i := strings.LastIndex(rest, "-"+deltaKind.Marker)
 	if i < 0 {
 		return 0, false
 	}
@@ -107,7 +112,7 @@ func (e *engine) delegations(ctx context.Context, own int64) []delegation {
 	live := make(map[string]bool, len(kids))
 	var ds []delegation
 	val := own
-	for _, n := range recipes.SortNodes(kids, recipes.CounterAddKind) {
+	for _, n := range recipes.SortNodes(kids, deltaKind) {
 		live[n.Name] = true
 		d, ok := parseAdd(n.Name)
 		if !ok || e.served[n.Name] {

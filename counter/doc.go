@@ -96,8 +96,7 @@
 // node), one that holds a lock's, read/write lock's, election's or
 // semaphore's nodes (such a directory is a container, which the server
 // deletes, with the counter's value, once that recipe leaves it empty), or
-// the directory of a double barrier whose round is open (its "ready"
-// beside its members' UUIDs: recipes.OpenBarrierOf), whose data the
+// the directory of a double barrier whose round is open, whose data the
 // barrier reads. A lock's directory that its recipe has already left
 // empty is not told apart (ZooKeeper shows a container's Stat as a
 // persistent node's): a counter put there counts until the server's next
