@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/layout"
 	"github.com/zkit-dev/zkit/recipes"
 )
 
@@ -73,9 +74,10 @@ func (b *Barrier) stat(ctx context.Context) (*client.Stat, error) {
 	return st, b.check(st)
 }
 
-// check refuses a node at the barrier's path that is another recipe's.
+// check refuses a node at the barrier's path that is another recipe's: an
+// ephemeral node, or one with children (layout.Barrier).
 func (b *Barrier) check(st *client.Stat) error {
-	return recipes.CheckOwnNode(b.path, st, "barrier", false)
+	return layout.Barrier.Check(layout.Sighting{Path: b.path, Stat: st})
 }
 
 // Remove lowers the barrier: it deletes the node, and every Wait returns.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/layout"
 	"github.com/zkit-dev/zkit/recipes"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -217,11 +218,11 @@ func (d *Double) arrive(ctx context.Context) (opened <-chan client.WatchEvent, e
 			return nil, err
 		}
 		if len(l.members) == 0 && l.stat != nil {
-			if l.others > 0 {
+			if len(l.others) > 0 {
 				// Nodes that are no barrier's beside ready: the path is
 				// another recipe's (a configuration's keys and its ready
 				// flag), whose ready is not this barrier's to delete.
-				return nil, d.otherRecipe(fmt.Sprintf("%d nodes beside %s that are no barrier member's", l.others, readyName))
+				return nil, l.besideReady(d.dir)
 			}
 			if err := d.clearStale(ctx, l.stat.Version); err != nil {
 				return nil, err
@@ -334,7 +335,7 @@ func (d *Double) await(ctx context.Context, opened <-chan client.WatchEvent, joi
 	for {
 		var l listing
 		if joined != nil {
-			l, joined = listingOf(joined.Children, joined.Stat), nil
+			l, joined = d.listingOf(joined.Children, joined.Stat), nil
 		} else {
 			var err error
 			if l, err = d.list(ctx, false); err != nil {
@@ -410,23 +411,23 @@ func (d *Double) open(ctx context.Context, members []string, version int32) (boo
 type listing struct {
 	members []string                 // member nodes, sorted by name (Curator's order)
 	ready   bool                     // the ready node is there
-	others  int                      // children that are neither members nor ready
-	queued  string                   // a lock's, read/write lock's, election's or semaphore's node, if any
+	others  []string                 // children that are neither members nor ready
+	foreign error                    // what the names show of another recipe's path (layout.DoubleBarrier)
 	stat    *client.Stat             // the directory's Stat; nil when it does not exist
 	changed <-chan client.WatchEvent // with a watch: fires when the children change
 }
 
 // checkDir refuses, with an error matching recipes.ErrOtherRecipe, a
-// directory that l shows to be another recipe's: one that holds a queue
-// recipe's or a semaphore's nodes, or whose data is not a barrier's
-// (empty, or the JSON outcome a last member leaves; a counter's value,
-// for one), which Leave would overwrite. Data of the length of a round's
-// usual outcome (no member lost) is taken for one unread: no counter's
-// value is that long, and a round on a path an earlier round used then
-// sends no more than the first.
+// directory that l shows to be another recipe's (layout.DoubleBarrier):
+// one that holds a queue recipe's or a semaphore's nodes, or whose data is
+// not a barrier's (empty, or the JSON outcome a last member leaves; a
+// counter's value, for one), which Leave would overwrite. Data of the
+// length of a round's usual outcome (no member lost) is taken for one
+// unread: no counter's value is that long, and a round on a path an
+// earlier round used then sends no more than the first.
 func (d *Double) checkDir(ctx context.Context, l listing) error {
-	if l.queued != "" {
-		return d.otherRecipe("it holds " + l.queued)
+	if l.foreign != nil {
+		return l.foreign
 	}
 	if l.stat == nil || l.stat.DataLength == 0 || l.stat.DataLength == outcomeLen {
 		return nil
@@ -441,15 +442,16 @@ func (d *Double) checkDir(ctx context.Context, l listing) error {
 		return nil
 	case err != nil:
 		return err
-	case len(data) > 0 && data[0] != '{':
-		return d.otherRecipe(fmt.Sprintf("its data (%d bytes) is no barrier's", len(data)))
 	}
-	return nil
+	return layout.DoubleBarrier.Check(layout.Sighting{Path: d.dir, Data: data})
 }
 
-// otherRecipe is the error for a directory that is another recipe's.
-func (d *Double) otherRecipe(why string) error {
-	return recipes.OtherRecipef("zkit: barrier %s: %s", d.dir, why)
+// besideReady is the error for a directory whose listing l shows nodes
+// that are no barrier's where a look found ready a moment before: a
+// configuration's keys beside its flag, even if the listing no longer
+// shows the flag.
+func (l listing) besideReady(dir string) error {
+	return layout.DoubleBarrier.Check(layout.Listed(dir, append(slices.Clip(l.others), readyName)))
 }
 
 // list looks at the directory, and with watch set leaves a watch on its
@@ -474,20 +476,18 @@ func (d *Double) list(ctx context.Context, watch bool) (listing, error) {
 	if err != nil {
 		return listing{}, err
 	}
-	l := listingOf(children, st)
+	l := d.listingOf(children, st)
 	l.changed = changed
 	return l, nil
 }
 
 // listingOf reads the directory's children (which it reuses) and Stat.
-func listingOf(children []string, st *client.Stat) listing {
+func (d *Double) listingOf(children []string, st *client.Stat) listing {
 	l := listing{stat: st, ready: slices.Contains(children, readyName)}
-	if n, ok := recipes.QueueNodeOf(children); ok {
-		l.queued = n.Name
-	}
+	l.foreign = layout.DoubleBarrier.Check(layout.Listed(d.dir, children))
 	for _, ch := range children {
 		if ch != readyName && !isMember(ch) {
-			l.others++
+			l.others = append(l.others, ch)
 		}
 	}
 	l.members = slices.DeleteFunc(children, func(n string) bool { return !isMember(n) })

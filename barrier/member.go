@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/internal/layout"
 )
 
 // readyName is the node whose existence opens a double barrier, as
-// Curator's DistributedDoubleBarrier names it (recipes.ReadyName: a queue
-// recipe refuses a directory that holds it).
-const readyName = recipes.ReadyName
+// Curator's DistributedDoubleBarrier names it (layout.ReadyFlag, a
+// configuration's flag too).
+const readyName = layout.ReadyFlag
 
 // newMemberName returns a fresh member node name: a UUID in canonical form,
 // as Curator names its members, but with version 8 (RFC 9562's version for
@@ -27,9 +27,9 @@ func newMemberName() string {
 }
 
 // isMember reports whether a child of the barrier directory is a member: a
-// canonical UUID (zkit's or Curator's; recipes.IsBarrierMember). "ready"
-// and names of other shapes are not.
-func isMember(name string) bool { return recipes.IsBarrierMember(name) }
+// canonical UUID (zkit's or Curator's; layout.DoubleBarrier). "ready" and
+// names of other shapes are not.
+func isMember(name string) bool { return layout.DoubleBarrier.IsMember(layout.Child{Name: name}) }
 
 // isZkit reports whether a member name is a zkit member's (version 8).
 func isZkit(name string) bool { return isMember(name) && name[14] == '8' }
