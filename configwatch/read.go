@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/layout"
 	"github.com/zkit-dev/zkit/recipes"
 )
 
@@ -179,7 +180,7 @@ func read(ctx context.Context, c *client.Client, path string, watch bool) (Value
 		if err != nil || !ok {
 			return nil, 0, ready, err
 		}
-		if err := checkKeyNode(readyPath, before); err != nil {
+		if err := checkKeyNode(path, readyName, before); err != nil {
 			return nil, 0, nil, err
 		}
 		children, _, err := c.Children(ctx, path)
@@ -237,7 +238,7 @@ func getAll(ctx context.Context, c *client.Client, path string, children []strin
 		node := client.JoinPath(path, key)
 		data, st, err := c.Get(ctx, node)
 		if err == nil {
-			err = checkKeyNode(node, st)
+			err = checkKeyNode(path, key, st)
 		}
 		if data == nil {
 			data = []byte{}
@@ -260,17 +261,18 @@ func checkKeys(ctx context.Context, c *client.Client, path string, children []st
 		if err != nil || !ok {
 			return err
 		}
-		return checkKeyNode(node, st)
+		return checkKeyNode(path, key, st)
 	})
 }
 
-// checkKeyNode refuses a node of a configuration (a key, or ready) that
-// is no configuration's: one that is ephemeral or has children is another
-// recipe's (a lock's or a member's node, a semaphore's directory), and
-// writing, deleting or reading it as a key would break that recipe or
-// mix its nodes into the configuration.
-func checkKeyNode(node string, st *client.Stat) error {
-	return recipes.CheckOwnNode(node, st, "configuration", false)
+// checkKeyNode refuses key, a child of the configuration at path (a key,
+// or ready) whose Stat st shows it is no configuration's: one that is
+// ephemeral or has children is another recipe's (a lock's or a member's
+// node, a semaphore's directory; layout.Configwatch), and writing,
+// deleting or reading it as a key would break that recipe or mix its
+// nodes into the configuration.
+func checkKeyNode(path, key string, st *client.Stat) error {
+	return layout.Configwatch.Check(layout.Sighting{Path: path, Children: []layout.Child{{Name: key, Stat: st}}})
 }
 
 // eachChild calls fn for every name among children, maxReads at a time,

@@ -7,13 +7,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/internal/layout"
 )
 
 // readyName is the node whose existence says the keys form a complete
-// configuration (the paper's "ready" znode; recipes.ReadyName: a queue
-// recipe refuses a directory that holds it).
-const readyName = recipes.ReadyName
+// configuration (the paper's "ready" znode; layout.ReadyFlag, which
+// another recipe refuses to find on its path).
+const readyName = layout.ReadyFlag
 
 // Values is a configuration as it is stored: one entry per key, holding the
 // data of the key's node, a JSON value. To Set, a nil value deletes the
