@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/layout"
 	"github.com/zkit-dev/zkit/recipes"
 )
 
@@ -41,9 +42,9 @@ func (d *Discovery) Base() string { return d.base }
 // instance, or a crashed predecessor whose session has not expired yet:
 // retry after the session timeout), or a persistent node holds it; an
 // error matching recipes.ErrOtherRecipe, with nothing written, when the
-// service's node is a configuration's or an open double barrier's (it has
-// a persistent "ready" child: recipes.CheckNotReadyDir), whose readers
-// would refuse the path once the instance's ephemeral node is there; an
+// service's node is a configuration's or an open double barrier's (its
+// flag shows it: layout.Discovery), whose readers would refuse the path
+// once the instance's ephemeral node is there; an
 // error matching client.ErrClosed when the client is closed; ctx's error.
 // Called while the client replaces a lost session, it waits for the next
 // one within ctx.
@@ -61,7 +62,7 @@ func (d *Discovery) Register(ctx context.Context, inst Instance) (*Registration,
 	service := client.JoinPath(d.base, inst.Name)
 	node := client.JoinPath(service, inst.ID)
 	inst.Path = node
-	if err := recipes.CheckNotReadyDir(ctx, d.c, service, "service"); err != nil {
+	if err := layout.Discovery.CheckFlag(ctx, d.c, service); err != nil {
 		return nil, recipes.Wrap("register", node, err)
 	}
 	if err := recipes.CreateDir(ctx, d.c, service, d.cfg.CreateOptions()...); err != nil {

@@ -13,8 +13,8 @@
 // # Joining
 //
 // [Group.Join] refuses a group's node that is another recipe's, a
-// configuration's or an open double barrier's (a persistent "ready" child),
-// with an error matching recipes.ErrOtherRecipe before it writes anything.
+// configuration's or an open double barrier's (its flag shows it), with an
+// error matching recipes.ErrOtherRecipe before it writes anything.
 // Otherwise it creates the member's node and keeps it present: it is
 // created again under each new session, after someone deleted it, and
 // adopted again after a reconnect. Two processes claiming one id are a

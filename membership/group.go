@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/layout"
 	"github.com/zkit-dev/zkit/recipes"
 )
 
@@ -34,10 +35,10 @@ func (g *Group) Path() string { return g.path }
 // id, or data over the limit (nothing is sent); a *ConflictError when
 // another session owns the id; an error matching recipes.ErrOtherRecipe,
 // with nothing written, when the group's node is a configuration's or an
-// open double barrier's (it has a persistent "ready" child:
-// recipes.CheckNotReadyDir), whose readers would refuse the path once a
-// member's ephemeral node is there; an error matching client.ErrClosed
-// when the client is closed; ctx's error.
+// open double barrier's (its flag shows it: layout.Membership), whose
+// readers would refuse the path once a member's ephemeral node is there;
+// an error matching client.ErrClosed when the client is closed; ctx's
+// error.
 //
 // The group's node and its parents are created (as persistent nodes) when
 // missing.
@@ -46,7 +47,7 @@ func (g *Group) Join(ctx context.Context, id string, data []byte) (*Member, erro
 		return nil, err
 	}
 	node := client.JoinPath(g.path, id)
-	if err := recipes.CheckNotReadyDir(ctx, g.c, g.path, "group"); err != nil {
+	if err := layout.Membership.CheckFlag(ctx, g.c, g.path); err != nil {
 		return nil, recipes.Wrap("join", node, err)
 	}
 	k, err := recipes.Keep(ctx, g.c, node, data, g.cfg.Keep())

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/internal/layout"
 )
 
 // Entry is one member of a group as read from ZooKeeper.
@@ -24,22 +24,14 @@ func entry(id string, data []byte, st *client.Stat) *Entry {
 }
 
 // isMember reports whether the child id of the group's node, with Stat st,
-// may be a member. A member's node is ephemeral (zkit's and Curator's
-// GroupMember's alike), so a persistent child is another recipe's (a
-// semaphore's locks and leases directories, a configuration's key, a
-// double barrier's ready). A lock's, read/write lock's or election's node
-// (recipes.QueueNodeOf) in Curator's protected form,
-// "_c_<uuid>-lock-0000000042", is no member either: no id a user chooses
-// looks like that.
+// may be a member (layout.Membership). A member's node is ephemeral
+// (zkit's and Curator's GroupMember's alike), so a persistent child is
+// another recipe's (a semaphore's directories, a configuration's key, a
+// double barrier's flag). A lock's, read/write lock's, election's or
+// lease's node in Curator's protected form, "_c_<uuid>-lock-0000000042",
+// is no member either: no id a user chooses looks like that.
 func isMember(id string, st *client.Stat) bool {
-	if st.EphemeralOwner == 0 {
-		return false
-	}
-	if _, _, ok := client.ParseProtected(id); ok {
-		_, queued := recipes.QueueNodeOf([]string{id})
-		return !queued
-	}
-	return true
+	return layout.Membership.IsMember(layout.Child{Name: id, Stat: st})
 }
 
 // sameGroup reports whether two snapshots show the same members with the

@@ -160,7 +160,7 @@ func (s *Semaphore) createOps(n int, mutex string) ([]string, []client.Op) {
 	ops := make([]client.Op, 0, n+2)
 	for i := range ids {
 		ids[i] = client.NewProtectedID()
-		name := client.ProtectedName(ids[i], recipes.LeaseKind.Marker)
+		name := client.ProtectedName(ids[i], leaseKind.Marker)
 		ops = append(ops, client.CreateOp(client.JoinPath(s.leases, name), s.cfg.data, client.EphemeralSequential, s.cfg.ACL...))
 	}
 	// The release signal, as a lock's Unlock sends it: a zkit waiter for
@@ -361,7 +361,7 @@ func (a *attempt) count(ctx context.Context, paths []string) (int, error) {
 	var newest int64 = -1
 	for _, p := range paths {
 		_, name := client.SplitPath(p)
-		n, ok := recipes.ParseNode(name, recipes.LeaseKind)
+		n, ok := recipes.ParseNode(name, leaseKind)
 		if !ok {
 			return 0, fmt.Errorf("zkit: created %q, which is not a lease node", p)
 		}
@@ -390,7 +390,7 @@ func (a *attempt) count(ctx context.Context, paths []string) (int, error) {
 func countLeases(children []string, upTo int64) int {
 	n := 0
 	for _, ch := range children {
-		if node, ok := recipes.ParseNode(ch, recipes.LeaseKind); ok && node.Created() <= upTo {
+		if node, ok := recipes.ParseNode(ch, leaseKind); ok && node.Created() <= upTo {
 			n++
 		}
 	}

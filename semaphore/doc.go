@@ -41,9 +41,9 @@
 // the lease nodes only, so that a foreign node does not take a lease.
 //
 // Before it creates a missing locks or leases directory, an attempt checks
-// that the path holds no "ready" node (recipes.CheckNotReadyDir): a path
-// that is a configuration's (or an open double barrier's) is refused with
-// recipes.ErrOtherRecipe, before anything is written, since the
-// configuration's readers would take the two directories for keys. While
-// the directories are there, this costs nothing.
+// that the path holds no configuration's or open double barrier's flag: such
+// a path is refused with recipes.ErrOtherRecipe, before anything is
+// written, since the configuration's readers would take the two
+// directories for keys. While the directories are there, this costs
+// nothing.
 package semaphore

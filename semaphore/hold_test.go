@@ -6,7 +6,6 @@ import (
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/testing/recipetest"
-	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -29,7 +28,7 @@ func TestHoldCountsTheLeasesCreatedBefore(t *testing.T) {
 		}
 		create := func() string {
 			t.Helper()
-			p, err := c.CreateProtected(ctx, client.JoinPath(s.leases, recipes.LeaseKind.Marker), nil, client.EphemeralSequential)
+			p, err := c.CreateProtected(ctx, client.JoinPath(s.leases, leaseKind.Marker), nil, client.EphemeralSequential)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,11 +74,11 @@ func TestHoldCountsTheLeasesCreatedBeforeTheWrap(t *testing.T) {
 		if err := c.EnsurePath(ctx, s.leases); err != nil {
 			t.Fatal(err)
 		}
-		before, err := c.CreateProtected(ctx, client.JoinPath(s.leases, recipes.LeaseKind.Marker), nil, client.EphemeralSequential)
+		before, err := c.CreateProtected(ctx, client.JoinPath(s.leases, leaseKind.Marker), nil, client.EphemeralSequential)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wrapped := client.JoinPath(s.leases, "_c_0f8b2f0e-7a2c-4d2e-9c1e-3b1c2d3e4f50-"+recipes.LeaseKind.Marker+"-2147483648")
+		wrapped := client.JoinPath(s.leases, "_c_0f8b2f0e-7a2c-4d2e-9c1e-3b1c2d3e4f50-"+leaseKind.Marker+"-2147483648")
 		if _, err := c.Create(ctx, wrapped, nil, client.Ephemeral); err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +105,7 @@ func TestHoldGivesBackANodeOfTheNextSession(t *testing.T) {
 		if _, err := c.WaitConnected(ctx); err != nil {
 			t.Fatal(err)
 		}
-		p, err := c.CreateProtected(ctx, client.JoinPath(s.leases, recipes.LeaseKind.Marker), nil, client.EphemeralSequential)
+		p, err := c.CreateProtected(ctx, client.JoinPath(s.leases, leaseKind.Marker), nil, client.EphemeralSequential)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/layout"
 	"github.com/zkit-dev/zkit/recipes"
 )
 
@@ -36,11 +37,17 @@ var (
 	ErrReleased = recipes.ErrReleased
 )
 
-// Directory and node names of Curator's InterProcessSemaphoreV2.
+// Directories and node names of Curator's InterProcessSemaphoreV2
+// (layout.Semaphore).
 const (
-	locksDir  = "locks"  // its InterProcessMutex
-	leasesDir = "leases" // the lease nodes
+	locksDir  = layout.LocksDir  // its InterProcessMutex
+	leasesDir = layout.LeasesDir // the lease nodes
 )
+
+// leaseKind is the shape of the lease nodes,
+// "<path>/leases/_c_<uuid>-lease-<seq>". They are counted in creation
+// order (recipes.Node.Created), not queued.
+var leaseKind = recipes.Kind{Marker: layout.LeaseMarker, Recipe: layout.Semaphore.Name}
 
 // Semaphore is a counting semaphore on a ZooKeeper path: at most Max leases
 // are held at once, by all the processes that use the path. It is safe for
@@ -75,10 +82,10 @@ func New(c *client.Client, path string, max int, opts ...Option) *Semaphore {
 // checkPath refuses, with an error matching recipes.ErrOtherRecipe, a path
 // that is a configuration's (or an open double barrier's): its readers
 // would take the locks and leases directories for keys. It runs before
-// either directory is created (recipes.CheckNotReadyDir), so that a
+// either directory is created (layout.Semaphore's CheckFlag), so that a
 // semaphore refused there has written nothing.
 func (s *Semaphore) checkPath(ctx context.Context) error {
-	return recipes.CheckNotReadyDir(ctx, s.c, s.path, "semaphore")
+	return layout.Semaphore.CheckFlag(ctx, s.c, s.path)
 }
 
 // Path is the semaphore's directory.
