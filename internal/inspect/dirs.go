@@ -2,29 +2,26 @@ package inspect
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/internal/layout"
 )
 
-// readyName is the flag node of a double barrier and of a configuration.
-const readyName = recipes.ReadyName
-
 // barrier recognises a double barrier: ephemeral members named by UUIDs
-// (Curator's and zkit's in canonical form, kazoo's in 32 hex digits),
-// and the ready node while a round is past its threshold. Members are in
-// name order, the order they leave in: the first leaves last.
+// (layout.DoubleBarrier: Curator's and zkit's, in canonical form; kazoo's
+// in 32 hex digits), and the ready node while a round is past its
+// threshold. Members are in name order, the order they leave in: the
+// first leaves last.
 func barrier(_ context.Context, _ *reader, r *Report, kids []child) (bool, error) {
 	ready := false
 	var members []Node
 	for _, k := range kids {
 		switch {
-		case k.name == readyName:
+		case k.name == layout.ReadyFlag:
 			ready = true
-		case (recipes.IsBarrierMember(k.name) || isKazooID(k.name)) && k.stat.EphemeralOwner != 0:
+		case layout.DoubleBarrier.IsMember(k.layout()) || isKazooID(k.name) && k.stat.EphemeralOwner != 0:
 			n := node(Member, k)
 			n.Origin = memberOrigin(k.name)
 			if n.Origin == Kazoo {
@@ -42,37 +39,32 @@ func barrier(_ context.Context, _ *reader, r *Report, kids []child) (bool, error
 	return true, nil
 }
 
-// config recognises a configuration: persistent keys without children,
-// and the ready flag.
+// config recognises a configuration (layout.Configwatch): persistent keys
+// without children, and the ready flag.
 func config(_ context.Context, _ *reader, r *Report, kids []child) (bool, error) {
-	ready := false
-	var keys []Node
-	for _, k := range kids {
-		switch {
-		case k.stat.EphemeralOwner != 0 || k.stat.NumChildren > 0:
-			return false, nil
-		case k.name == readyName:
-			ready = true
-		default:
-			keys = append(keys, node(Key, k))
-		}
-	}
-	if !ready {
+	if !layout.Configwatch.Fits(sighting(r, kids)) {
 		return false, nil
 	}
-	r.Kind, r.Nodes, r.Ready = Config, keys, &ready
+	ready := true
+	r.Kind, r.Ready = Config, &ready
+	for _, k := range kids {
+		if k.name != layout.ReadyFlag {
+			r.Nodes = append(r.Nodes, node(Key, k))
+		}
+	}
 	return true, nil
 }
 
-// group recognises group membership: ephemeral members named by their
-// ids (Curator's GroupMember, zkit's membership), or kazoo's Party
-// members "<hex>__party__" whose data is their identifier (their ID).
+// group recognises group membership (layout.Membership): ephemeral
+// members named by their ids (Curator's GroupMember, zkit's membership),
+// or kazoo's Party members "<hex>__party__" whose data is their
+// identifier (their ID).
 func group(_ context.Context, _ *reader, r *Report, kids []child) (bool, error) {
+	if !layout.Membership.Fits(sighting(r, kids)) {
+		return false, nil
+	}
 	var members []Node
 	for _, k := range kids {
-		if k.stat.EphemeralOwner == 0 || k.stat.NumChildren > 0 {
-			return false, nil
-		}
 		n := node(Member, k)
 		if hex, ok := strings.CutSuffix(k.name, kazooPartyMarker); ok && isKazooID(hex) {
 			n.Origin, n.ID = Kazoo, string(k.data)
@@ -83,14 +75,15 @@ func group(_ context.Context, _ *reader, r *Report, kids []child) (bool, error) 
 	return true, nil
 }
 
-// service recognises a discovery service: every child an x-discovery
-// instance.
+// service recognises a discovery service (layout.Discovery): every child
+// an x-discovery instance.
 func service(_ context.Context, _ *reader, r *Report, kids []child) (bool, error) {
-	nodes, ok := instances(kids, "")
-	if ok {
-		r.Kind, r.Nodes = Discovery, nodes
+	if !layout.Discovery.Fits(sighting(r, kids)) {
+		return false, nil
 	}
-	return ok, nil
+	r.Kind = Discovery
+	r.Nodes, _ = instances(kids, "")
+	return true, nil
 }
 
 // maxServices bounds the services a discovery base is probed for.
@@ -145,23 +138,17 @@ func unlessNoAuth(err error) error {
 	return err
 }
 
-// instanceJSON is what an x-discovery instance's JSON must carry.
-type instanceJSON struct {
-	Name       *string `json:"name"`
-	ID         *string `json:"id"`
-	Registered *int64  `json:"registrationTimeUTC"`
-}
-
-// instances reads kids as x-discovery instances, named prefix+<name>.
+// instances reads kids as discovery instances (layout.Discovery), named
+// prefix+<name>.
 func instances(kids []child, prefix string) ([]Node, bool) {
 	var out []Node
 	for _, k := range kids {
-		var in instanceJSON
-		if k.stat.NumChildren > 0 || json.Unmarshal(k.data, &in) != nil || in.Name == nil || in.ID == nil || in.Registered == nil {
+		service, id, ok := layout.ParseInstance(k.data)
+		if k.stat.NumChildren > 0 || !ok {
 			return nil, false
 		}
 		n := node(Instance, k)
-		n.Name, n.ID, n.Service = prefix+k.name, *in.ID, *in.Name
+		n.Name, n.ID, n.Service = prefix+k.name, id, service
 		out = append(out, n)
 	}
 	return out, len(out) > 0

@@ -3,18 +3,20 @@
 // questions an operator asks about a slow lock. It reads through package
 // client only, and writes nothing.
 //
-// [Inspect] recognises each recipe by the layout its package documents:
+// [Inspect] recognises each recipe by its layout, as zkit's registry of
+// layouts declares it (internal/layout: every recipe's node names, kinds
+// and data, and how each is told; layout.Classify), and shows:
 //
-//	lock        <path>/_c_<uuid>-lock-<seq>              the lowest holds, the others wait in order
-//	rwlock      <path>/_c_<uuid>-__READ__<seq>, __WRIT__  a writer holds when lowest, a reader when no writer is lower
-//	semaphore   <path>/leases/_c_<uuid>-lease-<seq>      every lease holds; <path>/locks (a lock) queues the waiters
-//	election    <path>/_c_<uuid>-latch-<seq>, data = id  the lowest leads, the others are candidates in order
-//	barrier     <path>/<uuid> ephemeral, <path>/ready    a double barrier's members, and whether ready exists
-//	counter     a leaf whose data decodes                its value in every encoding that fits: long, int, text
-//	group       <path>/<id> ephemeral, data = payload    the members and their payloads
-//	rendezvous  an ephemeral leaf                        its owner and the address published in it
-//	config      <path>/<key> and <path>/ready            the keys and their values, and whether ready exists
-//	discovery   <base>/<service>/<id>, x-discovery JSON  the instances of one service, or of every service of a base
+//	lock        the lowest holds, the others wait in order
+//	rwlock      a writer holds when lowest, a reader when no writer is lower
+//	semaphore   every lease holds; the lock in front of them queues the waiters
+//	election    the lowest leads, the others are candidates in order (their ids)
+//	barrier     a double barrier's members, and whether its round is open (ready)
+//	counter     its value in every encoding that fits: long, int, text
+//	group       the members and their payloads
+//	rendezvous  its owner and the address published in it
+//	config      the keys and their values, and whether ready exists
+//	discovery   the instances of one service, or of every service of a base
 //
 // kazoo's recipes share some of these paths with other layouts, and are
 // recognised too: its Lock and Election ("<hex>__lock__<seq>", data =

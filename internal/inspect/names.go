@@ -3,14 +3,18 @@ package inspect
 import (
 	"net"
 
+	"github.com/zkit-dev/zkit/internal/layout"
 	"github.com/zkit-dev/zkit/recipes"
 )
 
-// kazoo's lock nodes: "<32 hex>__lock__<seq>" for Lock, Election,
-// Semaphore's lock and WriteLock, "__rlock__" for ReadLock.
+// kazoo's lock nodes: "<32 hex>__lock__<seq>" for Lock, Election and
+// Semaphore's lock, and for WriteLock beside "__rlock__" for ReadLock. A
+// kind names the recipe whose layout its nodes share (layout.Lock,
+// layout.RWLock).
 var (
-	kazooLockKind = recipes.Kind{Marker: "__lock__", Exclusive: true, Recipe: "lock"}
-	kazooReadKind = recipes.Kind{Marker: "__rlock__", Recipe: "rwlock"}
+	kazooLockKind  = recipes.Kind{Marker: "__lock__", Exclusive: true, Recipe: layout.Lock.Name}
+	kazooWriteKind = recipes.Kind{Marker: "__lock__", Exclusive: true, Recipe: layout.RWLock.Name}
+	kazooReadKind  = recipes.Kind{Marker: "__rlock__", Recipe: layout.RWLock.Name}
 )
 
 // kazooPartyMarker ends the name of a kazoo Party member: "<32 hex>__party__".
@@ -19,7 +23,9 @@ const kazooPartyMarker = "__party__"
 // kazooLockSuffix names the lock kazoo's Semaphore takes at "<path>-__lock__".
 const kazooLockSuffix = "-__lock__"
 
-func isKazoo(k recipes.Kind) bool { return k == kazooLockKind || k == kazooReadKind }
+func isKazoo(k recipes.Kind) bool {
+	return k == kazooLockKind || k == kazooWriteKind || k == kazooReadKind
+}
 
 // queueOrigin tells who made a queue node: kazoo by its kind; Curator by
 // its default data, the address of the host it runs on, in the node types
@@ -28,7 +34,7 @@ func queueOrigin(n recipes.Node, data []byte) Origin {
 	switch {
 	case isKazoo(n.Kind):
 		return Kazoo
-	case n.Kind != recipes.LatchKind && net.ParseIP(string(data)) != nil:
+	case n.Kind.Recipe != layout.Election.Name && net.ParseIP(string(data)) != nil:
 		return Curator
 	}
 	return ""

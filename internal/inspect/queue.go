@@ -2,41 +2,47 @@ package inspect
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/layout"
 	"github.com/zkit-dev/zkit/recipes"
 )
 
-// queueKinds are the node shapes of every lock-like queue, zkit's and
-// Curator's first.
+// queueKinds are the node shapes of every lock-like queue: zkit's and
+// Curator's, then kazoo's, each naming the recipe whose layout its nodes
+// share.
 var queueKinds = []recipes.Kind{recipes.MutexKind, recipes.ReadKind, recipes.WriteKind, recipes.LatchKind,
-	kazooLockKind, kazooReadKind}
+	kazooLockKind, kazooReadKind, kazooWriteKind}
 
 // queue recognises a lock, a read/write lock or an election: a directory
-// of sequence nodes.
+// of sequence nodes. Where the nodes of several are, the recipe is the
+// first of them in the registry's order (layout.All: an election beside a
+// lock), and the others' nodes are named in a note.
 func queue(_ context.Context, _ *reader, r *Report, kids []child) (bool, error) {
 	names, byName := index(kids)
-	nodes := recipes.SortNodes(names, queueKinds...)
-	has := map[recipes.Kind]bool{}
-	for _, n := range nodes {
-		has[n.Kind] = true
+	has := map[string]bool{} // the recipes whose nodes are here
+	kazooLock := false
+	for _, n := range recipes.SortNodes(names, queueKinds...) {
+		has[n.Kind.Recipe] = true
+		kazooLock = kazooLock || n.Kind == kazooLockKind
 	}
-	var kinds []recipes.Kind
-	switch {
-	case has[recipes.LatchKind]:
-		r.Kind, kinds = Election, []recipes.Kind{recipes.LatchKind}
-	case has[recipes.ReadKind] || has[recipes.WriteKind] || has[kazooReadKind]:
-		r.Kind, kinds = RWLock, []recipes.Kind{recipes.ReadKind, recipes.WriteKind, kazooReadKind, kazooLockKind}
-	case has[recipes.MutexKind] || has[kazooLockKind]:
-		r.Kind, kinds = Lock, []recipes.Kind{recipes.MutexKind, kazooLockKind}
-	default:
+	i := slices.IndexFunc(layout.All, func(l *layout.Recipe) bool { return len(l.Queue) > 0 && has[l.Name] })
+	if i < 0 {
 		return false, nil
 	}
-	nodes = recipes.SortNodes(names, kinds...)
+	r.Kind = Kind(layout.All[i].Name)
+	var kinds []recipes.Kind
+	for _, k := range queueKinds {
+		if k.Recipe == layout.All[i].Name {
+			kinds = append(kinds, k)
+		}
+	}
+	nodes := recipes.SortNodes(names, kinds...)
 	r.Nodes = turns(nodes, r.Kind, byName)
-	if r.Kind == Lock && has[kazooLockKind] {
+	if r.Kind == Lock && kazooLock {
 		r.Notes = append(r.Notes, "a kazoo Election has a kazoo Lock's layout: its holder leads")
 	}
 	if hasBoth(nodes) {
@@ -127,33 +133,26 @@ func hasBoth(nodes []recipes.Node) bool {
 	return k && o
 }
 
-// Names of a zkit or Curator semaphore's directories.
-const (
-	locksDir  = "locks"
-	leasesDir = "leases"
-)
+// leaseKind is the shape of a zkit or Curator semaphore's leases
+// (layout.Semaphore).
+var leaseKind = recipes.Kind{Marker: layout.LeaseMarker, Recipe: layout.Semaphore.Name}
 
-// semaphore recognises InterProcessSemaphoreV2's layout: the lease nodes
-// hold, the nodes of the lock in front of them wait. A directory holding
-// only a directory "locks" is one only if lock nodes wait there.
+// semaphore recognises InterProcessSemaphoreV2's layout
+// (layout.Semaphore): the lease nodes hold, the nodes of the lock in front
+// of them wait. A directory holding only a directory "locks" is one only if
+// lock nodes wait there.
 func semaphore(ctx context.Context, rd *reader, r *Report, kids []child) (bool, error) {
-	hasLeases := false
-	for _, k := range kids {
-		switch k.name {
-		case leasesDir:
-			hasLeases = true
-		case locksDir:
-		default:
-			return false, nil
-		}
+	if !layout.Semaphore.Fits(sighting(r, kids)) {
+		return false, nil
 	}
+	hasLeases := slices.ContainsFunc(kids, func(k child) bool { return k.name == layout.LeasesDir })
 	notes := len(r.Notes)
-	leases, err := sequenced(ctx, rd, r, client.JoinPath(r.Path, leasesDir), leasesDir+"/", recipes.LeaseKind, Holder)
+	leases, err := sequenced(ctx, rd, r, client.JoinPath(r.Path, layout.LeasesDir), layout.LeasesDir+"/", leaseKind, Holder)
 	if err != nil {
 		r.Notes = r.Notes[:notes]
 		return false, probeErr(err)
 	}
-	waiters, err := sequenced(ctx, rd, r, client.JoinPath(r.Path, locksDir), locksDir+"/", recipes.MutexKind, Waiter)
+	waiters, err := sequenced(ctx, rd, r, client.JoinPath(r.Path, layout.LocksDir), layout.LocksDir+"/", recipes.MutexKind, Waiter)
 	if err != nil || !hasLeases && len(waiters) == 0 {
 		r.Notes = r.Notes[:notes]
 		return false, probeErr(err)
