@@ -9,8 +9,8 @@
 // watches only the node just below its own. Nodes are ordered by their
 // sequence number, which is creation order (a wrapped counter's too, where
 // Curator's order is not: recipes.Node.Before); children of other shapes
-// are ignored, but another queue recipe's node before its own, or a
-// configuration's or open double barrier's "ready" at its first look, is
+// are ignored, but another queue recipe's node before its own, or the flag
+// of a configuration or an open double barrier at its first look, is
 // another recipe's path, refused with recipes.ErrOtherRecipe (see
 // recipes.Queue).
 //

@@ -10,8 +10,8 @@
 // reader waits only for lower writers and watches the nearest of them
 // (kazoo 2.8 deadlocks because a reader may watch a higher writer; zkit's
 // never does). Other children are ignored, but another queue recipe's node
-// before its own, or a configuration's or open double barrier's "ready" at
-// its first look, is another recipe's path, refused with
+// before its own, or the flag of a configuration or an open double barrier
+// at its first look, is another recipe's path, refused with
 // recipes.ErrOtherRecipe (see recipes.Queue).
 //
 // Held locks are leases (see package lock and recipes.Lease): Done and
