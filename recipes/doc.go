@@ -61,6 +61,23 @@
 // request that never left is the context's error, never "outcome
 // unknown"; a closed client is client.ErrClosed everywhere.
 //
+// # One recipe per path
+//
+// Two kinds of recipe never share a path: the second one put on a path
+// refuses it with an error matching [ErrOtherRecipe] before it writes or
+// deletes anything there, and the first is never disturbed. What tells
+// them apart is declared once for every zkit recipe, in zkit's registry of
+// layouts (internal/layout: each recipe's node names, kinds and data, and
+// what it refuses to find on its path). A [Queue] applies its recipe's:
+// another queue recipe's node before the joiner's, or the flag of a
+// configuration or an open double barrier at its first listing, is
+// refused, at no extra request. A queue of [Kind]s of your own refuses
+// what a lock refuses.
+//
+// A session's loss has one error, [LostSession]: it matches [ErrLost]
+// and how the session ended, or client.ErrClosed once the client is
+// closed, whatever the closing client saw first.
+//
 // A versioned compare-and-set loop is not here: package counter's engine
 // is zkit's, with the pacing and the read-back of lost replies that a
 // contended counter needs.

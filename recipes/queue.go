@@ -35,9 +35,8 @@ type Queue struct {
 // NewQueue returns the queue in dir whose members are the nodes of kinds;
 // children of other shapes are ignored, but for the marks of another
 // recipe's path: another queue recipe's node before the joiner's, or the
-// "ready" flag of a configuration or an open double barrier at the
-// joiner's first listing, which make Join fail with ErrOtherRecipe. It does
-// no I/O.
+// flag of a configuration or an open double barrier at the joiner's first
+// listing, which make Join fail with ErrOtherRecipe. It does no I/O.
 func NewQueue(c *client.Client, dir string, log *slog.Logger, kinds ...Kind) *Queue {
 	return &Queue{c: c, dir: dir, kinds: kinds, layout: queueLayout(kinds), log: logger(log)}
 }

@@ -11,11 +11,22 @@ import (
 	"github.com/zkit-dev/zkit/recipes"
 )
 
-// queueKinds are the node shapes of every lock-like queue: zkit's and
-// Curator's, then kazoo's, each naming the recipe whose layout its nodes
-// share.
-var queueKinds = []recipes.Kind{recipes.MutexKind, recipes.ReadKind, recipes.WriteKind, recipes.LatchKind,
-	kazooLockKind, kazooReadKind, kazooWriteKind}
+// queueKinds are the node shapes of every lock-like queue: those of the
+// registry's queue recipes (zkit's and Curator's), then kazoo's, each
+// naming the recipe whose layout its nodes share.
+var queueKinds = append(kindsOf(layout.All...), kazooLockKind, kazooReadKind, kazooWriteKind)
+
+// kindsOf are the node shapes of the queue recipes of ls, from their
+// layouts: a shared node (a reader's) waits only for lower exclusive ones.
+func kindsOf(ls ...*layout.Recipe) []recipes.Kind {
+	var out []recipes.Kind
+	for _, l := range ls {
+		for _, m := range l.Queue {
+			out = append(out, recipes.Kind{Marker: m, Exclusive: !slices.Contains(l.Shared, m), Recipe: l.Name})
+		}
+	}
+	return out
+}
 
 // queue recognises a lock, a read/write lock or an election: a directory
 // of sequence nodes. Where the nodes of several are, the recipe is the
@@ -139,8 +150,8 @@ var leaseKind = recipes.Kind{Marker: layout.LeaseMarker, Recipe: layout.Semaphor
 
 // semaphore recognises InterProcessSemaphoreV2's layout
 // (layout.Semaphore): the lease nodes hold, the nodes of the lock in front
-// of them wait. A directory holding only a directory "locks" is one only if
-// lock nodes wait there.
+// of them wait. A directory holding only the lock's directory is one only
+// if lock nodes wait there.
 func semaphore(ctx context.Context, rd *reader, r *Report, kids []child) (bool, error) {
 	if !layout.Semaphore.Fits(sighting(r, kids)) {
 		return false, nil
@@ -152,7 +163,7 @@ func semaphore(ctx context.Context, rd *reader, r *Report, kids []child) (bool, 
 		r.Notes = r.Notes[:notes]
 		return false, probeErr(err)
 	}
-	waiters, err := sequenced(ctx, rd, r, client.JoinPath(r.Path, layout.LocksDir), layout.LocksDir+"/", recipes.MutexKind, Waiter)
+	waiters, err := sequenced(ctx, rd, r, client.JoinPath(r.Path, layout.LocksDir), layout.LocksDir+"/", kindsOf(layout.Lock)[0], Waiter)
 	if err != nil || !hasLeases && len(waiters) == 0 {
 		r.Notes = r.Notes[:notes]
 		return false, probeErr(err)

@@ -36,13 +36,13 @@ const (
 var (
 	// Election: "<path>/_c_<uuid>-latch-<seq>", ephemeral, data = the
 	// candidate's id; the lowest leads.
-	Election = queue("election", "election", LatchMarker)
+	Election = queue("election", "election", []string{LatchMarker}, nil)
 	// RWLock: "<path>/_c_<uuid>-__READ__<seq>" and "__WRIT__<seq>",
 	// ephemeral; a writer holds when lowest, a reader when no writer is
 	// lower.
-	RWLock = queue("rwlock", "read/write lock", ReadMarker, WriteMarker)
+	RWLock = queue("rwlock", "read/write lock", []string{ReadMarker, WriteMarker}, []string{ReadMarker})
 	// Lock: "<path>/_c_<uuid>-lock-<seq>", ephemeral; the lowest holds.
-	Lock = queue("lock", "lock", MutexMarker)
+	Lock = queue("lock", "lock", []string{MutexMarker}, nil)
 
 	// Counter: the value in the path's data, a long (8 bytes, big-endian),
 	// an int (4 bytes) or decimal text (see CounterValues); contended
@@ -171,10 +171,11 @@ var All = []*Recipe{Election, RWLock, Lock, Counter, Semaphore, DoubleBarrier, C
 	Discovery, Membership, Rendezvous, Barrier, Cache}
 
 // queue is the layout of a queue recipe, whose nodes are sequence nodes
-// named with markers, taking turns in its path's directory.
-func queue(name, noun string, markers ...string) *Recipe {
+// named with markers, taking turns in its path's directory (shared: the
+// markers of nodes that share their turn).
+func queue(name, noun string, markers, shared []string) *Recipe {
 	r := &Recipe{
-		Name: name, Noun: noun, Queue: markers,
+		Name: name, Noun: noun, Queue: markers, Shared: shared,
 		Leaves:  SignPath | SignChildren | SignQueueNode | SignEphemeralChild,
 		Refuses: SignQueueNode | SignFlag | SignEphemeralPath,
 		Takes:   SignQueueNode,

@@ -13,8 +13,10 @@ type Recipe struct {
 	Noun string
 	// Queue are the markers of its sequence nodes, which take turns in its
 	// path's directory: a queue recipe's (lock, rwlock, election). Another
-	// queue recipe's node there shows SignQueueNode.
-	Queue []string
+	// queue recipe's node there shows SignQueueNode. Shared are those of
+	// them whose nodes share their turn (a reader's): a shared node waits
+	// only for lower nodes of the others, which wait for every lower node.
+	Queue, Shared []string
 
 	// Leaves are the signs its recipe leaves at its path while in use;
 	// Refuses those its guard refuses there (the server itself refuses
