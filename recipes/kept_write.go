@@ -57,7 +57,16 @@ func (k *Kept) Update(ctx context.Context, data []byte) error {
 			p.version, p.pending = st.Version, nil
 			return nil
 		case errors.Is(err, client.ErrBadVersion):
-			return &ConflictError{Path: k.path, Owner: p.sess.ID(), Reason: "written by another process"}
+			// Written by someone else, or deleted and created again by
+			// this Kept, whose claim has not made the new node current yet
+			// (it waits for writeMu): the node read back tells.
+			if _, err := k.settle(ctx, p); err != nil {
+				if errors.Is(err, errRecreated) {
+					return nil // the claim writes the data
+				}
+				return err
+			}
+			continue // gone (the next creation writes it), or a retry
 		case errors.Is(err, client.ErrNoNode), client.IsSessionLost(err):
 			return nil // written when the node is created again
 		case client.IsOutcomeUnknown(err):
