@@ -86,6 +86,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	c.log = c.cfg.logger
 	c.watches.rel = c.rel
 	c.tel = newTelemetry(c.cfg)
+	c.watches.unwatch, c.watches.overflowed = c.unwatch, c.tel.watchOverflowed
 	c.life, c.endLife = context.WithCancel(context.Background())
 	c.reconn = newReconnector(servers, c.cfg.sessionTimeout)
 	c.stopped = make(chan struct{})

@@ -97,11 +97,22 @@ type directCall struct {
 	watch watchReg
 }
 
-// watchReg is where a watching call's watch goes: the channel its event
-// comes on, and the path as on the wire. The zero value is no watch.
+// watchReg is what a call that sets or removes watches does in the watch
+// registry (watch.go): filed runs with its reply, on the reading goroutine
+// before any later frame is read (the server sends a watch's events only
+// after the reply that set it); dropped runs instead when no reply will
+// come (the connection ended, the request did not go out whole, or the
+// reply was too long to read). Either may be nil.
 type watchReg struct {
-	ch   chan<- WatchEvent
-	path string
+	filed   func(session int64, code int32)
+	dropped func()
+}
+
+// drop runs the dropped hook, if any.
+func (w watchReg) drop() {
+	if w.dropped != nil {
+		w.dropped()
+	}
 }
 
 // directReply is the server's reply to a call, or why none came.
@@ -283,9 +294,9 @@ func (cn *conn) deliver(xid int32, zxid int64, code int32, body []byte) {
 	if !ok {
 		return // a reply nobody waits for: closeSession's
 	}
-	if w := call.watch; w.ch != nil {
+	if call.watch.filed != nil {
 		// Filed even when the caller has gone: the server set it.
-		cn.c.watches.file(cn.session, call.op, w.path, code, w.ch)
+		call.watch.filed(cn.session, code)
 	}
 	call.reply <- directReply{zxid: zxid, code: code, body: append([]byte(nil), body...)}
 }
@@ -314,6 +325,7 @@ func (cn *conn) skip(size, limit int) error {
 	}
 	cn.c.sawZxid(zxid)
 	if call, ok := cn.take(xid); ok {
+		call.watch.drop()
 		call.reply <- directReply{zxid: zxid, code: code, tooLarge: &ReplyTooLargeError{Size: size, Limit: limit}}
 	}
 	return nil
@@ -395,9 +407,9 @@ func (cn *conn) take(xid int32) (directCall, bool) {
 
 // forget drops a call whose request was not sent: no reply will come.
 func (cn *conn) forget(xid int32) {
-	cn.mu.Lock()
-	defer cn.mu.Unlock()
-	delete(cn.calls, xid)
+	if call, ok := cn.take(xid); ok {
+		call.watch.drop()
+	}
 }
 
 // send writes one request on the connection and returns the channel its
@@ -481,6 +493,7 @@ func (cn *conn) fail(err error) {
 	}
 	cn.mu.Unlock()
 	for _, call := range calls {
+		call.watch.drop()
 		call.reply <- directReply{err: err}
 	}
 	for _, a := range auths {

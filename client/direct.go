@@ -52,7 +52,9 @@ func begin(ctx context.Context, c *Client, op int32, req any) (*pending, error) 
 	return beginWatch(ctx, c, op, req, watchReg{})
 }
 
-// beginWatch is begin for a watching call, whose watch goes to w.
+// beginWatch is begin for a call that sets or removes watches: w's hooks
+// run with its reply, or when none will come. When beginWatch fails, the
+// call was not registered (neither hook runs), or dropped already.
 func beginWatch(ctx context.Context, c *Client, op int32, req any, w watchReg) (*pending, error) {
 	cn, err := c.connection(ctx)
 	if err != nil {
@@ -136,6 +138,7 @@ var wireErrors = map[int32]error{
 	int32(jute.ErrSessionExpired):          ErrSessionExpired,
 	int32(jute.ErrInvalidACL):              ErrInvalidACL,
 	int32(jute.ErrAuthFailed):              ErrAuthFailed,
+	int32(jute.ErrNoWatcher):               ErrNoWatcher,
 }
 
 // juteACL is acl as the wire encodes it.

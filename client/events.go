@@ -47,6 +47,7 @@ var eventNames = map[EventType]string{
 	EventNodeDataChanged:     "EventNodeDataChanged",
 	EventNodeChildrenChanged: "EventNodeChildrenChanged",
 	EventNotWatching:         "NotWatching",
+	EventResync:              "Resync",
 }
 
 func (t EventType) String() string {

@@ -104,3 +104,54 @@ func ExampleClient_CreateListed() {
 	// alice joined; 1 in the party
 	// bob joined; 2 in the party
 }
+
+// Follow a subtree with a persistent recursive watch: read it, then apply
+// the feed's events; after EventResync (a reconnect), read it again.
+func ExampleClient_Watch() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	feed, err := c.Watch(ctx, "/services", client.Recursive)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer feed.Close()
+	// ... read /services and below here: the feed has every change after
+	// the watch was set.
+
+	go func() { // another part of the program
+		_, _ = c.Create(ctx, "/services", nil, client.Persistent)
+		_, _ = c.Create(ctx, "/services/api", []byte("10.0.0.1"), client.Persistent)
+		_, _ = c.Set(ctx, "/services/api", []byte("10.0.0.2"), -1)
+	}()
+	for ev := range feed.Events() {
+		switch ev.Type {
+		case client.EventResync:
+			// Reconnected: what changed meanwhile was not reported. Read
+			// /services again.
+		default:
+			fmt.Println(ev.Type, ev.Path)
+		}
+		if ev.Type == client.EventNodeDataChanged {
+			break
+		}
+	}
+	if err := feed.Err(); err != nil {
+		// The feed ended: its session was lost (watch again on the next),
+		// its reader fell behind (ErrWatchOverflow), or the client closed.
+		log.Fatal(err)
+	}
+	// Output:
+	// EventNodeCreated /services
+	// EventNodeCreated /services/api
+	// EventNodeDataChanged /services/api
+}

@@ -3,11 +3,14 @@ package client_test
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/zktest"
@@ -167,4 +170,59 @@ func (p *proxied) nodeExists(t *testing.T) (bool, *client.Stat) {
 	ok, st, err := p.observer.Exists(testCtx(t), p.node)
 	require.NoError(t, err)
 	return ok, st
+}
+
+// fired reads a one-shot watch's event, failing the test when none comes
+// in time.
+func fired(t *testing.T, ch <-chan client.WatchEvent) client.WatchEvent {
+	t.Helper()
+	select {
+	case e := <-ch:
+		return e
+	case <-time.After(zktest.Scale(10 * time.Second)):
+		t.Fatal("the watch did not fire")
+		return client.WatchEvent{}
+	}
+}
+
+// watchedBy returns the paths the server at addr keeps a watch on for
+// session, as its four-letter word wchc says.
+func watchedBy(t *testing.T, addr string, session int64) map[string]bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(10*time.Second))
+	defer cancel()
+	out, err := zktest.FourLetterWord(ctx, addr, "wchc")
+	require.NoError(t, err)
+	paths := map[string]bool{}
+	mine := false
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, "0x"):
+			mine = line == fmt.Sprintf("0x%x", session)
+		case mine && strings.HasPrefix(line, "\t"):
+			paths[strings.TrimSpace(line)] = true
+		}
+	}
+	return paths
+}
+
+// refusedBeforeSending checks, on both servers, that each of the calls
+// fails with an *InputError and sends nothing.
+func refusedBeforeSending(t *testing.T, calls func(ctx context.Context, c *client.Client) map[string]func() error) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		proxy := zktest.NewProxy(t, b.Addr())
+		c := connect(t, []string{proxy.Addr()})
+		sent := proxy.Requests()
+		for name, call := range calls(testCtx(t), c) {
+			assert.ErrorIs(t, call(), client.ErrInvalidInput, name)
+		}
+		assert.Equal(t, sent, proxy.Requests(), "nothing sent")
+	})
+}
+
+// waitConnected returns once a call on c goes through.
+func waitConnected(t *testing.T, c *client.Client) {
+	t.Helper()
+	ctx := testCtx(t)
+	require.NoError(t, c.Retry(ctx, func(ctx context.Context) error { return c.Sync(ctx, "/") }))
 }

@@ -250,6 +250,10 @@ func TestEveryCallAfterCloseIsErrClosed(t *testing.T) {
 			},
 			"waitConnected": func() error { _, err := c.WaitConnected(ctx); return err },
 			"catchUp":       func() error { return c.CatchUp(ctx, 1) },
+			"watch":         func() error { _, err := c.Watch(ctx, "/", client.Recursive); return err },
+			"removeWatches": func() error {
+				return c.RemoveWatches(ctx, "/", client.AnyWatches)
+			},
 		}
 		for name, call := range calls {
 			start := time.Now()

@@ -27,6 +27,7 @@ import (
 //	zkit.client.suspension.duration histogram, s  how long each suspension lasted, until
 //	                                              reconnected, the session lost or the client closed
 //	zkit.client.session.lost      counter        sessions lost; zkit.cause
+//	zkit.client.watch.overflows   counter        watch feeds ended because their reader fell behind
 //
 // zkit.op is the call ("get", "create", "multi", ...), zkit.outcome one of
 // ok, error (the server's answer, such as no node), retryable (not
@@ -62,6 +63,7 @@ type Telemetry struct {
 	states     metric.Int64Counter
 	suspension metric.Float64Histogram
 	lost       metric.Int64Counter
+	overflows  metric.Int64Counter
 }
 
 // Telemetry returns the client's meter and tracer.
@@ -86,6 +88,8 @@ func newTelemetry(cfg config) *Telemetry {
 		metric.WithDescription("How long the connection stayed suspended before it came back or the session was lost."))
 	t.lost, _ = t.Meter.Int64Counter("zkit.client.session.lost",
 		metric.WithDescription("Sessions lost, by cause."))
+	t.overflows, _ = t.Meter.Int64Counter("zkit.client.watch.overflows",
+		metric.WithDescription("Watch feeds ended because their reader fell further behind than their buffer."))
 	return t
 }
 
@@ -143,4 +147,10 @@ func (t *Telemetry) resumed(since time.Time) {
 // sessionLost records a lost session.
 func (t *Telemetry) sessionLost(cause string) {
 	t.lost.Add(context.Background(), 1, metric.WithAttributes(attribute.String("zkit.cause", cause)))
+}
+
+// watchOverflowed records a watch feed ended by its reader's falling
+// behind.
+func (t *Telemetry) watchOverflowed() {
+	t.overflows.Add(context.Background(), 1)
 }

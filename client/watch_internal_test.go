@@ -24,7 +24,7 @@ func newWatchSet(session int64) *watchSet {
 // returns its channel.
 func fileWatch(w *watchSet, session int64, op int32, path string, code jute.Error) chan WatchEvent {
 	ch := make(chan WatchEvent, 1)
-	w.file(session, op, path, int32(code), ch)
+	w.file(session, op, path, int32(code), ch, false)
 	return ch
 }
 
@@ -133,4 +133,70 @@ func TestSetWatchesFrames(t *testing.T) {
 	assert.NotNil(t, sw.ExistWatches, "an empty list, not a null one")
 	assert.NotNil(t, sw.ChildWatches, "an empty list, not a null one")
 	assert.Empty(t, setWatchesFrames(nil, 1))
+}
+
+// With persistent watches among them, the watches go in SetWatches2, each
+// under its kind; without, in SetWatches, which every server knows.
+func TestSetWatches2Frames(t *testing.T) {
+	keys := []watchKey{{"/d", kindData}, {"/e", kindExist}, {"/c", kindChild}, {"/p", kindPersist}, {"/r", kindRecursive}}
+	frames := setWatchesFrames(keys, 42)
+	require.Len(t, frames, 1)
+	var h jute.RequestHeader
+	var sw jute.SetWatches2
+	require.NoError(t, jute.Decode(frames[0][4:], &h, &sw))
+	assert.Equal(t, jute.RequestHeader{Xid: jute.XidSetWatches, Type: jute.OpSetWatches2}, h)
+	assert.Equal(t, jute.SetWatches2{RelativeZxid: 42, DataWatches: []string{"/d"}, ExistWatches: []string{"/e"},
+		ChildWatches: []string{"/c"}, PersistentWatches: []string{"/p"}, PersistentRecursiveWatches: []string{"/r"}}, sw)
+}
+
+// fileFeed files a feed as the reply to its addWatch does.
+func fileFeed(w *watchSet, session int64, path string, mode WatchMode) *WatchFeed {
+	f := &WatchFeed{w: w, path: strings.TrimPrefix(path, "/ns"), wire: path, mode: mode, events: make(chan WatchEvent, 8)}
+	t := w.beginLocked(path)
+	w.fileFeed(session, t, w.sendMode(path, mode), 0, f)
+	return f
+}
+
+// A new connection of the session sets the persistent watches again (in
+// the mode the feeds need) and tells each feed to read again; a new
+// session ends them.
+func TestWatchSetResumesFeeds(t *testing.T) {
+	w := newWatchSet(7)
+	node := fileFeed(w, 7, "/ns/a", NonRecursive)
+	tree := fileFeed(w, 7, "/ns/b", Recursive)
+	both := fileFeed(w, 7, "/ns/b", NonRecursive)
+	data := fileWatch(w, 7, jute.OpGetData, "/ns/c", 0)
+	keys := w.resume(7)
+	assert.ElementsMatch(t, []watchKey{{"/ns/a", kindPersist}, {"/ns/b", kindRecursive}, {"/ns/c", kindData}}, keys)
+	for _, f := range []*WatchFeed{node, tree, both} {
+		assert.Equal(t, WatchEvent{Type: EventResync, Path: f.path}, <-f.events)
+	}
+	w.resume(8)
+	for _, f := range []*WatchFeed{node, tree, both} {
+		_, open := <-f.events
+		assert.False(t, open)
+		assert.ErrorIs(t, f.err, ErrSessionLost)
+	}
+	assert.ErrorIs(t, (<-data).Err, ErrSessionLost)
+	assert.Empty(t, w.persist)
+}
+
+// Under a recursive watch, a child's creation or deletion reaches the
+// path's non-recursive feeds and child watches as EventNodeChildrenChanged
+// of the path, and the server's own event of that kind (a child watch
+// set again on a reconnect) does not reach them twice.
+func TestWatchSetSynthesizesChildrenChanged(t *testing.T) {
+	w := newWatchSet(7)
+	tree := fileFeed(w, 7, "/ns/b", Recursive)
+	node := fileFeed(w, 7, "/ns/b", NonRecursive)
+	kids := fileWatch(w, 7, jute.OpGetChildren2, "/ns/b", 0)
+	w.fire(eventFrame(EventNodeCreated, "/ns/b/x"))
+	w.fire(eventFrame(EventNodeChildrenChanged, "/ns/b"))
+	w.fire(eventFrame(EventNodeDataChanged, "/ns/b/x/y"))
+	assert.Equal(t, WatchEvent{Type: EventNodeChildrenChanged, Path: "/b"}, <-kids)
+	assert.Equal(t, WatchEvent{Type: EventNodeChildrenChanged, Path: "/b"}, <-node.events)
+	assert.Empty(t, node.events)
+	assert.Equal(t, WatchEvent{Type: EventNodeCreated, Path: "/b/x"}, <-tree.events)
+	assert.Equal(t, WatchEvent{Type: EventNodeDataChanged, Path: "/b/x/y"}, <-tree.events)
+	assert.Empty(t, tree.events)
 }
