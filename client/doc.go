@@ -19,6 +19,12 @@
 //     queue;
 //   - zxid tracking ([Client.LastZxid], the zxid of every reply, writes and
 //     reads alike) and read-your-writes across clients ([Client.CatchUp]);
+//   - the rest of ZooKeeper 3.5-3.9's API: persistent and recursive
+//     watches as feeds ([Client.Watch]) that say when to read again after
+//     a reconnect, [Client.RemoveWatches], creates that return their Stat
+//     ([Client.CreateStat]), reads in one request ([Client.MultiRead]),
+//     [Client.Ephemerals], [Client.AllChildrenNumber], [Client.WhoAmI] and
+//     [Client.GetConfig];
 //   - protected ephemeral-sequential creates ([Client.CreateProtected]) in
 //     Curator's `_c_<uuid>-<name>` format, that survive a lost reply without
 //     leaving a second node;
@@ -60,8 +66,9 @@
 // the highest zxid the client has seen in a reply (a server that has not
 // seen that zxid yet refuses the session, so that no read goes back in
 // time); the credentials added so far ([WithAuth], [Client.AddAuth]);
-// SetWatches, which sets the session's watches again relative to that zxid
-// (the server fires at once those whose node changed since); and only then
+// SetWatches (SetWatches2 when there are persistent watches), which sets
+// the session's watches again relative to that zxid (the server fires at
+// once the one-shot watches whose node changed since); and only then
 // calls, once the server has answered the credentials. Replies are matched
 // to their calls by xid; ZooKeeper answers a session's requests in order.
 //

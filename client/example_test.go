@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"time"
@@ -154,4 +155,50 @@ func ExampleClient_Watch() {
 	// EventNodeCreated /services
 	// EventNodeCreated /services/api
 	// EventNodeDataChanged /services/api
+}
+
+// Create a node and learn its Stat from the create's reply: its czxid is
+// a fencing token, without a read.
+func ExampleClient_CreateStat() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	_, st, err := c.CreateStat(ctx, "/leader", []byte("me"), client.Ephemeral)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(st.Czxid == c.LastZxid(), st.EphemeralOwner == c.Session().ID())
+	// Output: true true
+}
+
+// Read several nodes in one request; each read fails on its own.
+func ExampleClient_MultiRead() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	_, _ = c.Create(ctx, "/a", []byte("1"), client.Persistent)
+
+	rs, err := c.MultiRead(ctx, client.GetOp("/a"), client.GetOp("/b"), client.ChildrenOp("/"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s %v %d\n", rs[0].Data, errors.Is(rs[1].Err, client.ErrNoNode), len(rs[2].Children))
+	// Output: 1 true 2
 }

@@ -23,20 +23,31 @@ type Listing struct {
 	Stat     *Stat
 }
 
-// create makes a node (Create, with the options already checked) and
-// returns its path and the zxid of its creation, which the reply carries (a
-// write's reply carries its own transaction's zxid: ZooKeeper applies writes
-// one at a time and answers each right after applying it). With list set
-// it lists that node (the new node's parent) right behind the create; the
-// listing is nil when the create or the listing failed, or when the listing
-// does not show the new node (it went out on another connection than the
-// create, or someone deleted the node at once).
-func (c *Client) create(ctx context.Context, path string, data []byte, mode CreateMode, o createOpts, list string) (string, int64, *Listing, error) {
+// created is what a create made: the node's path, its czxid, and its Stat
+// (nil for a create in a transaction: ZooKeeper answers a create inside a
+// multi with the path alone, whatever its opcode).
+type created struct {
+	path  string
+	czxid int64
+	stat  *Stat
+}
+
+// create makes a node (Create, with the options already checked). A create
+// alone is a create2, whose reply carries the new node's Stat
+// (createContainer and createTTL always do); a create with o.ops takes
+// its czxid from the reply's zxid (a write's reply carries the zxid of its
+// own transaction: ZooKeeper applies writes one at a time and answers each
+// right after applying it). With list set it lists that node (the new
+// node's parent) right behind the create; the listing is nil when the
+// create or the listing failed, or when the listing does not show the new
+// node (it went out on another connection than the create, or someone
+// deleted the node at once).
+func (c *Client) create(ctx context.Context, path string, data []byte, mode CreateMode, o createOpts, list string) (created, *Listing, error) {
 	if len(o.ops) > 0 {
 		return c.createAlong(ctx, path, data, mode, o, list)
 	}
 	abs := c.abs(path)
-	op, req := jute.OpCreate, any(&jute.CreateRequest{Path: abs, Data: data, ACL: juteACL(o.acl), Flags: int32(mode)})
+	op, req := jute.OpCreate2, any(&jute.CreateRequest{Path: abs, Data: data, ACL: juteACL(o.acl), Flags: int32(mode)})
 	switch {
 	case mode == Container:
 		op = jute.OpCreateContainer
@@ -44,24 +55,27 @@ func (c *Client) create(ctx context.Context, path string, data []byte, mode Crea
 		op, req = jute.OpCreateTTL, &jute.CreateTTLRequest{Path: abs, Data: data, ACL: juteACL(o.acl), Flags: int32(mode), TTL: o.ttl.Milliseconds()}
 	}
 	start := time.Now()
-	created, raw := begin(ctx, c, op, req)
+	sent, raw := begin(ctx, c, op, req)
 	listing := c.beginListing(ctx, raw, list)
-	var resp jute.CreateResponse // createContainer and createTTL add a Stat
-	var zxid int64
+	var resp jute.Create2Response
+	var made created
 	if raw == nil {
-		zxid, raw = created.wait(ctx, &resp)
+		if _, raw = sent.wait(ctx, &resp); raw == nil {
+			made.stat = statOf(&resp.Stat)
+			made.czxid = made.stat.Czxid
+		}
 	}
 	err := c.settle(request{"create", path, true}, start, raw)
-	p := c.rel(resp.Path)
-	return p, zxid, c.endListing(ctx, listing, list, start, p, err), err
+	made.path = c.rel(resp.Path)
+	return made, c.endListing(ctx, listing, list, start, made.path, err), err
 }
 
 // createAlong is create with o.ops: one multi, the create first.
-func (c *Client) createAlong(ctx context.Context, path string, data []byte, mode CreateMode, o createOpts, list string) (string, int64, *Listing, error) {
+func (c *Client) createAlong(ctx context.Context, path string, data []byte, mode CreateMode, o createOpts, list string) (created, *Listing, error) {
 	ops := o.along(path, data, mode)
 	req, err := c.multiRequest(ops)
 	if err != nil {
-		return "", 0, nil, err
+		return created{}, nil, err
 	}
 	start := time.Now()
 	sent, raw := begin(ctx, c, jute.OpMulti, req)
@@ -77,11 +91,11 @@ func (c *Client) createAlong(ctx context.Context, path string, data []byte, mode
 		}
 	}
 	results, err := c.multiOutcome(ops, rs, c.settle(request{"create", path, true}, start, raw))
-	p := ""
+	var made created
 	if err == nil {
-		p = results[0].Path
+		made = created{path: results[0].Path, czxid: zxid}
 	}
-	return p, zxid, c.endListing(ctx, listing, list, start, p, err), err
+	return made, c.endListing(ctx, listing, list, start, made.path, err), err
 }
 
 // beginListing writes the listing of list right behind a create that was
@@ -128,6 +142,6 @@ func (c *Client) CreateListed(ctx context.Context, path string, data []byte, mod
 		return "", nil, err
 	}
 	parent, _ := SplitPath(path)
-	p, _, l, err := c.create(ctx, path, data, mode, o, parent)
-	return p, l, err
+	made, l, err := c.create(ctx, path, data, mode, o, parent)
+	return made.path, l, err
 }

@@ -121,8 +121,25 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, mode Crea
 	if err != nil {
 		return "", err
 	}
-	p, _, _, err := c.create(ctx, path, data, mode, o, "")
-	return p, err
+	made, _, err := c.create(ctx, path, data, mode, o, "")
+	return made.path, err
+}
+
+// CreateStat is Create that also returns the new node's Stat, from the
+// create's reply (ZooKeeper's create2): its Czxid, a recipe's fencing
+// token, its Ctime and the rest, without reading the node. It does not
+// take WithOps: ZooKeeper answers a create inside a transaction with its
+// path alone (an *InputError says so, before anything is sent).
+func (c *Client) CreateStat(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (string, *Stat, error) {
+	o, err := c.createOptions(path, data, mode, opts)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(o.ops) > 0 {
+		return "", nil, &InputError{Op: "create", Path: path, Reason: "CreateStat does not take WithOps: ZooKeeper returns no Stat for a create in a transaction"}
+	}
+	made, _, err := c.create(ctx, path, data, mode, o, "")
+	return made.path, made.stat, err
 }
 
 // Get returns a znode's data and Stat.
@@ -130,14 +147,19 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *Stat, error) {
 	if err := c.checkPath("get", path, false); err != nil {
 		return nil, nil, err
 	}
-	r, err := doDirect(c, request{"get", path, false}, func() (pair[[]byte], error) {
+	return c.get(ctx, request{"get", path, false}, c.abs(path))
+}
+
+// get reads the node at abs (as on the wire) for call r.
+func (c *Client) get(ctx context.Context, r request, abs string) ([]byte, *Stat, error) {
+	got, err := doDirect(c, r, func() (pair[[]byte], error) {
 		var resp jute.GetDataResponse
-		if _, err := direct(ctx, c, jute.OpGetData, &jute.GetDataRequest{Path: c.abs(path)}, &resp); err != nil {
+		if _, err := direct(ctx, c, jute.OpGetData, &jute.GetDataRequest{Path: abs}, &resp); err != nil {
 			return pair[[]byte]{}, err
 		}
 		return pair[[]byte]{resp.Data, statOf(&resp.Stat)}, nil
 	})
-	return r.v, r.stat, err
+	return got.v, got.stat, err
 }
 
 // GetW is Get plus a one-shot watch that fires when the node's data changes
@@ -146,8 +168,12 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan W
 	if err := c.checkPath("get", path, false); err != nil {
 		return nil, nil, nil, err
 	}
-	abs := c.abs(path)
-	r, err := doDirect(c, request{"get", path, false}, func() (watched[[]byte], error) {
+	return c.getW(ctx, request{"get", path, false}, c.abs(path))
+}
+
+// getW is get with a watch.
+func (c *Client) getW(ctx context.Context, r request, abs string) ([]byte, *Stat, <-chan WatchEvent, error) {
+	got, err := doDirect(c, r, func() (watched[[]byte], error) {
 		var resp jute.GetDataResponse
 		ch, err := watchCall(ctx, c, jute.OpGetData, abs, &jute.GetDataRequest{Path: abs, Watch: true}, &resp)
 		if err != nil {
@@ -158,7 +184,7 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *Stat, <-chan W
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return r.v, r.stat, r.ch, nil
+	return got.v, got.stat, got.ch, nil
 }
 
 // Set replaces a znode's data if its version matches (-1 matches any).

@@ -73,8 +73,7 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 
 // CreateProtectedZxid is CreateProtected that also returns the new node's
 // czxid, the fencing token of a recipe's node, without reading the node:
-// from the create's reply (which carries the zxid of the transaction it
-// answers), or from the look-up after a lost reply.
+// from the create's reply, or from the look-up after a lost reply.
 func (c *Client) CreateProtectedZxid(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (string, int64, error) {
 	p, czxid, _, err := c.createProtected(ctx, path, data, mode, opts, false)
 	return p, czxid, err
@@ -115,9 +114,9 @@ func (c *Client) createProtected(ctx context.Context, path string, data []byte, 
 		if list && attempt == 0 {
 			listParent = parent
 		}
-		p, czxid, listing, err := c.create(ctx, full, data, mode, o, listParent)
+		made, listing, err := c.create(ctx, full, data, mode, o, listParent)
 		if err == nil {
-			return p, czxid, listing, nil
+			return made.path, made.czxid, listing, nil
 		}
 		if !IsOutcomeUnknown(err) && !IsRetryable(err) {
 			if IsSessionLost(err) && !mode.IsEphemeral() {

@@ -250,7 +250,17 @@ func TestEveryCallAfterCloseIsErrClosed(t *testing.T) {
 			},
 			"waitConnected": func() error { _, err := c.WaitConnected(ctx); return err },
 			"catchUp":       func() error { return c.CatchUp(ctx, 1) },
-			"watch":         func() error { _, err := c.Watch(ctx, "/", client.Recursive); return err },
+			"createStat":    func() error { _, _, err := c.CreateStat(ctx, base, nil, client.Persistent); return err },
+			"multiRead":     func() error { _, err := c.MultiRead(ctx, client.GetOp("/")); return err },
+			"ephemerals":    func() error { _, err := c.Ephemerals(ctx, ""); return err },
+			"allChildrenNumber": func() error {
+				_, err := c.AllChildrenNumber(ctx, "/")
+				return err
+			},
+			"getConfig":  func() error { _, _, err := c.GetConfig(ctx); return err },
+			"getConfigW": func() error { _, _, _, err := c.GetConfigW(ctx); return err },
+			"whoAmI":     func() error { _, err := c.WhoAmI(ctx); return err },
+			"watch":      func() error { _, err := c.Watch(ctx, "/", client.Recursive); return err },
 			"removeWatches": func() error {
 				return c.RemoveWatches(ctx, "/", client.AnyWatches)
 			},
