@@ -186,18 +186,17 @@ func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.AC
 		if len(acl) > 0 {
 			opts = append(opts, client.WithACL(acl...))
 		}
-		if _, err := e.c.Create(ctx, e.path, data, client.Persistent, opts...); err != nil {
+		// The create's reply carries the node's Stat: its czxid resolves
+		// a later write whose reply is lost. A node this engine created
+		// is a counter's (see check).
+		_, st, err := e.c.CreateStat(ctx, e.path, data, client.Persistent, opts...)
+		if err != nil {
 			return stamp{}, err
 		}
-		e.setView(data, &client.Stat{})
+		e.setView(data, st)
+		e.checked = st.Czxid
 		e.pace.won()
-		// Learn the node's czxid (a create does not return it): without
-		// it, a later write whose reply is lost cannot be resolved.
-		var pause client.Backoff
-		if e.read(ctx, false, &pause) != nil {
-			e.view.known = false
-		}
-		return stamp{}, nil
+		return stamp{st.Mzxid, st.Version}, nil
 	}
 	st, err := e.c.Set(ctx, e.path, data, v.version)
 	if err != nil {
@@ -216,8 +215,7 @@ func (e *engine) setView(data []byte, st *client.Stat) {
 
 // stamp is which write applied a batch, or which state of the node
 // answered a batch that changes nothing: its zxid (0 when not known: a
-// create, whose reply carries no Stat; a node that does not exist) and the
-// node's version.
+// node that does not exist) and the node's version.
 type stamp struct {
 	zxid    int64
 	version int32

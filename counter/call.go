@@ -43,8 +43,8 @@ type result struct {
 	err     error
 
 	// Which write applied the call, or which state of the node answered
-	// it, for its span: the zxid of the write (0 when not known: a
-	// create, or a node that does not exist) and the node's version after
+	// it, for its span: the zxid of the write (0 when not known: a node
+	// that does not exist) and the node's version after
 	// it (-1 when not known: a delta another writer applied).
 	zxid    int64
 	version int32

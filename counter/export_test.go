@@ -31,3 +31,12 @@ func Delegated(c *client.Client, path string) int64 {
 func Applied(c *client.Client, path string) int64 {
 	return engineFor(c, path, Long).applied.Load()
 }
+
+// Czxid returns the czxid of the node as c's engine for path (Long
+// encoding) knows it; call it once the flusher has stopped.
+func Czxid(c *client.Client, path string) int64 {
+	e := engineFor(c, path, Long)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.view.czxid
+}
