@@ -3,10 +3,8 @@ package client_test
 import (
 	"context"
 	"encoding/binary"
-	"fmt"
 	"io"
 	"net"
-	"strings"
 	"testing"
 	"time"
 
@@ -186,23 +184,13 @@ func fired(t *testing.T, ch <-chan client.WatchEvent) client.WatchEvent {
 }
 
 // watchedBy returns the paths the server at addr keeps a watch on for
-// session, as its four-letter word wchc says.
+// session.
 func watchedBy(t *testing.T, addr string, session int64) map[string]bool {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(10*time.Second))
 	defer cancel()
-	out, err := zktest.FourLetterWord(ctx, addr, "wchc")
+	paths, err := zktest.WatchedPaths(ctx, addr, session)
 	require.NoError(t, err)
-	paths := map[string]bool{}
-	mine := false
-	for _, line := range strings.Split(out, "\n") {
-		switch {
-		case strings.HasPrefix(line, "0x"):
-			mine = line == fmt.Sprintf("0x%x", session)
-		case mine && strings.HasPrefix(line, "\t"):
-			paths[strings.TrimSpace(line)] = true
-		}
-	}
 	return paths
 }
 
