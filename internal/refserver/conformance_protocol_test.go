@@ -2,14 +2,17 @@ package refserver_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/zkit-dev/zkit/internal/jute"
 	"github.com/zkit-dev/zkit/internal/refserver"
+	"github.com/zkit-dev/zkit/internal/refserver/wireclient"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -117,6 +120,30 @@ func init() {
 			e.logf("4lw xxxx: %q", fourLetter(e.tg.addr, "xxxx"))
 			a.ping()
 		}},
+		scenario{"cons-last-cxid-and-zxid", func(e *env) {
+			// A connection's last cxid counts only xids of 0 and up (a
+			// request of a negative xid leaves it); its last zxid is its
+			// own last reply's, not the server's.
+			a := e.session()
+			b := e.connect("b", 30*time.Second)
+			a.get(e.base, false)
+			if err := a.SendXid(-16, jute.OpGetData, &jute.GetDataRequest{Path: e.base}); err != nil {
+				e.fatal("a: send: %v", err)
+			}
+			if _, h, err := a.Await(-16, nil, wireclient.DefaultWait); err != nil {
+				e.fatal("a: xid -16: %v", err)
+			} else {
+				e.logf("a: getData xid=-16 -> %s zxid=%s", jute.Error(h.Err).Name(), e.zx(h.Zxid))
+			}
+			b.create(e.p("/later"), nil, 0)
+			for _, f := range consFields(fourLetter(e.tg.addr, "cons"), a.SessionID, "lcxid", "lop", "lzxid") {
+				if strings.HasPrefix(f, "lzxid=0x") {
+					z, _ := strconv.ParseInt(f[len("lzxid=0x"):], 16, 64)
+					f = "lzxid=" + e.zx(z)
+				}
+				e.logf("4lw cons a: %s", f)
+			}
+		}},
 	)
 }
 
@@ -185,4 +212,25 @@ func TestConformanceReconfigEnabled(t *testing.T) {
 		t.Errorf("reference server differs from ZooKeeper:\n%s", d)
 	}
 	t.Logf("ZooKeeper with reconfigEnabled:\n%s", strings.Join(want, "\n"))
+}
+
+// consFields returns the fields named of session's line in cons output,
+// "name=value" each, in the order asked.
+func consFields(out string, session int64, names ...string) []string {
+	sid := fmt.Sprintf("sid=0x%x,", session)
+	var fields []string
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.Contains(line, sid) {
+			continue
+		}
+		line = strings.TrimSuffix(strings.TrimSpace(line), ")")
+		for _, name := range names {
+			for _, f := range strings.Split(line, ",") {
+				if strings.HasPrefix(f, name+"=") {
+					fields = append(fields, f)
+				}
+			}
+		}
+	}
+	return fields
 }

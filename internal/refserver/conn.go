@@ -46,9 +46,10 @@ type conn struct {
 	// Guarded by s.mu.
 	session   *session
 	auth      authSet
-	oldClient bool // its ConnectRequest had no readOnly field
-	lastXid   int32
+	oldClient bool  // its ConnectRequest had no readOnly field
+	lastXid   int32 // of the last request of xid 0 and up (ZooKeeper's lastCxid)
 	lastOp    string
+	lastZxid  int64 // in the last reply header
 
 	qmu    sync.Mutex
 	queue  []outPacket
@@ -402,7 +403,12 @@ func (s *Server) request(c *conn, b []byte) bool {
 		}
 	}
 	r := s.handle(c, hdr, body)
-	c.lastXid, c.lastOp = hdr.Xid, jute.OpName(hdr.Type)
+	if hdr.Xid >= 0 {
+		// ZooKeeper keeps a connection's last cxid only for the xids it
+		// does not reserve (a client's own negative xids included).
+		c.lastXid = hdr.Xid
+	}
+	c.lastOp = jute.OpName(hdr.Type)
 	s.m.observe(time.Since(start))
 	if drop {
 		s.cfg.Logger.Info("dropping reply after commit", "op", jute.OpName(hdr.Type), "session", hexID(sessionID(c)))
@@ -418,6 +424,7 @@ func (s *Server) request(c *conn, b []byte) bool {
 		return true
 	}
 	h := &jute.ReplyHeader{Xid: r.xid, Zxid: r.zxid, Err: int32(r.err)}
+	c.lastZxid = r.zxid
 	if hdr.Type == jute.OpPing {
 		h.Xid = jute.XidPing
 	}

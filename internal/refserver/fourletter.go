@@ -172,7 +172,7 @@ func (s *Server) writeConn(b *strings.Builder, c *conn, full bool) {
 	if full && c.session != nil {
 		fmt.Fprintf(b, ",sid=%s,lop=%s,est=%d,to=%d,lcxid=0x%x,lzxid=0x%x,lresp=0,llat=0,minlat=0,avglat=0,maxlat=0",
 			hexID(c.session.id), strings.ToUpper(abbrev(c.lastOp)), c.start.UnixMilli(),
-			c.session.timeout.Milliseconds(), c.lastXid, s.zxid)
+			c.session.timeout.Milliseconds(), c.lastXid, c.lastZxid)
 	}
 	b.WriteString(")\n")
 }
