@@ -10,14 +10,14 @@ import (
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// The cache's own session carries the client's digest credentials.
+// The cache reads with its client's digest credentials.
 func TestDigestAuth(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		testCreatorOnly(t, recipetest.DigestCreatorOnly(t, b))
 	})
 }
 
-// The cache's own connection is TLS, with the client's certificate.
+// The cache reads on its client's TLS connection, with its certificate.
 func TestX509(t *testing.T) {
 	ca := zktest.NewCA(t)
 	zktest.EachTLSBackend(t, ca, func(t *testing.T, b zktest.Backend) {

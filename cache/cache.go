@@ -11,20 +11,17 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/jute"
 )
 
 // Cache is a live mirror of a node, its children or its subtree. It is safe
 // for concurrent use. Close it when done.
 type Cache struct {
 	cl   *client.Client
-	path string // the caller's
-	root string // the server's
-	ns   string
+	path string // the caller's, inside the client's namespace
 	cfg  config
-	wire client.Wire
 
-	oneShot atomic.Bool // the server refused addWatch, or WithOneShotWatches
+	oneShot atomic.Bool   // the server refused addWatch, or WithOneShotWatches
+	syncReq chan struct{} // a WaitFor asks the engine for a sync
 
 	mu      sync.Mutex
 	snap    *Snapshot // nil until the first load
@@ -34,11 +31,14 @@ type Cache struct {
 	since   time.Time
 	err     error // why the cache stopped
 	want    int64 // the highest zxid a WaitFor waits for
-	eng     *engine
-	sess    session // the current session's id and password, for tests
 	events  *delivery
 	evDirty map[string]struct{} // paths changed since the events were last computed
 	evAll   bool                // or everything
+
+	// The cache's goroutine's alone: what it holds of the current session.
+	feed  *client.WatchFeed    // the persistent watch
+	armed *armed               // one-shot mode: the watches the reads set
+	sub   *client.Subscription // one-shot mode: wakes the engine when a watch fires
 
 	life context.Context
 	stop context.CancelCauseFunc
@@ -80,14 +80,9 @@ func Open(ctx context.Context, c *client.Client, path string, opts ...Option) (*
 			Reason: fmt.Sprintf("depth %d, node limit %d and byte limit %d must be positive", cfg.depth, cfg.maxNodes, cfg.maxBytes)}
 	}
 	if c.Context().Err() != nil {
-		return nil, errClientClosed // before the cache's goroutine dials
+		return nil, errClientClosed // before the cache's goroutine starts
 	}
-	w := c.Wire()
-	root := path
-	if w.Namespace != "" {
-		root = strings.TrimSuffix(w.Namespace+path, "/")
-	}
-	cc := &Cache{cl: c, path: path, root: root, ns: w.Namespace, cfg: cfg, wire: w,
+	cc := &Cache{cl: c, path: path, cfg: cfg, syncReq: make(chan struct{}, 1),
 		changed: make(chan struct{}), done: make(chan struct{}), evDirty: map[string]struct{}{}}
 	cc.oneShot.Store(cfg.oneShot)
 	cc.life, cc.stop = context.WithCancelCause(context.Background())
@@ -122,7 +117,7 @@ func (c *Cache) WaitFor(ctx context.Context, zxid int64) (*Snapshot, error) {
 	asked := false
 	for {
 		c.mu.Lock()
-		s, ch, err, eng := c.snap, c.changed, c.err, c.eng
+		s, ch, err := c.snap, c.changed, c.err
 		if s != nil && s.zxid >= zxid {
 			c.mu.Unlock()
 			return s, nil
@@ -135,9 +130,12 @@ func (c *Cache) WaitFor(ctx context.Context, zxid int64) (*Snapshot, error) {
 			c.want = zxid
 		}
 		c.mu.Unlock()
-		if !asked && eng != nil && s != nil {
+		if !asked && s != nil {
 			asked = true
-			eng.sync()
+			select {
+			case c.syncReq <- struct{}{}:
+			default: // asked already
+			}
 		}
 		select {
 		case <-ch:
@@ -147,12 +145,13 @@ func (c *Cache) WaitFor(ctx context.Context, zxid int64) (*Snapshot, error) {
 	}
 }
 
-// Stale reports whether the cache has lost its connection (or is
-// reloading after one), and since when. Its snapshot is then the last one
-// taken, and stays so until the cache is connected and has read the tree
-// again. The cache never connects to a server in read-only mode
-// (ZooKeeper's readonlymode.enabled: a server cut off from its quorum,
-// whose data may be old): it stays stale until it reaches one that is not.
+// Stale reports whether the cache's client is disconnected (or the cache
+// is reading the tree again after that, or after a failed read), and since
+// when. Its snapshot is then the last one taken, and stays so until the
+// client is connected and the cache has read the tree again. The client
+// does not connect to a server in read-only mode (ZooKeeper's
+// readonlymode.enabled: a server cut off from its quorum, whose data may
+// be old): the cache stays stale until the client reaches one that is not.
 func (c *Cache) Stale() (bool, time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -169,70 +168,65 @@ func (c *Cache) PersistentWatch() bool { return !c.oneShot.Load() }
 func (c *Cache) Done() <-chan struct{} { return c.done }
 
 // Err is nil while the cache runs, then why it stopped: ErrClosed, or a
-// *LimitError, or an error of the server's no reconnect cures (the
-// client's credentials refused, a node it may not read).
+// *LimitError, or an error of the server's no retry cures (a node the
+// client's credentials may not read: client.ErrNoAuth).
 func (c *Cache) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
 }
 
-// Close stops the cache and ends its session. A cache closed while it is
-// cut off from the servers cannot tell them: its session then lives on
-// until the servers expire it.
+// Close stops the cache: its watch is removed from the client's session
+// (in the background; see client.WatchFeed.Close), and Events is closed.
 func (c *Cache) Close() {
 	c.stop(ErrClosed)
 	<-c.done
 }
 
-// run keeps a connection and its engine until the cache stops.
+// run follows the tree until the cache stops: on each session of the
+// client, it sets the watch, loads the tree and follows it (serve), and
+// loads it again when that breaks.
 func (c *Cache) run() {
 	defer close(c.done)
+	defer c.endSession()
 	log := c.cfg.logger
-	sess := &session{}
-	lost := false
-	next := 0
 	var b client.Backoff
+	var sess *client.Session
 	for c.life.Err() == nil {
-		w, k, err := dial(c.life, c.cl, c.wire, next, sess)
-		if errors.Is(err, errExpired) {
-			log.Info("cache session expired: reloading under a new one", "path", c.path)
-			// The new session starts from the last zxid seen, so that a
-			// server behind the snapshots already taken refuses it.
-			sess, lost = &session{lastZxid: sess.lastZxid}, true
-			continue
-		}
+		s, err := c.cl.WaitConnected(c.life)
 		if err != nil {
-			c.setStale()
-			next = (k + 1) % len(c.wire.Servers)
-			log.Debug("cache connection attempt failed", "path", c.path, "err", err)
-			b.Wait(c.life)
-			continue
+			break
 		}
-		next = k
-		served, err := c.serve(w, lost)
+		if s != sess {
+			if sess != nil {
+				log.Info("cache session expired: reloading under a new one", "path", c.path)
+				c.mu.Lock()
+				c.gen++
+				c.mu.Unlock()
+			}
+			c.endSession()
+			sess = s
+		}
+		served, err := c.serve(s)
 		if served {
-			// Only a connection that served a snapshot resets the delay:
-			// one that fails before (the server sheds or refuses its
-			// reads, say) is attempted again less and less often.
+			// Only a load that served a snapshot resets the delay: one
+			// that fails before (the server sheds or refuses its reads,
+			// say) is attempted again less and less often.
 			b.Reset()
 		}
-		lost = false
 		var fatal *fatalError
-		if errors.As(err, &fatal) && c.life.Err() == nil {
-			w.closeSession()
-			c.fail(fatal.err)
-			return
-		}
-		w.close()
-		w.wg.Wait()
 		switch {
 		case c.life.Err() != nil:
+		case errors.As(err, &fatal):
+			c.endSession()
+			c.fail(fatal.err)
+			return
 		case errors.Is(err, errFallback):
-			log.Info("cache falls back to one-shot watches", "path", c.path, "server", c.wire.Servers[k])
+			log.Info("cache falls back to one-shot watches", "path", c.path)
 			c.oneShot.Store(true)
+			c.endSession()
 		default:
-			log.Info("cache connection lost", "path", c.path, "err", err)
+			log.Info("cache reloads", "path", c.path, "err", err)
 			c.setStale()
 			b.Wait(c.life)
 		}
@@ -240,37 +234,172 @@ func (c *Cache) run() {
 	c.fail(context.Cause(c.life))
 }
 
-// serve runs one connection's engine until the connection breaks, and
-// reports whether the connection served a snapshot.
-func (c *Cache) serve(w *wire, lost bool) (served bool, err error) {
-	stop := context.AfterFunc(c.life, w.closeSession)
-	defer stop()
-	e := newEngine(c, w, c.oneShot.Load())
-	c.mu.Lock()
-	c.eng = e
-	c.sess = session{id: w.sess.id, passwd: w.sess.passwd}
-	if lost {
-		c.gen++
+// endSession lets go of what the cache holds of its session: its watches.
+func (c *Cache) endSession() {
+	if c.feed != nil {
+		c.feed.Close()
+		c.feed = nil
 	}
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		c.eng = nil
-		c.mu.Unlock()
-		e.mu.Lock()
-		served = e.published
-		e.mu.Unlock()
-	}()
+	if c.sub != nil {
+		c.sub.Close()
+		c.sub = nil
+	}
+	c.armed = nil
+}
+
+// errResync ends a load whose persistent watch missed events: the client
+// reconnected.
+var errResync = errors.New("the client reconnected: events may have been missed")
+
+// serve sets the session's watch if need be, loads the tree and follows
+// it until something breaks the load, which it returns, with whether the
+// load served a snapshot.
+func (c *Cache) serve(sess *client.Session) (served bool, err error) {
+	if err := c.watch(); err != nil {
+		return false, err
+	}
+	q := newReads(c.life, c.cl, c.armed)
+	e := newEngine(c, q, c.armed)
+	defer func() { served = e.published }()
+	// What the watches reported before the load is in it: the load's reads
+	// go after.
+	if err := c.take(func(client.WatchEvent) error { return nil }); err != nil {
+		return false, err
+	}
+	var feed <-chan client.WatchEvent
+	if c.feed != nil {
+		feed = c.feed.Events()
+	}
+	var subEvents <-chan client.Event
+	if c.sub != nil {
+		subEvents = c.sub.Events()
+	}
+	changed := c.cl.Changed()
 	e.start()
 	for {
-		b, err := w.readFrame()
-		if err != nil {
-			return false, e.readFailed(err)
+		if q.idle() {
+			// Every event up to the client's LastZxid is in the feed or
+			// the watches' channels (see engine).
+			zxid := c.cl.LastZxid()
+			if err := c.take(e.event); err != nil {
+				return false, err
+			}
+			if q.idle() {
+				e.publish(zxid)
+			}
 		}
-		if err := e.frame(b); err != nil {
-			return false, err
+		select {
+		case ev, ok := <-feed:
+			if err := c.fed(ev, ok, e.event); err != nil {
+				return false, err
+			}
+		case res := <-q.out:
+			q.done(res)
+			if err := e.reply(res); err != nil {
+				return false, err
+			}
+		case ev, ok := <-subEvents:
+			if !ok {
+				subEvents = nil // the client is closed: so is the cache, by now
+				continue
+			}
+			if ev.State != client.StateNone {
+				continue
+			}
+			for _, fired := range c.armed.poll(ev.Path) {
+				if err := e.event(fired); err != nil {
+					return false, err
+				}
+			}
+		case <-changed:
+			changed = c.cl.Changed()
+			if suspended, _ := c.cl.Suspended(); suspended || c.cl.Session() != sess || !sess.Alive() {
+				return false, errors.New("the client was disconnected")
+			}
+		case <-c.syncReq:
+			if c.cl.LastZxid() < c.wanted() {
+				q.send(request{op: readSync})
+			}
+		case <-c.life.Done():
+			return false, context.Cause(c.life)
 		}
 	}
+}
+
+// watch sets the session's persistent watch (or, in one-shot mode, readies
+// the bookkeeping of its one-shot watches), unless it is set.
+func (c *Cache) watch() error {
+	if c.oneShot.Load() {
+		if c.armed == nil {
+			c.armed, c.sub = newArmed(), c.cl.Subscribe()
+		}
+		return nil
+	}
+	if c.feed != nil {
+		return nil
+	}
+	mode := client.Recursive
+	if c.cfg.depth == 0 {
+		// A cache of the root alone: the server then tells it of the
+		// root's own changes (its children's comings and goings as
+		// NodeChildrenChanged) and of nothing below.
+		mode = client.NonRecursive
+	}
+	feed, err := c.cl.Watch(c.life, c.path, mode, client.WithWatchBuffer(feedBuffer))
+	switch {
+	case errors.Is(err, client.ErrUnimplemented):
+		return errFallback
+	case errors.Is(err, client.ErrNoAuth):
+		return &fatalError{err}
+	case err != nil:
+		return err
+	}
+	c.feed = feed
+	return nil
+}
+
+// feedBuffer is how many events the cache's feed holds while the cache is
+// busy: a burst of more changes than that before the cache takes them
+// makes it read the tree again.
+const feedBuffer = 4096
+
+// take hands every event the feed or the one-shot watches hold to apply,
+// without waiting.
+func (c *Cache) take(apply func(client.WatchEvent) error) error {
+	if c.armed != nil {
+		for _, ev := range c.armed.pollAll() {
+			if err := apply(ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for {
+		select {
+		case ev, ok := <-c.feed.Events():
+			if err := c.fed(ev, ok, apply); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+}
+
+// fed handles what the feed gave (ok false: it ended): the event for
+// apply, or why the load cannot go on. A feed that ended is let go: the
+// next load watches again (the session was lost, or the cache fell behind
+// its buffer).
+func (c *Cache) fed(ev client.WatchEvent, ok bool, apply func(client.WatchEvent) error) error {
+	switch {
+	case !ok:
+		err := c.feed.Err()
+		c.feed = nil
+		return fmt.Errorf("the watch ended: %w", err)
+	case ev.Type == client.EventResync:
+		return errResync
+	}
+	return apply(ev)
 }
 
 // publishHook, when set (by tests), sees every snapshot a cache takes.
@@ -347,37 +476,19 @@ func (c *Cache) fail(err error) {
 	c.stop(err)
 }
 
-// under reports whether a server path lies in the cache's subtree.
+// under reports whether a path lies in the cache's subtree.
 func (c *Cache) under(p string) bool {
-	return p == c.root || c.root == "/" || strings.HasPrefix(p, c.root+"/")
+	return p == c.path || c.path == "/" || strings.HasPrefix(p, c.path+"/")
 }
 
-// depth is how many levels a server path in the subtree lies below the
-// root.
+// depth is how many levels a path in the subtree lies below the root.
 func (c *Cache) depth(p string) int {
-	if p == c.root {
+	if p == c.path {
 		return 0
 	}
-	rest := p[len(c.root):]
-	if c.root == "/" {
+	rest := p[len(c.path):]
+	if c.path == "/" {
 		rest = p
 	}
 	return strings.Count(rest, "/")
-}
-
-// rel turns a server path into the caller's.
-func (c *Cache) rel(p string) string {
-	switch {
-	case c.ns == "":
-		return p
-	case p == c.ns:
-		return "/"
-	}
-	return p[len(c.ns):]
-}
-
-func stat(s jute.Stat) client.Stat {
-	return client.Stat{Czxid: s.Czxid, Mzxid: s.Mzxid, Ctime: s.Ctime, Mtime: s.Mtime, Version: s.Version,
-		Cversion: s.Cversion, Aversion: s.Aversion, EphemeralOwner: s.EphemeralOwner, DataLength: s.DataLength,
-		NumChildren: s.NumChildren, Pzxid: s.Pzxid}
 }

@@ -33,38 +33,40 @@
 // (and WaitFor) waits for the first pause, and until then the cache serves
 // the last one.
 //
-// # Why a connection of its own
+// # On its client's session
 //
-// The cache does not read through the client's go-zookeeper connection. It
-// opens a read-only session of its own (with the client's servers, dialer,
-// TLS, credentials and namespace: client.Wire) and speaks the wire
-// protocol with zkit's codec, for two reasons. go-zookeeper 1.0.4 cannot
-// send addWatch, the request (ZooKeeper 3.6+) that sets one persistent
-// recursive watch for a whole subtree. And consistency is cheap on a
-// connection whose frames the cache reads itself: the server sends a
-// watch event before the reply to any read it processes after the change,
-// so events and replies arrive on the socket as one stream in transaction
-// order. The cache reads every node again that an event names, and once
-// every read it asked for has been answered, its image is the server's
-// tree at the zxid of the last reply: that is when it takes a snapshot. A
-// client that hands events and replies over on different channels loses
-// that order.
+// The cache runs on its client's session and connection: one persistent
+// recursive watch per cache (client.Watch), and ordinary reads, a few at a
+// time. It opens no connection and no session of its own; a client with
+// three caches is one connection at the server.
+//
+// Consistency rests on an order the server keeps and the client passes
+// on: the server sends a watch event before the reply to any read it
+// processes after the change, and the client puts the event in the
+// watch's feed before that reply reaches its caller. The cache reads every
+// node again that an event names (reads of one node one after the other),
+// and once every read it asked for has been answered it takes the
+// client's LastZxid and then every event its feed holds: when none calls
+// for a read, its image is the server's tree at that zxid, and that is
+// when it takes a snapshot.
 //
 // Under the persistent watch a node's children are listed only when its
-// Stat says it has some: the watch was armed before the read, so a child
-// created later is announced anyway. A tree of mostly leaves loads with
-// about one read a node (Curator's CuratorCache sends two). A cache of one
-// node (OpenNode, WithDepth(0)) sets a persistent watch that is not
-// recursive: the server tells it of the node's own changes, its children
-// coming and going included, and of nothing below.
+// Stat says it has some (or counts other children than the cache holds):
+// the watch was set before the read, so a child created later is
+// announced anyway. A tree of mostly leaves loads with about one read a
+// node (Curator's CuratorCache sends two). A cache of one node (OpenNode,
+// WithDepth(0)) sets a persistent watch that is not recursive: the server
+// tells it of the node's own changes, its children coming and going
+// included, and of nothing below.
 //
 // On a server without persistent watches (ZooKeeper before 3.6, which
 // answers addWatch Unimplemented) the cache falls back by itself to
-// one-shot watches on the same connection (WithOneShotWatches asks for
-// them): every read of a node sets its data and child watches, atomically
-// with the read, and every event makes the cache read the node again,
-// which sets them again. The same argument holds; it costs a watch per
-// node and more reads. PersistentWatch says which mode a cache is in.
+// one-shot watches (WithOneShotWatches asks for them): every read of a
+// node sets its data and child watches, atomically with the read, and
+// every event makes the cache read the node again, which sets them again.
+// The same argument holds, the events taken from each watch's channel; it
+// costs a watch per node and more reads. PersistentWatch says which mode
+// a cache is in.
 //
 // # Events
 //
@@ -78,15 +80,18 @@
 //
 // # Loss
 //
-// While the cache's connection is down it serves its last snapshot, and
-// Stale says so and since when. A server in read-only mode (cut off from
-// its quorum) counts as down: the cache does not connect to it. It
-// reconnects (resuming its session), sets its watch again and reads the
-// tree again, and publishes the snapshot it finds, whose differences come
-// out as events: nothing that happened meanwhile is missed. When its
-// session has expired it opens a new one, does the same and emits "reset"
-// first. The cache does not depend on the client's session, only on the
-// client being open: closing the client closes the cache.
+// While its client is disconnected the cache serves its last snapshot,
+// and Stale says so and since when. The client does not connect to a
+// server in read-only mode (cut off from its quorum), so neither does the
+// cache. When the client is connected again to the same session, the
+// server has set the watch again but replays nothing, so the cache reads
+// the tree again and publishes the snapshot it finds, whose differences
+// come out as events: nothing that happened meanwhile is missed. When the
+// session is lost it does the same under the client's next session, and
+// emits "reset" first. A read that fails (the server sheds it, say) makes
+// it read the tree again too, after a backoff that grows while the reads
+// keep failing. The cache does not depend on the client's session, only
+// on the client being open: closing the client closes the cache.
 //
 // # Limits
 //
@@ -94,8 +99,10 @@
 // and data); a larger tree stops it with a *LimitError, which Open, WaitFor
 // and Err return, rather than let it grow without bound. So does a node
 // whose children are more than one reply can carry (a listing longer than
-// twice the client's WithMaxBuffer, ZooKeeper's jute.maxbuffer, or twice
-// its default of 1 MB when that is larger): ZooKeeper
-// sends it, but no connection can read it, and a cache that reconnected
-// would only read it again (LimitError.Unreadable names the node).
+// the client reads: its WithMaxBuffer, ZooKeeper's jute.maxbuffer, and 64
+// KiB): ZooKeeper sends it, but the client does not read it, and a cache
+// that read the tree again would only meet it again
+// (LimitError.Unreadable names the node). Its watch's feed holds 4096
+// events while the cache is busy: a burst of more changes than that
+// before the cache takes them makes it read the tree again.
 package cache

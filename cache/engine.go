@@ -6,44 +6,44 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/jute"
 )
 
-// engine keeps the cache's image of the tree from one connection's
-// frames. Its goroutine reads every frame, applies it and queues the reads
-// it calls for; it never waits for anything but the socket.
+// engine keeps the cache's image of the tree through one load: it reads
+// the tree, applies the events and the answers to its reads, and reads
+// again what an event names. It runs on the cache's goroutine alone.
 //
-// Why the image is exact at a zxid: the server processes a session's
-// requests in order and sends a watch event down the connection before
-// the reply to any read processed after the change it reports, so replies
-// and events arrive as one stream in the order of the server's
-// transactions. Every event makes the engine read the node again; a read
-// reply carries the node as it was when the server answered, and its
-// header the zxid the server had applied then. Once every read asked for
-// has been answered, each node was read after its last change up to that
-// zxid (or its event would have asked for a read still unanswered), and
-// each node created since was announced (by the persistent watch, or by
-// its parent's child watch, armed by the read that listed the children):
-// the image is the server's tree at the last reply's zxid. That is the
+// Why the image is exact at a zxid: the server sends a watch event before
+// the reply to any read it processes after the change it reports, and the
+// client puts it in the feed (or the watch's channel) before that reply
+// reaches its caller. Every event makes the engine read the node again
+// (after any read of it still under way: reads of one path go in order);
+// a read's answer is the node as it was when the server answered. When
+// every read has been answered, the engine takes the client's LastZxid,
+// Z, then everything the feed holds: every event of a change up to Z is
+// there. Should none call for a read, each node was read after its last
+// change up to Z (or that change's event would have asked for a read still
+// unanswered), and each node created since was announced (by the
+// persistent watch, or by its parent's child watch, set by the read that
+// listed the children): the image is the server's tree at Z. That is the
 // only moment a snapshot is published.
+//
+// Answers of different paths may be applied in another order than the
+// server's: a listing of a node's children may come after the creation of
+// a child that it does not show. Such a listing does not remove a child
+// created after it (a czxid above the listing's pzxid); and a node whose
+// Stat counts other children than the image holds is listed again.
 type engine struct {
 	c       *Cache
-	w       *wire
-	oneShot bool // one-shot watches set by the reads; else one persistent recursive watch
+	q       *reads
+	oneShot *armed // one-shot mode: the session's watches; nil with a persistent watch
 
-	mu        sync.Mutex
-	nodes     map[string]*wnode // server paths
-	pending   map[int32]request
-	syncing   bool // a sync is pending
-	resync    bool // a sync was asked for while one was pending: send another after it
+	nodes     map[string]*wnode // by path, the caller's
 	dirty     map[string]struct{}
-	published bool // the first snapshot of this connection is out
+	published bool // the first snapshot of this load is out
 	count     int
 	bytes     int64
-	lastZxid  int64 // the highest zxid of a reply
 }
 
 // wnode is one node of the image: the Node the next snapshot hands out
@@ -54,279 +54,185 @@ type wnode struct {
 	kids map[string]struct{}
 }
 
-type request struct {
-	op   int32
-	path string
-	list bool // a getData after which the node's children are read, if it has any
-}
-
 // errFallback reports that the server refused addWatch: the cache goes on
-// with one-shot watches on its next connection.
+// with one-shot watches.
 var errFallback = errors.New("server refused addWatch: persistent watches need ZooKeeper 3.6")
 
-func newEngine(c *Cache, w *wire, oneShot bool) *engine {
-	return &engine{c: c, w: w, oneShot: oneShot, nodes: map[string]*wnode{}, pending: map[int32]request{},
-		dirty: map[string]struct{}{}}
+func newEngine(c *Cache, q *reads, oneShot *armed) *engine {
+	return &engine{c: c, q: q, oneShot: oneShot, nodes: map[string]*wnode{}, dirty: map[string]struct{}{}}
 }
 
-// start arms the watch and reads the whole tree. A cache of the root
-// alone (depth 0) arms a persistent watch on it, not a recursive one: the
-// server then tells it of the root's own changes (its children's comings
-// and goings as NodeChildrenChanged) and of nothing below.
-func (e *engine) start() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.oneShot {
-		mode := jute.AddWatchPersistentRecursive
-		if e.c.cfg.depth == 0 {
-			mode = jute.AddWatchPersistent
-		}
-		e.send(jute.OpAddWatch, &jute.AddWatchRequest{Path: e.c.root, Mode: mode}, e.c.root)
-	}
-	e.reconcile(e.c.root)
-}
+// start reads the whole tree.
+func (e *engine) start() { e.reconcile(e.c.path) }
 
-func (e *engine) send(op int32, req any, path string) {
-	e.sendAs(request{op: op, path: path}, req)
-}
-
-// sendAs sends req and keeps r as what its reply answers.
-func (e *engine) sendAs(r request, req any) {
-	e.pending[e.w.send(r.op, req)] = r
-}
-
-// reconcile reads path again (its data, and its children unless it lies at
-// the depth limit), arming one-shot watches in that mode.
+// reconcile reads path again (its data, and its children unless it lies
+// at the depth limit), setting its one-shot watches in that mode.
 //
 // Under the persistent watch the children are read only once the data's
-// Stat says there are some: the watch was armed before the read, so a
-// child created after it is announced by an event, and a tree of mostly
-// leaves loads with about one request a node instead of two. One-shot
-// mode lists every node's children at once, since the listing is what
-// arms the child watch (at the depth limit too: the children's changes
-// change the node's Stat).
+// Stat says there are some: the watch was set before the read, so a child
+// created after it is announced by an event, and a tree of mostly leaves
+// loads with about one request a node instead of two. One-shot mode lists
+// every node's children at once, since the listing is what sets the child
+// watch (at the depth limit too: the children's changes change the node's
+// Stat).
 func (e *engine) reconcile(path string) {
-	if e.oneShot {
-		e.send(jute.OpGetData, &jute.GetDataRequest{Path: path, Watch: true}, path)
-		e.send(jute.OpGetChildren2, &jute.GetChildren2Request{Path: path, Watch: true}, path)
+	if e.oneShot != nil {
+		e.q.send(request{op: readData, path: path})
+		e.q.send(request{op: readChildren, path: path})
 		return
 	}
-	e.sendAs(request{op: jute.OpGetData, path: path, list: e.c.depth(path) < e.c.cfg.depth},
-		&jute.GetDataRequest{Path: path})
+	e.q.send(request{op: readData, path: path, list: e.c.depth(path) < e.c.cfg.depth})
 }
 
-// sync asks the server for a sync, after which every reply carries a zxid
-// at least the one the leader had when it was asked. While one is pending
-// it asks for the next once that one is answered: the pending one may have
-// been processed before the write the caller waits for.
-func (e *engine) sync() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.syncing {
-		e.resync = true
-		return
-	}
-	e.syncing = true
-	e.send(jute.OpSync, &jute.SyncRequest{Path: "/"}, "/")
-}
-
-// frame applies one frame from the server.
-func (e *engine) frame(b []byte) error {
-	var h jute.ReplyHeader
-	d := jute.NewDecoder(b, e.w.maxLen)
-	if err := jute.Unmarshal(d, &h); err != nil {
-		return err
-	}
-	body := d.Rest()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	switch h.Xid {
-	case jute.XidNotification:
-		var ev jute.WatcherEvent
-		if err := jute.Decode(body, &ev); err != nil {
-			return err
-		}
-		e.event(ev)
-		return nil
-	case jute.XidAuth:
-		if h.Err != 0 {
-			return &fatalError{fmt.Errorf("authentication: %w", jute.Error(h.Err))}
-		}
-		return nil
-	case jute.XidPing:
-	default:
-		r, ok := e.pending[h.Xid]
-		if !ok {
-			return fmt.Errorf("reply to unknown xid %d", h.Xid)
-		}
-		delete(e.pending, h.Xid)
-		if err := e.reply(r, h, body); err != nil {
-			return err
-		}
-	}
-	e.lastZxid = max(e.lastZxid, h.Zxid)
-	e.w.sess.lastZxid = max(e.w.sess.lastZxid, h.Zxid)
-	if len(e.pending) == 0 {
-		return e.publish()
-	}
-	return nil
-}
-
-// readFailed returns the error that ends the connection when a frame could
-// not be read: for a reply too large to read, a *LimitError that stops the
-// cache, since every connection would read the same node and fail alike.
-func (e *engine) readFailed(err error) error {
-	var big *frameTooLarge
-	if !errors.As(err, &big) {
-		return err
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	r, ok := e.pending[big.xid]
-	if !ok {
-		return err
-	}
-	return &fatalError{&LimitError{Path: e.c.path, Nodes: e.count, Bytes: e.bytes, MaxNodes: e.c.cfg.maxNodes,
-		MaxBytes: e.c.cfg.maxBytes, Unreadable: e.c.rel(r.path), Reply: big.size, MaxReply: big.max}}
-}
-
-// event handles a watch event: it reads what changed again.
-func (e *engine) event(ev jute.WatcherEvent) {
+// event handles a watch event: it reads what changed again. An event that
+// says the watch ended returns why.
+func (e *engine) event(ev client.WatchEvent) error {
 	p := ev.Path
-	if ev.Type == jute.EventNone || !e.c.under(p) {
-		return
+	if ev.Type == client.EventNotWatching {
+		return fmt.Errorf("a one-shot watch ended: %w", ev.Err)
+	}
+	if !e.c.under(p) {
+		return nil
 	}
 	in := e.c.depth(p) <= e.c.cfg.depth
 	switch ev.Type {
-	case jute.EventNodeCreated:
+	case client.EventNodeCreated:
 		if in {
 			e.reconcile(p)
 		}
 		e.refreshParent(p)
-	case jute.EventNodeDeleted:
-		if e.oneShot {
+	case client.EventNodeDeleted:
+		if e.oneShot != nil {
 			if in {
-				e.reconcile(p) // and re-arm, if the node is back
+				e.reconcile(p) // and set the watches again, if the node is back
 			}
-			return
+			return nil
 		}
 		if in {
+			if e.q.busyWith(p) {
+				// An answer under way may still show it: read again after.
+				e.q.send(request{op: readData, path: p})
+			}
 			e.remove(p)
 		}
 		e.refreshParent(p)
-	case jute.EventNodeDataChanged:
+	case client.EventNodeDataChanged:
 		if in {
-			e.send(jute.OpGetData, &jute.GetDataRequest{Path: p, Watch: e.oneShot}, p)
+			e.q.send(request{op: readData, path: p})
 		}
-	case jute.EventNodeChildrenChanged:
+	case client.EventNodeChildrenChanged:
 		switch {
 		case !in:
-		case e.oneShot:
-			e.send(jute.OpGetChildren2, &jute.GetChildren2Request{Path: p, Watch: true}, p)
+		case e.oneShot != nil:
+			e.q.send(request{op: readChildren, path: p})
 		default:
 			// The root of a cache of depth 0 (only its watch is not
 			// recursive): its Stat changed, and its children are not held.
-			e.send(jute.OpGetData, &jute.GetDataRequest{Path: p}, p)
+			e.q.send(request{op: readData, path: p})
 		}
 	}
+	return nil
 }
 
 // refreshParent reads the parent of a node created or deleted under a
 // persistent watch, whose Stat (numChildren, cversion, pzxid) changed
 // without an event of its own. One-shot child watches report it.
 func (e *engine) refreshParent(p string) {
-	if e.oneShot || p == e.c.root {
+	if e.oneShot != nil || p == e.c.path {
 		return
 	}
 	parent := parentOf(p)
 	if e.c.depth(parent) <= e.c.cfg.depth {
-		e.send(jute.OpGetData, &jute.GetDataRequest{Path: parent}, parent)
+		e.q.send(request{op: readData, path: parent})
 	}
 }
 
-// reply applies the answer to one read.
-func (e *engine) reply(r request, h jute.ReplyHeader, body []byte) error {
-	code := jute.Error(h.Err)
-	switch {
-	case r.op == jute.OpAddWatch && code == jute.ErrUnimplemented:
-		return errFallback
-	case reconnectCures(code):
-		// Not fatal: the cache reconnects, and resumes its session or
-		// learns that it expired.
-		return fmt.Errorf("%s %s: %w", jute.OpName(r.op), r.path, code)
-	case r.op == jute.OpSync:
-		e.syncing = false
-		if e.resync {
-			e.resync = false
-			e.syncing = true
-			e.send(jute.OpSync, &jute.SyncRequest{Path: "/"}, "/")
-		}
+// reply applies the answer to one read; it returns an error when the load
+// cannot go on: a *fatalError, or an error trying again may cure.
+func (e *engine) reply(res result) error {
+	r := res.r
+	e.oneShot.file(res)
+	var big *client.ReplyTooLargeError
+	switch err := res.err; {
+	case r.op == readBatch && errors.As(err, &big):
+		// Too much data for one reply: read them in halves.
+		nodes := *r.batch
+		e.q.load(nodes[:len(nodes)/2])
+		e.q.load(nodes[len(nodes)/2:])
 		return nil
-	case r.op == jute.OpExists:
-		if code == jute.ErrOK {
-			e.reconcile(r.path)
-		}
-		return nil
-	case code == jute.ErrNoNode && (r.op == jute.OpGetData || r.op == jute.OpGetChildren2):
-		if r.op == jute.OpGetData {
-			e.remove(r.path)
-			if r.path == e.c.root && e.oneShot {
-				e.send(jute.OpExists, &jute.ExistsRequest{Path: r.path, Watch: true}, r.path)
+	case r.op == readBatch && err == nil:
+		for _, one := range res.batch {
+			if err := e.reply(one); err != nil {
+				return err
 			}
 		}
 		return nil
-	case code == jute.ErrNoAuth:
-		return &fatalError{fmt.Errorf("%s %s: %w", jute.OpName(r.op), r.path, client.ErrNoAuth)}
-	case code != jute.ErrOK:
-		return &fatalError{fmt.Errorf("%s %s: %w", jute.OpName(r.op), r.path, code)}
+	case err == nil:
+	case errors.Is(err, client.ErrNoNode):
+		if r.op == readData {
+			e.remove(r.path)
+			if r.path == e.c.path && e.oneShot != nil {
+				e.q.send(request{op: readExists, path: r.path})
+			}
+		}
+		return nil
+	case errors.As(err, &big):
+		return &fatalError{&LimitError{Path: e.c.path, Nodes: e.count, Bytes: e.bytes, MaxNodes: e.c.cfg.maxNodes,
+			MaxBytes: e.c.cfg.maxBytes, Unreadable: r.path, Reply: big.Size, MaxReply: big.Limit}}
+	case errors.Is(err, client.ErrNoAuth):
+		return &fatalError{err}
+	default:
+		return err
 	}
 	switch r.op {
-	case jute.OpGetData:
-		var rsp jute.GetDataResponse
-		if err := jute.Decode(body, &rsp); err != nil {
+	case readExists:
+		if res.exists {
+			e.reconcile(r.path)
+		}
+	case readData:
+		held := e.nodes[r.path]
+		if err := e.upsert(r.path, res.data, *res.stat); err != nil {
 			return err
 		}
-		// A node new to the image is listed whatever read brought it in:
-		// an event's read of a parent (refreshParent) can come back
-		// before the listing that would have found the parent, which then
-		// takes it for known.
-		list := r.list || (!e.oneShot && e.nodes[r.path] == nil && e.c.depth(r.path) < e.c.cfg.depth)
-		if err := e.upsert(r.path, rsp.Data, rsp.Stat); err != nil || !list || e.nodes[r.path] == nil {
-			return err
+		n := e.nodes[r.path]
+		if n == nil {
+			return nil
 		}
-		if rsp.Stat.NumChildren > 0 {
-			e.send(jute.OpGetChildren2, &jute.GetChildren2Request{Path: r.path}, r.path)
+		if e.oneShot != nil {
+			// A node new to the image is listed, which sets its child
+			// watch, whatever read brought it in (an event's read of a
+			// node its parent's listing had not shown yet).
+			if list := (request{op: readChildren, path: r.path}); held == nil && !e.q.pending(list) {
+				e.q.send(list)
+			}
+			return nil
+		}
+		if e.c.depth(r.path) >= e.c.cfg.depth {
+			return nil
+		}
+		// A node new to the image is listed whatever read brought it in
+		// (an event's read of a parent can come back before the listing
+		// that would have found the parent), and so is one whose Stat
+		// counts other children than the image holds.
+		if !r.list && held != nil && len(n.kids) == int(res.stat.NumChildren) {
+			return nil
+		}
+		if res.stat.NumChildren > 0 {
+			e.q.send(request{op: readChildren, path: r.path})
 		} else {
-			e.children(r.path, nil, rsp.Stat) // forget the children held before, if any
+			e.children(r.path, nil, *res.stat) // forget the children held before, if any
 		}
-	case jute.OpGetChildren2:
-		var rsp jute.GetChildren2Response
-		if err := jute.Decode(body, &rsp); err != nil {
-			return err
-		}
-		e.children(r.path, rsp.Children, rsp.Stat)
+	case readChildren:
+		e.children(r.path, res.children, *res.stat)
 	}
 	return nil
 }
 
-// reconnectCures reports whether an error reply is about the session or
-// the connection rather than the request: ZooKeeper answers so a request
-// of a session that expired, moved to another connection or is not known
-// (any longer), or one it shed under load.
-func reconnectCures(code jute.Error) bool {
-	switch code {
-	case jute.ErrSessionExpired, jute.ErrSessionMoved, jute.ErrUnknownSession, jute.ErrConnectionLoss,
-		jute.ErrOperationTimeout, jute.ErrRequestTimeout, jute.ErrThrottledOp:
-		return true
-	}
-	return false
-}
-
-// upsert stores what a getData returned. A node whose parent is not held
-// waits for the parent's children to be read.
-func (e *engine) upsert(p string, data []byte, st jute.Stat) error {
+// upsert stores what a read of p's data returned. A node whose parent is
+// not held waits for the parent's children to be read.
+func (e *engine) upsert(p string, data []byte, st client.Stat) error {
 	var parent *wnode
-	if p != e.c.root {
+	if p != e.c.path {
 		if parent = e.nodes[parentOf(p)]; parent == nil {
 			return nil
 		}
@@ -346,7 +252,7 @@ func (e *engine) upsert(p string, data []byte, st jute.Stat) error {
 		}
 	}
 	e.bytes += int64(len(data) - len(n.node.Data))
-	n.node = &Node{Path: e.c.rel(p), Data: data, Stat: stat(st), Children: n.node.Children}
+	n.node = &Node{Path: p, Data: data, Stat: st, Children: n.node.Children}
 	e.dirty[p] = struct{}{}
 	if e.count > e.c.cfg.maxNodes || e.bytes > e.c.cfg.maxBytes {
 		return &fatalError{&LimitError{Path: e.c.path, Nodes: e.count, Bytes: e.bytes,
@@ -355,29 +261,41 @@ func (e *engine) upsert(p string, data []byte, st jute.Stat) error {
 	return nil
 }
 
-// children applies what a getChildren2 returned: the node's Stat, and
-// the children to read or forget.
-func (e *engine) children(p string, names []string, st jute.Stat) {
+// children applies what a listing of p returned: the node's Stat, and
+// the children to read or forget. A held child created after the listing
+// (its czxid above the listing's pzxid) stays.
+func (e *engine) children(p string, names []string, st client.Stat) {
 	n := e.nodes[p]
 	if n == nil {
-		return // its getData found nothing; an event follows if it is back
+		return // its read found nothing; an event follows if it is back
 	}
 	nd := *n.node
-	nd.Stat = stat(st)
+	nd.Stat = st
 	n.node = &nd
 	e.dirty[p] = struct{}{}
 	if e.c.depth(p) >= e.c.cfg.depth {
 		return
 	}
 	listed := make(map[string]struct{}, len(names))
+	var fresh []string
 	for _, name := range names {
 		listed[name] = struct{}{}
 		if _, ok := n.kids[name]; !ok {
-			e.reconcile(joinPath(p, name))
+			fresh = append(fresh, joinPath(p, name))
 		}
 	}
+	if e.oneShot != nil {
+		for _, kid := range fresh {
+			e.reconcile(kid)
+		}
+	} else {
+		e.q.load(fresh)
+	}
 	for name := range n.kids {
-		if _, ok := listed[name]; !ok {
+		if _, ok := listed[name]; ok {
+			continue
+		}
+		if kid := e.nodes[joinPath(p, name)]; kid == nil || kid.node.Stat.Czxid <= st.Pzxid {
 			e.remove(joinPath(p, name))
 		}
 	}
@@ -396,7 +314,7 @@ func (e *engine) remove(p string) {
 	e.count--
 	e.bytes -= int64(len(p) + len(n.node.Data))
 	e.dirty[p] = struct{}{}
-	if p != e.c.root {
+	if p != e.c.path {
 		if parent := e.nodes[parentOf(p)]; parent != nil {
 			delete(parent.kids, nameOf(p))
 			e.dirty[parentOf(p)] = struct{}{}
@@ -404,45 +322,39 @@ func (e *engine) remove(p string) {
 	}
 }
 
-// publish hands out the image as the snapshot at the last reply's zxid;
-// nothing is outstanding.
-func (e *engine) publish() error {
+// publish hands out the image as the snapshot at zxid; nothing is
+// outstanding, and every event up to zxid has been applied.
+func (e *engine) publish(zxid int64) {
 	prev := e.c.current()
-	zxid := e.lastZxid
 	if prev != nil && e.published && len(e.dirty) == 0 && zxid <= prev.zxid {
-		return nil
+		return
 	}
 	changes := layer{}
 	var changed []string // nil: all
 	if prev != nil && e.published {
 		changed = make([]string, 0, len(e.dirty))
 		for p := range e.dirty {
-			rel := e.c.rel(p)
-			changed = append(changed, rel)
-			changes[rel] = nil
+			changed = append(changed, p)
+			changes[p] = nil
 			if n := e.nodes[p]; n != nil {
-				changes[rel] = e.node(n)
+				changes[p] = e.node(n)
 			}
 		}
 	} else {
 		prev = nil // read anew: the layers start again
 		for p, n := range e.nodes {
-			changes[e.c.rel(p)] = e.node(n)
+			changes[p] = e.node(n)
 		}
 	}
 	first := !e.published
 	if !e.c.publish(&Snapshot{zxid: zxid, root: e.c.path, layers: prev.next(changes), n: len(e.nodes)}, first, changed) {
-		return nil
+		return
 	}
 	clear(e.dirty)
 	e.published = true
-	if first {
-		if want := e.c.wanted(); want > zxid && !e.syncing {
-			e.syncing = true
-			e.send(jute.OpSync, &jute.SyncRequest{Path: "/"}, "/")
-		}
+	if first && e.c.wanted() > zxid {
+		e.q.send(request{op: readSync})
 	}
-	return nil
 }
 
 // node is n's Node as the snapshot being taken has it: its children

@@ -28,10 +28,10 @@ type LimitError struct {
 
 	// Unreadable, when not "", is the node the cache could not read: the
 	// server's reply (its children, or its data), Reply bytes long, is
-	// larger than the cache's connection accepts, MaxReply: twice the
-	// client's WithMaxBuffer (ZooKeeper's jute.maxbuffer), or twice its
-	// default of 1 MB when that is larger, and 64 KiB. ZooKeeper sends
-	// such a reply, but no read of that node can succeed until it shrinks.
+	// longer than the client reads, MaxReply: the client's WithMaxBuffer
+	// (ZooKeeper's jute.maxbuffer) and 64 KiB (see
+	// client.ReplyTooLargeError). ZooKeeper sends such a reply, but no read
+	// of that node can succeed until it shrinks.
 	Unreadable string
 	Reply      int
 	MaxReply   int
@@ -39,7 +39,7 @@ type LimitError struct {
 
 func (e *LimitError) Error() string {
 	if e.Unreadable != "" {
-		return fmt.Sprintf("zkit: cache %s: %s cannot be read: a reply of %d bytes (limit %d bytes: twice client.WithMaxBuffer, or twice its default if larger)",
+		return fmt.Sprintf("zkit: cache %s: %s cannot be read: a reply of %d bytes (limit %d bytes: client.WithMaxBuffer + 64 KiB)",
 			e.Path, e.Unreadable, e.Reply, e.MaxReply)
 	}
 	return fmt.Sprintf("zkit: cache %s: tree too large: %d nodes, %d bytes (limits %d nodes, %d bytes)",

@@ -32,11 +32,10 @@ func OnPublish(root string, fn func(*Snapshot)) (stop func()) {
 	}
 }
 
-// SessionOf returns the cache's current session.
+// SessionOf returns the session the cache runs on: its client's.
 func SessionOf(c *Cache) (int64, []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.sess.id, c.sess.passwd
+	s := c.cl.Session()
+	return s.ID(), s.Password()
 }
 
 // Wanted returns the highest zxid a WaitFor has waited for.

@@ -69,12 +69,12 @@ func TestStale(t *testing.T) {
 
 // A server cut off from its quorum that goes on serving reads (ZooKeeper's
 // read-only mode, readonlymode.enabled) holds data that may be old, and
-// does not say so to the client it serves: the cache does not connect to
-// such a server (its ConnectRequest does not accept a read-only one, which
-// refuses it), so it stays stale on its last snapshot until it reaches a
-// server of the quorum. The servers have local sessions, without which a
-// read-only server takes no client at all. Real ZooKeeper only: the
-// reference server has no read-only mode.
+// does not say so to the client it serves: the cache's client does not
+// connect to such a server (its ConnectRequest does not accept a read-only
+// one, which refuses it), so the cache stays stale on its last snapshot
+// until its client reaches a server of the quorum. The servers have local
+// sessions, without which a read-only server takes no client at all. Real
+// ZooKeeper only: the reference server has no read-only mode.
 func TestReadOnlyServerLeavesCacheStale(t *testing.T) {
 	z := zktest.StartEnsemble(t, 3, zktest.WithJVMArgs("-Dreadonlymode.enabled=true"),
 		zktest.WithConfig("localSessionsEnabled", "true"))
@@ -89,13 +89,13 @@ func TestReadOnlyServerLeavesCacheStale(t *testing.T) {
 	r := dir(t, w)
 	mustCreate(t, w, r+"/a")
 
-	var attempts atomic.Int32 // the cache's connection attempts
+	var attempts atomic.Int32 // the client's connection attempts
 	spy := func(network, address string, timeout time.Duration) (net.Conn, error) {
 		nc, err := net.DialTimeout(network, address, timeout)
 		if err != nil {
 			return nil, err
 		}
-		return &readOnlySpy{Conn: nc, seen: func() { attempts.Add(1) }}, nil
+		return &connectSpy{Conn: nc, seen: func(int64, int64) { attempts.Add(1) }}, nil
 	}
 	one := zktest.Backend{Name: "zookeeper", Servers: []string{cut}}
 	cc, err := cache.OpenTree(ctx, one.Connect(t, client.WithDialer(spy)), r)
@@ -117,10 +117,10 @@ func TestReadOnlyServerLeavesCacheStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Three attempts: a read-only server that took the cache would answer
+	// Three attempts: a read-only server that took the client would answer
 	// the first that its session expired and take the second.
 	from := attempts.Load()
-	recipetest.Eventually(t, "the cache tries the read-only server three times, or reads from it", func() bool {
+	recipetest.Eventually(t, "the client tries the read-only server three times, or the cache reads from it", func() bool {
 		stale, _ := cc.Stale()
 		return !stale || attempts.Load() >= from+3
 	})
@@ -136,25 +136,6 @@ func TestReadOnlyServerLeavesCacheStale(t *testing.T) {
 	if stale, _ := cc.Stale(); stale {
 		t.Fatal("still stale with a new snapshot")
 	}
-}
-
-// readOnlySpy calls seen when its connection opens with a ConnectRequest
-// that carries the readOnly flag (the cache's: go-zookeeper sends none).
-type readOnlySpy struct {
-	net.Conn
-	seen  func()
-	wrote bool
-}
-
-func (c *readOnlySpy) Write(b []byte) (int, error) {
-	// length, protocolVersion, lastZxidSeen, timeOut, sessionId, passwd, readOnly
-	if !c.wrote && len(b) >= 32 {
-		c.wrote = true
-		if int(binary.BigEndian.Uint32(b)) == 4+8+4+8+4+int(binary.BigEndian.Uint32(b[28:32]))+1 {
-			c.seen()
-		}
-	}
-	return c.Conn.Write(b)
 }
 
 // After its session expired, the cache reads the tree again under a new
@@ -317,8 +298,8 @@ func (c *connectSpy) Write(b []byte) (int, error) {
 // A reply that says the session expired, moved or is unknown (as
 // ZooKeeper answers a request of a session closed or moved while the
 // request was under way), or that the server shed the request, is cured
-// by a reconnect: the cache reconnects and goes on, rather than stopping
-// as it does for an error no reconnect cures.
+// by reading again: the cache reads the tree again and goes on, rather
+// than stopping as it does for an error no retry cures.
 func TestSessionErrorReplyReconnects(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -382,7 +363,9 @@ type replyFault struct {
 	always atomic.Bool  // every reply to a request, not the next one only
 	hit    chan struct{}
 	once   sync.Once
-	dials  atomic.Int32
+	// replaced counts the replies replaced: with armAlways, one a load
+	// (its first read, of the root, fails).
+	replaced atomic.Int32
 }
 
 func newReplyFault(target string) *replyFault {
@@ -398,7 +381,6 @@ func (f *replyFault) armAlways(code int32) {
 }
 
 func (f *replyFault) dial(network, address string, timeout time.Duration) (net.Conn, error) {
-	f.dials.Add(1)
 	return relay(f.target, timeout, func(_ net.Conn, first bool, b []byte) []byte {
 		// After the handshake: xid, zxid, err, then the body. A request's
 		// xid is not negative.
@@ -410,6 +392,7 @@ func (f *replyFault) dial(network, address string, timeout time.Duration) (net.C
 			code = f.code.Swap(0)
 		}
 		if code != 0 {
+			f.replaced.Add(1)
 			b = b[:20]
 			binary.BigEndian.PutUint32(b, 16)
 			binary.BigEndian.PutUint32(b[16:], uint32(code))
@@ -419,20 +402,20 @@ func (f *replyFault) dial(network, address string, timeout time.Duration) (net.C
 	})
 }
 
-// A connection that fails before it served a snapshot (here: every read
+// A load that fails before it served a snapshot (here: every read
 // answered "throttled") does not reset the delay between attempts: the
 // cache backs off, doubling the delay, rather than read the tree again
 // every 10 ms.
-func TestFailingConnectionBacksOff(t *testing.T) {
+func TestFailingLoadBacksOff(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		w, r, f, cc := faultedCache(t, b, func(f *replyFault) { f.armAlways(-127) }) // ThrottledOp
-		start, from := time.Now(), f.dials.Load()
-		recipetest.Eventually(t, "six more connections", func() bool { return f.dials.Load() >= from+6 })
+		start, from := time.Now(), f.replaced.Load()
+		recipetest.Eventually(t, "six more loads", func() bool { return f.replaced.Load() >= from+6 })
 		// Backing off from 10 ms, doubling each time, with 25% jitter:
 		// at least 0.75 * (10+20+40+80+160) ms before the sixth attempt.
 		if took := time.Since(start); took < 230*time.Millisecond {
-			t.Fatalf("six connections in %v: no backoff", took)
+			t.Fatalf("six loads in %v: no backoff", took)
 		}
 		f.always.Store(false)
 		f.code.Store(0)

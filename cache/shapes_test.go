@@ -145,9 +145,9 @@ func TestShapes(t *testing.T) {
 func TestNodeCacheWatchesNodeAlone(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
-		c := b.Connect(t)
+		c := b.Connect(t) // writes; the cache's client only reads
 		r := dir(t, c) + "/node"
-		cc, err := cache.OpenNode(ctx, c, r)
+		cc, err := cache.OpenNode(ctx, b.Connect(t), r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -294,20 +294,28 @@ func TestLimits(t *testing.T) {
 		if cc.Snapshot().Len() > 5 {
 			t.Fatalf("last snapshot %v", cc.Snapshot().Paths())
 		}
-		if ref := b.Reference(); ref != nil {
-			id, _ := cache.SessionOf(cc)
-			if slices.Contains(ref.Sessions(), id) {
-				t.Fatalf("the stopped cache's session 0x%x lives on", id)
-			}
+		unwatched(t, b, c, r)
+	})
+}
+
+// unwatched waits until the server keeps no watch on path for c's session:
+// a stopped cache's watch is removed.
+func unwatched(t *testing.T, b zktest.Backend, c *client.Client, path string) {
+	t.Helper()
+	recipetest.Eventually(t, "the stopped cache's watch removed", func() bool {
+		paths, err := zktest.WatchedPaths(recipetest.Context(t), b.Addr(), c.Session().ID())
+		if err != nil {
+			t.Fatal(err)
 		}
+		return !paths[path]
 	})
 }
 
 // A node with more children than one reply can carry (a listing larger
-// than twice jute.maxbuffer, the most the cache's connection reads) stops
-// the cache with a *LimitError naming it, at Open and while the cache
-// runs, instead of reconnecting and reading the tree again for ever. A
-// node cache of that node, which never lists its children, follows it.
+// than the client reads: WithMaxBuffer + 64 KiB) stops the cache with a
+// *LimitError naming it, at Open and while the cache runs, instead of
+// reading the tree again for ever. A node cache of that node, which never
+// lists its children, follows it.
 func TestListingTooLarge(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
@@ -319,24 +327,23 @@ func TestListingTooLarge(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer cc.Close()
-		fillListing(t, c, r+"/big", 2*client.DefaultMaxBuffer+64<<10)
+		const limit = client.DefaultMaxBuffer + 64<<10 // the longest reply the client reads
+		fillListing(t, c, r+"/big", limit)
 		expireCache(t, b, cc) // the cache reads the tree again, and lists /big
 		recipetest.Within(t, cc.Done(), "the cache stops")
 		var le *cache.LimitError
 		if !errors.As(cc.Err(), &le) || le.Unreadable != r+"/big" {
 			t.Fatalf("Err after a reload past the listing limit: %v", cc.Err())
 		}
-		if ref := b.Reference(); ref != nil {
-			id, _ := cache.SessionOf(cc)
-			if slices.Contains(ref.Sessions(), id) {
-				t.Fatalf("the stopped cache's session 0x%x lives on", id)
-			}
+		if _, err := c.WaitConnected(ctx); err != nil {
+			t.Fatal(err)
 		}
+		unwatched(t, b, c, r)
 
 		open, cancel := context.WithTimeout(ctx, zktest.Scale(10*time.Second))
 		defer cancel()
 		if _, err := cache.OpenChildren(open, c, r+"/big"); !errors.As(err, &le) || le.Unreadable != r+"/big" ||
-			le.Reply <= le.MaxReply || le.MaxReply < 2*client.DefaultMaxBuffer {
+			le.Reply <= le.MaxReply || le.MaxReply != limit {
 			t.Fatalf("open with a listing too large: %v", err)
 		}
 
@@ -525,6 +532,34 @@ func TestOpenOnClosedClient(t *testing.T) {
 			if n := dials.Load() - before; n != 0 {
 				t.Fatalf("Open on a closed client dialed %d times", n)
 			}
+		}
+	})
+}
+
+// The nodes a listing shows are read together (a MultiRead); nodes whose
+// data add up to more than one reply can carry are read in smaller
+// batches, not refused.
+func TestLoadLargeData(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		r := dir(t, c)
+		data := make([]byte, 100<<10)
+		for i := range 24 { // 2.4 MB: more than twice the longest reply the client reads
+			if _, err := c.Create(ctx, fmt.Sprintf("%s/n%02d", r, i), data, client.Persistent); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cc, err := cache.OpenTree(ctx, c, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		if n := cc.Snapshot().Len(); n != 25 {
+			t.Fatalf("%d nodes, want 25", n)
+		}
+		if n, _ := cc.Snapshot().Get(r + "/n23"); len(n.Data) != len(data) {
+			t.Fatalf("n23 holds %d bytes", len(n.Data))
 		}
 	})
 }

@@ -69,7 +69,7 @@ func watchStorm(t *testing.T, e *env) Summary {
 		return true
 	})
 
-	// A tree cache of the whole storm beside them, on a session of its own.
+	// A tree cache of the whole storm beside them, on the admin's session.
 	tree, err := cache.OpenTree(ctx, e.admin(t), base)
 	if err != nil {
 		t.Fatal(err)
