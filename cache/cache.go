@@ -87,9 +87,10 @@ func Open(ctx context.Context, c *client.Client, path string, opts ...Option) (*
 	cc.oneShot.Store(cfg.oneShot)
 	cc.life, cc.stop = context.WithCancelCause(context.Background())
 	unhook := context.AfterFunc(c.Context(), func() { cc.stop(errClientClosed) })
-	cc.tracked()
+	untrack := cc.tracked()
 	go func() {
 		defer unhook()
+		defer untrack()
 		cc.run()
 	}()
 	if _, err := cc.WaitFor(ctx, 0); err != nil {

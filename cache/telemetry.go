@@ -31,8 +31,9 @@ type caches struct {
 type cachesKey struct{}
 
 // tracked adds c to its client's caches, registering the instruments'
-// callback with the client's first cache; c leaves when it stops.
-func (c *Cache) tracked() {
+// callback with the client's first cache, and returns the function that
+// takes it out when it stops.
+func (c *Cache) tracked() (untrack func()) {
 	v, loaded := c.cl.Local().LoadOrStore(cachesKey{}, &caches{open: map[*Cache]struct{}{}})
 	cs := v.(*caches)
 	if !loaded {
@@ -41,12 +42,11 @@ func (c *Cache) tracked() {
 	cs.mu.Lock()
 	cs.open[c] = struct{}{}
 	cs.mu.Unlock()
-	go func() {
-		<-c.done
+	return func() {
 		cs.mu.Lock()
 		delete(cs.open, c)
 		cs.mu.Unlock()
-	}()
+	}
 }
 
 func (cs *caches) register(cl *client.Client) {
