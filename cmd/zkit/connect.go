@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"strconv"
@@ -17,6 +18,10 @@ import (
 // defaultServers is where zkit looks when neither --servers nor
 // $ZKIT_SERVERS says.
 const defaultServers = "127.0.0.1:2181"
+
+// defaultPort is the port of a server named without one, as ZooKeeper's
+// own clients assume it.
+const defaultPort = "2181"
 
 // connectString is --servers, else $ZKIT_SERVERS, else 127.0.0.1:2181,
 // and which of them it is: host:port,...[/chroot], as ZooKeeper's own
@@ -75,12 +80,9 @@ func (a *app) serverList() ([]string, error) {
 		if srv == "" {
 			continue
 		}
-		host, port, err := net.SplitHostPort(srv)
-		if err != nil || host == "" {
-			return nil, usagef("%s %q: %q is not host:port", from, s, srv)
-		}
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return nil, usagef("%s %q: port %q of %s is not 1 to 65535", from, s, port, srv)
+		srv, err := withPort(srv)
+		if err != nil {
+			return nil, usagef("%s %q: %v", from, s, err)
 		}
 		list = append(list, srv)
 	}
@@ -90,10 +92,32 @@ func (a *app) serverList() ([]string, error) {
 	return list, nil
 }
 
+// withPort checks one server of a connect string, host:port or host alone
+// (an IPv6 address in brackets: [::1]:2181, [::1]), and returns it with
+// its port, 2181 when it names none.
+func withPort(srv string) (string, error) {
+	bracketed := strings.HasPrefix(srv, "[") && strings.HasSuffix(srv, "]")
+	switch {
+	case bracketed || !strings.Contains(srv, ":"):
+		host := strings.TrimSuffix(strings.TrimPrefix(srv, "["), "]")
+		srv = net.JoinHostPort(host, defaultPort)
+	case strings.Count(srv, ":") > 1 && !strings.HasPrefix(srv, "["):
+		return "", fmt.Errorf("%q: an IPv6 address goes in brackets, [%s] or [%s]:%s", srv, srv, srv, defaultPort)
+	}
+	host, port, err := net.SplitHostPort(srv)
+	if err != nil || host == "" || strings.ContainsAny(host, "[]") {
+		return "", fmt.Errorf("%q is not host:port", srv)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return "", fmt.Errorf("port %q of %s is not 1 to 65535", port, srv)
+	}
+	return srv, nil
+}
+
 // checkServers checks an explicit --servers before anything starts.
 func (a *app) checkServers() error {
 	if strings.TrimSpace(a.servers) == "" {
-		return usagef("--servers is empty: name the servers, host:port,...")
+		return usagef("--servers is empty: name the servers, host[:port],...")
 	}
 	if _, err := a.serverList(); err != nil {
 		return err

@@ -2,7 +2,7 @@
 // and operators, the bundled reference server, the demo and the
 // benchmarks.
 //
-//	zkit [--servers host:port,...[/chroot]] [--namespace /app] [--session-timeout D] [--tls-ca FILE] [-o text|json] [-v] COMMAND [ARGS]
+//	zkit [--servers host[:port],...[/chroot]] [--namespace /app] [--session-timeout D] [--tls-ca FILE] [-o text|json] [-v] COMMAND [ARGS]
 //
 // Run "zkit help" for the commands and "zkit help COMMAND" for one of them;
 // the exit statuses are listed in the root command's help (exit.go).

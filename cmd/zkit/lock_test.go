@@ -124,7 +124,7 @@ func TestLockBadArguments(t *testing.T) {
 		{"/x", "--wait", "-1s", "--", "true"},
 		{"/x", "--bogus", "--", "true"},
 		{"/x", "/y", "--", "true"},
-		{"/x", "--servers", "nohostport", "--", "true"},
+		{"/x", "--servers", "host:port", "--", "true"},
 	} {
 		r := zkit(t, append([]string{"lock"}, args...)...)
 		if r.status != exitUsage {

@@ -85,9 +85,10 @@ group membership), inspects and cleans up nodes as zkCli does (ls, get, stat, cr
 set, delete, getacl, setacl), serves the bundled reference ZooKeeper server, and
 demonstrates every recipe with its invariants checked.
 
-Servers: --servers host:port,..., else $ZKIT_SERVERS, else ` + defaultServers + `. A
-chroot after the last server (host:port,host:port/app) roots every path at /app, as
-with ZooKeeper's own clients; a command that writes creates it if it is missing, one
+Servers: --servers host:port,..., else $ZKIT_SERVERS, else ` + defaultServers + `; as with
+ZooKeeper's own clients, a server without a port is at ` + defaultPort + `, an IPv6 address goes in
+brackets ([::1]:2181, [::1]), and a chroot after the last server (host:port,host:port/app)
+roots every path at /app. A command that writes creates the chroot if it is missing, one
 that only reads (ls, get, stat, getacl, inspect, top, counter get, elect --leader,
 members list, discover list, config get) creates nothing and fails, saying so, and one
 that waits for nodes to appear (watch, elect --observe, members watch, discover watch,
@@ -119,7 +120,7 @@ the leases held, the members in.`,
 
 	pf := root.PersistentFlags()
 	a.global = pf
-	pf.StringVar(&a.servers, "servers", "", "ZooKeeper servers, host:port,...[/chroot] (default $ZKIT_SERVERS, else "+defaultServers+")")
+	pf.StringVar(&a.servers, "servers", "", "ZooKeeper servers, host[:port],...[/chroot] (port "+defaultPort+" if none; default $ZKIT_SERVERS, else "+defaultServers+")")
 	pf.DurationVar(&a.sessionTimeout, "session-timeout", client.DefaultSessionTimeout, "session timeout to ask the servers for")
 	pf.DurationVar(&a.connectTimeout, "connect-timeout", 10*time.Second, "how long to wait for a first session")
 	pf.StringVar(&a.tlsCA, "tls-ca", "", "connect over TLS, trusting the CA certificates in this PEM file")
