@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"time"
@@ -29,7 +28,8 @@ one line per change until SIGINT/SIGTERM:
   reset zxid=0x..      the session expired: the tree was read again, its differences follow
 
 With -o json each line is an object: {"type":"created|changed|deleted|initialized|reset",
-"path":..,"data":"<base64>","zxid":N,"version":N} (no data and version on deleted).
+"path":..,"data":TEXT,"zxid":N,"version":N}, with "data_base64" instead of "data" when
+the data is not UTF-8, as every command prints data (no data and version on deleted).
 Changes come in zxid order. A consumer that falls behind (a slow pipe) skips
 intermediate states, never the last one: a node changed twice meanwhile is one
 "changed" line with the latest data. While the connection is lost zkit says so on
@@ -93,26 +93,24 @@ func (a *app) watch(ctx context.Context, path string, depth int) error {
 	}
 }
 
-// eventJSON is one line of watch -o json.
+// eventJSON is one line of watch -o json: the data as every command
+// prints it (dataJSON), on created and changed only.
 type eventJSON struct {
-	Type    string  `json:"type"`
-	Path    string  `json:"path,omitempty"`
-	Data    *[]byte `json:"data,omitempty"`
-	Zxid    int64   `json:"zxid"`
-	Version *int32  `json:"version,omitempty"`
+	Type string `json:"type"`
+	Path string `json:"path,omitempty"`
+	*dataJSON
+	Zxid    int64  `json:"zxid"`
+	Version *int32 `json:"version,omitempty"`
 }
 
 func (a *app) printEvent(ev cache.Event) error {
 	if a.json() {
 		out := eventJSON{Type: ev.Type.String(), Path: ev.Path, Zxid: ev.Zxid}
 		if ev.Type == cache.Created || ev.Type == cache.Changed {
-			data := ev.Data
-			if data == nil {
-				data = []byte{}
-			}
-			out.Data, out.Version = &data, &ev.Stat.Version
+			data := newDataJSON(ev.Data)
+			out.dataJSON, out.Version = &data, &ev.Stat.Version
 		}
-		return json.NewEncoder(a.stdout).Encode(out)
+		return a.writeJSON(out)
 	}
 	var err error
 	switch ev.Type {

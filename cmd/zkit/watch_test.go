@@ -40,8 +40,10 @@ func TestWatchPrintsStateThenChanges(t *testing.T) {
 	}
 }
 
-// With -o json each line is one object; data and version are absent on
-// deleted; without --recursive the children alone are followed.
+// With -o json each line is one object, its data as every command prints
+// data: "data" for text, "data_base64" for bytes that are not UTF-8; data
+// and version are absent on deleted; without --recursive the children
+// alone are followed.
 func TestWatchJSON(t *testing.T) {
 	bin := buildZkit(t)
 	servers, c, ctx := env(t)
@@ -49,6 +51,9 @@ func TestWatchJSON(t *testing.T) {
 		if _, err := c.Create(ctx, p, []byte("d"), client.Persistent); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if _, err := c.Create(ctx, "/j/bin", []byte("\x00\xff"), client.Persistent); err != nil {
+		t.Fatal(err)
 	}
 	out, _, stop := background(t, bin, "watch", "/j", "-o", "json", "--servers", servers)
 	waitOutput(t, out, `"type":"initialized"`)
@@ -70,19 +75,22 @@ func TestWatchJSON(t *testing.T) {
 		}
 		got = append(got, m)
 	}
-	if len(got) != 4 {
-		t.Fatalf("%d lines, want 4: %s", len(got), out.String())
+	if len(got) != 5 {
+		t.Fatalf("%d lines, want 5: %s", len(got), out.String())
 	}
-	for i, want := range []string{"created", "created", "initialized", "deleted"} {
+	for i, want := range []string{"created", "created", "created", "initialized", "deleted"} {
 		if got[i]["type"] != want {
 			t.Fatalf("line %d: %v, want type %s", i, got[i], want)
 		}
 	}
-	if got[1]["path"] != "/j/a" || got[1]["data"] != "ZA==" || got[1]["version"] != 0.0 || got[1]["zxid"] == nil {
+	if got[1]["path"] != "/j/a" || got[1]["data"] != "d" || got[1]["version"] != 0.0 || got[1]["zxid"] == nil {
 		t.Fatalf("created line %v", got[1])
 	}
-	if _, ok := got[3]["data"]; ok || got[3]["version"] != nil || got[3]["path"] != "/j/a" {
-		t.Fatalf("deleted line %v", got[3])
+	if _, ok := got[2]["data"]; ok || got[2]["path"] != "/j/bin" || got[2]["data_base64"] != "AP8=" {
+		t.Fatalf("created line of binary data %v", got[2])
+	}
+	if _, ok := got[4]["data"]; ok || got[4]["data_base64"] != nil || got[4]["version"] != nil || got[4]["path"] != "/j/a" {
+		t.Fatalf("deleted line %v", got[4])
 	}
 }
 
