@@ -10,7 +10,10 @@ import (
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// Every command answers --help and "help CMD" with status 0.
+// Every command answers --help and "help CMD" with status 0. The global
+// flags and the exit statuses are in the root's help alone, with the
+// advice for scripts that start zkit in the background; a subcommand's
+// points there.
 func TestHelpExitsZeroEverywhere(t *testing.T) {
 	var paths [][]string
 	var walk func(c *cobra.Command, path []string)
@@ -30,10 +33,24 @@ func TestHelpExitsZeroEverywhere(t *testing.T) {
 			if r.status != 0 || !strings.Contains(r.stdout, "Usage:") {
 				t.Errorf("zkit %q: status %d, stdout %q", args, r.status, r.stdout)
 			}
+			if len(p) == 0 || p[0] == "help" {
+				continue
+			}
+			for _, once := range []string{"Exit status:", "Global Flags:", "--session-timeout duration", "ignored"} {
+				if strings.Contains(r.stdout, once) {
+					t.Errorf("zkit %q repeats the root's %q:\n%s", args, once, r.stdout)
+				}
+			}
+			if !strings.Contains(r.stdout, "see 'zkit --help'") {
+				t.Errorf("zkit %q does not point at the root's help for the global flags:\n%s", args, r.stdout)
+			}
 		}
 	}
-	if r := zkit(t, "--help"); !strings.Contains(r.stdout, "Exit status:") {
-		t.Errorf("zkit --help does not document the exit statuses:\n%s", r.stdout)
+	r := zkit(t, "--help")
+	for _, want := range []string{"Exit status:", "--session-timeout duration", "--servers string", "background job", "SIGINT and SIGQUIT ignored", "SIGTERM"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("zkit --help does not say %q:\n%s", want, r.stdout)
+		}
 	}
 }
 

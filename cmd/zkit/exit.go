@@ -31,6 +31,8 @@ const exitHelp = `Exit status:
          SIGQUIT 131, SIGTERM 143); once CMD ran, zkit exits with CMD's status
 With --exit-base B, zkit's own 1-5 are B+1..B+5 (CMD's status and 128+N are
 not moved), so that they can be told from a CMD's own 1-5.
+In scripts: a background job (zkit ... &) of a non-interactive shell starts with
+SIGINT and SIGQUIT ignored, and zkit keeps them ignored; stop it with SIGTERM.
 `
 
 // maxExitBase is the largest --exit-base: zkit's statuses stay below 256.

@@ -116,7 +116,7 @@ the leases held, the members in.`,
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
-	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitHelp)
+	root.SetUsageTemplate(usageTemplate(root.UsageTemplate()))
 
 	pf := root.PersistentFlags()
 	a.global = pf
@@ -179,6 +179,24 @@ the leases held, the members in.`,
 		}
 	}
 	return root
+}
+
+// usageTemplate is cobra's usage template with the global flags and the
+// exit statuses in the root's help alone: a subcommand's help points
+// there instead of repeating them.
+func usageTemplate(cobras string) string {
+	const global = `{{if .HasAvailableInheritedFlags}}
+
+Global Flags:
+{{.InheritedFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}`
+	if !strings.Contains(cobras, global) {
+		panic("cobra's usage template changed: the global flags are not where zkit looks for them")
+	}
+	return strings.Replace(cobras, global, `{{if .HasAvailableInheritedFlags}}
+
+Global flags (--servers, --session-timeout, --tls-ca, -o, -v, ...) and the exit
+statuses: see 'zkit --help'.{{end}}`, 1) + `{{if not .HasParent}}
+` + exitHelp + `{{end}}`
 }
 
 // checkGlobals sets the global flags not on the command line from their
