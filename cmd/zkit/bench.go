@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/testing/workload"
 	"github.com/zkit-dev/zkit/zktest"
 )
@@ -76,6 +78,8 @@ format) to the ratios and the plot. --plot draws operations/s against clients.
 Without --servers it measures against the embedded reference server, where the client,
 not the server, is the bottleneck: those are not ZooKeeper's numbers. Measure against a
 real ensemble (--servers, and --pids with its process ids for the server CPU column).
+There the run's nodes go under /bench/run-N (its first line says which), deleted when
+the run ends, also when it fails or is stopped (/bench too, once empty).
 
 With -o json stdout has one JSON object per point (impl, workload, clients, ops,
 seconds, ops_per_sec, p50_ms, p99_ms, p999_ms, max_ms, errors, srv_cpu_s, cli_cpu_s,
@@ -156,7 +160,13 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 		if p.Servers, err = a.serverList(); err != nil {
 			return err
 		}
-		fmt.Fprintf(info, "# zkit bench against %s, %v per point, %s\n", strings.Join(p.Servers, ","), f.dur, versionLine())
+		// Every node of the run goes under a root of its own, deleted
+		// when the run ends, however it ends (a failed point, a stop
+		// signal), as the demo deletes its tree.
+		p.Root = fmt.Sprintf("%s/run-%d", workload.DefaultRoot, time.Now().UnixNano())
+		defer a.cleanupBench(p.Servers, p.Root)
+		fmt.Fprintf(info, "# zkit bench against %s, %v per point, under %s (deleted at the end), %s\n",
+			strings.Join(p.Servers, ","), f.dur, p.Root, versionLine())
 	} else {
 		srv, err := zktest.StartServer("127.0.0.1:0")
 		if err != nil {
@@ -218,6 +228,30 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 		fmt.Fprintf(info, "# plot written to %s\n", f.plot)
 	}
 	return nil
+}
+
+// cleanupBench deletes the run's tree under root on an external
+// ensemble, and DefaultRoot with it when nothing else is left there. It
+// says on stderr what it could not delete.
+func (a *app) cleanupBench(servers []string, root string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := func() error {
+		c, err := client.Connect(ctx, servers, client.WithSessionTimeout(workload.SessionTimeout))
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if _, err := deleteSubtree(ctx, c, root); err != nil && !errors.Is(err, client.ErrNoNode) {
+			return err
+		}
+		c.Delete(ctx, workload.DefaultRoot, -1) // not when other runs' or anyone's nodes are there
+		return nil
+	}()
+	if err != nil {
+		fmt.Fprintf(a.stderr, "zkit bench: the run's nodes are left under %s (%s); delete them with 'zkit delete %s --recursive --yes'\n",
+			root, oneLine(err), root)
+	}
 }
 
 // writeResult prints one point: in the anchors' format, or with -o json

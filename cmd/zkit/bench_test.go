@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/zkit-dev/zkit/zktest"
 )
 
 // zkit bench prints the anchors' lines, zkit's ratio to each baseline, and
@@ -89,4 +92,60 @@ func TestBenchBadFlags(t *testing.T) {
 			t.Errorf("zkit bench %q: status %d, want %d", args, r.status, exitUsage)
 		}
 	}
+}
+
+// Against an ensemble of its own (--servers), bench creates its nodes
+// under a root of the run's and deletes it when the run ends: as the demo
+// does, it leaves nothing behind.
+func TestBenchCleansUp(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := b.Connect(t)
+		r := zkitOn(t, b.Addr(), exitOK, "bench", "--warmup", "0", "--dur", "100ms", "--clients", "2", "--workloads", "W1,W4", "--baseline")
+		root := benchRoot(t, r.stdout)
+		if !strings.Contains(r.stdout, "zkit.raw W4_createdelete 2 ") || !strings.Contains(r.stdout, "gozk.Lock W1_lock 2 ") {
+			t.Fatalf("the points did not run:\n%s", r.stdout)
+		}
+		if ok, _, err := c.Exists(t.Context(), root); ok || err != nil {
+			t.Fatalf("%s left behind (%v)", root, err)
+		}
+	})
+}
+
+// A run stopped by SIGINT deletes its nodes too, and exits 130.
+func TestBenchCleansUpWhenStopped(t *testing.T) {
+	bin := buildZkit(t)
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := b.Connect(t)
+		p := start(t, bin, "bench", "--servers", b.Addr(), "--warmup", "0", "--dur", "10m", "--clients", "1", "--workloads", "W4")
+		var root string
+		p.waitFor(t, "print its root", func() bool {
+			first, _, ok := strings.Cut(p.stdout.String(), "\n")
+			if ok {
+				root = benchRoot(t, first)
+			}
+			return ok
+		})
+		p.waitFor(t, "create its nodes", func() bool {
+			kids, _, _ := c.Children(t.Context(), root+"/zkit/raw")
+			return len(kids) > 0
+		})
+		p.cmd.Process.Signal(syscall.SIGINT)
+		if status := p.wait(t); status != 130 {
+			t.Fatalf("status %d after SIGINT, want 130 (stderr %q)", status, p.stderr.String())
+		}
+		if ok, _, err := c.Exists(t.Context(), root); ok || err != nil {
+			t.Fatalf("%s left behind after SIGINT (%v)", root, err)
+		}
+	})
+}
+
+// benchRoot is the root bench says its run's nodes are under.
+func benchRoot(t *testing.T, out string) string {
+	t.Helper()
+	_, after, ok := strings.Cut(out, " under ")
+	root, _, _ := strings.Cut(after, " ")
+	if !ok || !strings.HasPrefix(root, "/bench/run-") {
+		t.Fatalf("bench does not say where its nodes are: %q", out)
+	}
+	return root
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -62,13 +63,13 @@ func waitSession(ctx context.Context, events <-chan zk.Event) error {
 }
 
 // gozkConnectAt opens the go-zookeeper sessions of a point and creates a
-// fresh path for it under /bench/gozk/what.
+// fresh path for it under p's root, at gozk/what.
 func gozkConnectAt(ctx context.Context, p Point, what string) ([]*zk.Conn, string, func(), error) {
 	cs, closeAll, err := gozkConnect(ctx, p.Servers, p.Clients)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	path, err := gozkPath(cs[0], what)
+	path, err := gozkPath(cs[0], p.root(), what)
 	if err != nil {
 		closeAll()
 		return nil, "", nil, err
@@ -76,10 +77,11 @@ func gozkConnectAt(ctx context.Context, p Point, what string) ([]*zk.Conn, strin
 	return cs, path, closeAll, nil
 }
 
-func gozkPath(c *zk.Conn, what string) (string, error) {
-	p := fmt.Sprintf("/bench/gozk/%s/%d-%d", what, time.Now().UnixNano(), pathSeq.Add(1))
+// gozkPath creates a fresh path under root/gozk/what, and its parents.
+func gozkPath(c *zk.Conn, root, what string) (string, error) {
+	p := fmt.Sprintf("%s/gozk/%s/%d-%d", root, what, time.Now().UnixNano(), pathSeq.Add(1))
 	cur := ""
-	for _, part := range []string{"bench", "gozk", what, p[len("/bench/gozk/"+what+"/"):]} {
+	for _, part := range strings.Split(p[1:], "/") {
 		cur += "/" + part
 		if _, err := c.Create(cur, nil, 0, openACL); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return "", err

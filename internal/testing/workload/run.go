@@ -23,6 +23,20 @@ type Point struct {
 	Budget   int           // if > 0: stop after this many operations in all, not at Duration
 	Rounds   int           // for round-based workloads (W3): operations per client
 	PIDs     []int         // server processes whose CPU to report (none: not reported)
+	// Root is the node under which the point creates its paths, a fresh
+	// one each (root/zkit/..., root/gozk/...); "" means DefaultRoot.
+	Root string
+}
+
+// DefaultRoot is where a Point without a Root creates its paths.
+const DefaultRoot = "/bench"
+
+// root is p.Root, or DefaultRoot.
+func (p Point) root() string {
+	if p.Root == "" {
+		return DefaultRoot
+	}
+	return p.Root
 }
 
 // MaxSessions caps the sessions of one point: up to 64 clients each have
@@ -212,13 +226,13 @@ func connect(ctx context.Context, servers []string, n int) ([]*client.Client, fu
 }
 
 // connectAt opens the sessions of a point (as connect) and creates a fresh
-// path for it under /bench/zkit/what.
+// path for it under p's root, at zkit/what.
 func connectAt(ctx context.Context, p Point, what string) ([]*client.Client, string, func(), error) {
 	cs, closeAll, err := connect(ctx, p.Servers, p.Clients)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	path, err := freshPath(ctx, cs[0], what)
+	path, err := freshPath(ctx, cs[0], p.root(), what)
 	if err != nil {
 		closeAll()
 		return nil, "", nil, err
@@ -228,10 +242,10 @@ func connectAt(ctx context.Context, p Point, what string) ([]*client.Client, str
 
 var pathSeq atomic.Int64
 
-// freshPath returns a path no earlier point used, under /bench/zkit, and
-// creates it.
-func freshPath(ctx context.Context, c *client.Client, what string) (string, error) {
-	p := fmt.Sprintf("/bench/zkit/%s/%d-%d", what, time.Now().UnixNano(), pathSeq.Add(1))
+// freshPath returns a path no earlier point used, under root/zkit/what,
+// and creates it.
+func freshPath(ctx context.Context, c *client.Client, root, what string) (string, error) {
+	p := fmt.Sprintf("%s/zkit/%s/%d-%d", root, what, time.Now().UnixNano(), pathSeq.Add(1))
 	return p, c.EnsurePath(ctx, p)
 }
 
