@@ -38,15 +38,23 @@ SCHEME:ID:PERMS separated by commas, PERMS a subset of cdrwa (create, delete, re
 write, admin):
 
   world:anyone:cdrwa            everyone
-  digest:USER:HASH:cdrwa        USER, HASH being base64(sha1("USER:PASSWORD"))
+  digest:USER:HASH:cdrwa        USER, HASH being base64(sha1("USER:PASSWORD")): the
+                                id 'zkit digest USER:PASSWORD' prints
   ip:127.0.0.1:r, ip:10.0.0.0/8:r   clients from this IPv4 address or network
   x509:CN=alice,O=example:r     the client whose TLS certificate has this subject
-  auth::cdrwa                   the identities of the session that sets it
+  auth::cdrwa                   the identities of the session that sets it: those of
+                                its credentials (--auth, --auth-file, $ZKIT_AUTH) and
+                                its client certificate (--tls-cert)
 
 A comma belongs to the ID unless a known scheme and a colon follow it. With
 --version N it sets the ACL only if the node's aclVersion is N. Prints nothing.
-The ACL is checked before anything is sent; the root and /zookeeper are refused.`,
-		Example: `  zkit setacl /app/secret digest:admin:x2ZU9k1nIQ8n4vzmGdNwtRb0bOQ=:cdrwa,world:anyone:r
+The ACL is checked before anything is sent; the root and /zookeeper are refused.
+A node whose ACL leaves out world:anyone is written with the credentials it names:
+pass them with --auth-file (or --auth, or $ZKIT_AUTH) to the commands that follow.`,
+		Example: `  zkit setacl /app/secret "digest:$(zkit digest admin:secret):cdrwa,world:anyone:r"
+  echo digest:admin:secret > ~/.zkit-admin; chmod 600 ~/.zkit-admin
+  zkit set /app/secret v2 --auth-file ~/.zkit-admin
+  zkit setacl /app/mine auth::cdrwa --auth-file ~/.zkit-admin
   zkit setacl /app/config ip:10.0.0.0/8:cdrwa --version 0`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,6 +63,9 @@ The ACL is checked before anything is sent; the root and /zookeeper are refused.
 			}
 			acl, err := parseACL(args[1])
 			if err != nil {
+				return err
+			}
+			if err := a.checkAuthEntries(acl); err != nil {
 				return err
 			}
 			return a.setACL(cmd.Context(), args[0], acl, version)
@@ -97,12 +108,33 @@ func parseACL(s string) ([]client.ACL, error) {
 		if err != nil {
 			return nil, usagef("ACL entry %q: %v", e, err)
 		}
-		acl = append(acl, client.ACL{Scheme: scheme, ID: rest[:i], Perms: perms})
+		entry := client.ACL{Scheme: scheme, ID: rest[:i], Perms: perms}
+		if scheme == "digest" && client.ValidateACL([]client.ACL{entry}) != "" {
+			// Not the entry: its id may be a password given in place of
+			// the hash.
+			user, _, _ := strings.Cut(entry.ID, ":")
+			return nil, usagef("ACL entry %d (digest for %q): a digest id is USER:HASH, HASH being base64(sha1(USER:PASSWORD)), not the password: 'zkit digest USER:PASSWORD' prints it",
+				len(acl)+1, user)
+		}
+		acl = append(acl, entry)
 	}
 	if reason := client.ValidateACL(acl); reason != "" {
 		return nil, usagef("ACL %q: %s", s, reason)
 	}
 	return acl, nil
+}
+
+// checkAuthEntries refuses an ACL with an entry of the auth scheme when
+// the session will have no identity for the server to put in its place:
+// ZooKeeper would answer "invalid ACL".
+func (a *app) checkAuthEntries(acl []client.ACL) error {
+	for _, e := range acl {
+		if e.Scheme == "auth" && !a.hasIdentity() {
+			return usagef("ACL entry auth:%s:%s grants the identities the session authenticated as, and it has none: add credentials with --auth digest:USER:PASSWORD (or --auth-file, $ZKIT_AUTH), or connect with a client certificate (--tls-cert)",
+				e.ID, formatPerms(e.Perms))
+		}
+	}
+	return nil
 }
 
 func hasAnyPrefix(s string, prefixes []string) bool {

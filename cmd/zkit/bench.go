@@ -155,7 +155,7 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 		table.Write(csvHeader)
 		defer table.Flush()
 	}
-	p := workload.Point{Duration: f.dur, Rounds: f.rounds, PIDs: pids}
+	p := workload.Point{Duration: f.dur, Rounds: f.rounds, PIDs: pids, Auth: a.creds}
 	if a.servers != "" {
 		if p.Servers, err = a.serverList(); err != nil {
 			return err
@@ -164,7 +164,7 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 		// when the run ends, however it ends (a failed point, a stop
 		// signal), as the demo deletes its tree.
 		p.Root = fmt.Sprintf("%s/run-%d", workload.DefaultRoot, time.Now().UnixNano())
-		defer a.cleanupBench(p.Servers, p.Root)
+		defer a.cleanupBench(p)
 		fmt.Fprintf(info, "# zkit bench against %s, %v per point, under %s (deleted at the end), %s\n",
 			strings.Join(p.Servers, ","), f.dur, p.Root, versionLine())
 	} else {
@@ -230,14 +230,15 @@ func (a *app) bench(ctx context.Context, f benchFlags) error {
 	return nil
 }
 
-// cleanupBench deletes the run's tree under root on an external
+// cleanupBench deletes the run's tree under p.Root on an external
 // ensemble, and DefaultRoot with it when nothing else is left there. It
 // says on stderr what it could not delete.
-func (a *app) cleanupBench(servers []string, root string) {
+func (a *app) cleanupBench(p workload.Point) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	root := p.Root
 	err := func() error {
-		c, err := client.Connect(ctx, servers, client.WithSessionTimeout(workload.SessionTimeout))
+		c, err := client.Connect(ctx, p.Servers, p.ClientOptions()...)
 		if err != nil {
 			return err
 		}

@@ -207,6 +207,8 @@ func (a *app) open(ctx context.Context, purpose int) (*client.Client, error) {
 	case read && errors.Is(err, client.ErrNoNode):
 		root, _ := a.chroot()
 		return nil, failf("the namespace %s does not exist; commands that only read do not create it (one that writes does)", root)
+	case errors.Is(err, client.ErrAuthFailed):
+		return nil, authFailed(a.creds)
 	case errors.As(err, &untrusted):
 		by := "the system's CAs"
 		if a.tlsCA != "" {
@@ -230,6 +232,9 @@ func (a *app) clientOptions() ([]client.Option, error) {
 	}
 	if l := a.logger(); l != nil {
 		opts = append(opts, client.WithLogger(l))
+	}
+	for _, c := range a.creds {
+		opts = append(opts, client.WithAuth(c.Scheme, c.Auth))
 	}
 	cfg, err := a.tlsConfig()
 	if err != nil {

@@ -15,8 +15,8 @@
 //
 //   - a.connect(ctx) opens a client with the global flags (--servers and
 //     its chroot, --namespace, --session-timeout, --connect-timeout,
-//     --tls-ca, --tls-cert, --tls-key, -v, each also from its ZKIT_
-//     variable) and
+//     --tls-ca, --tls-cert, --tls-key, --auth, --auth-file, -v, each also
+//     from its ZKIT_ variable) and
 //     turns "no server answered" into the unreachable error with its fix,
 //     and an untrusted certificate into a failure that says which CA to
 //     pass; a.withClient(ctx, fn) runs fn with such a client and closes it.

@@ -37,8 +37,14 @@ type result struct {
 // zkit runs the command in-process with args and no stdin.
 func zkit(t *testing.T, args ...string) result {
 	t.Helper()
+	return zkitIn(t, "", args...)
+}
+
+// zkitIn runs the command in-process with args and stdin.
+func zkitIn(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
 	var out, errb syncBuffer
-	status := execute(args, strings.NewReader(""), &out, &errb)
+	status := execute(args, strings.NewReader(stdin), &out, &errb)
 	return result{status, out.String(), errb.String()}
 }
 

@@ -140,6 +140,8 @@ func nodeError(op, path string, err error) error {
 		return failf("%s %s: the node has children; delete them first, or pass --recursive", op, path)
 	case errors.Is(err, client.ErrNoAuth):
 		return failf("%s %s: %s", op, path, refusedBy(op, path))
+	case errors.Is(err, client.ErrInvalidACL):
+		return failf("%s %s: the servers refused the ACL: an auth entry needs credentials they accept (--auth), and every scheme a provider on the servers", op, path)
 	case errors.Is(err, client.ErrNoChildrenForEphemerals):
 		return failf("%s %s: the parent is ephemeral and cannot have children", op, path)
 	case client.IsOutcomeUnknown(err):

@@ -24,11 +24,14 @@ type app struct {
 	tlsCA          string // PEM files; any of them turns TLS on
 	tlsCert        string
 	tlsKey         string
-	killAfter      time.Duration // how long CMD's group has after its stop signal before SIGKILL
-	exitBase       int           // added to zkit's own exit statuses (exit.go)
-	output         string        // "text" or "json": how commands that print data print it
-	namespace      string        // --namespace: every path relative to it, as a chroot
-	verbose        bool          // log session and connection events to stderr
+	killAfter      time.Duration       // how long CMD's group has after its stop signal before SIGKILL
+	exitBase       int                 // added to zkit's own exit statuses (exit.go)
+	output         string              // "text" or "json": how commands that print data print it
+	namespace      string              // --namespace: every path relative to it, as a chroot
+	verbose        bool                // log session and connection events to stderr
+	auth           []string            // --auth: SCHEME:CREDENTIAL, each
+	authFile       string              // --auth-file: one SCHEME:CREDENTIAL a line
+	creds          []client.Credential // --auth's and --auth-file's, checked (auth.go)
 
 	global  *pflag.FlagSet   // the global flags, for flagSource
 	signals <-chan os.Signal // every stop signal zkit gets (signals.go)
@@ -99,8 +102,9 @@ secureClientPort; --tls-cert and --tls-key present a client certificate, which
 ZooKeeper's x509 provider takes as the client's identity.
 Global flags may appear anywhere on the line. Each has an environment variable, which
 the flag overrides: ZKIT_SERVERS, ZKIT_SESSION_TIMEOUT, ZKIT_CONNECT_TIMEOUT,
-ZKIT_TLS_CA, ZKIT_TLS_CERT, ZKIT_TLS_KEY, ZKIT_KILL_AFTER, ZKIT_EXIT_BASE, ZKIT_OUTPUT,
-ZKIT_VERBOSE, ZKIT_NAMESPACE.
+ZKIT_TLS_CA, ZKIT_TLS_CERT, ZKIT_TLS_KEY, ZKIT_AUTH, ZKIT_AUTH_FILE, ZKIT_KILL_AFTER,
+ZKIT_EXIT_BASE, ZKIT_OUTPUT, ZKIT_VERBOSE, ZKIT_NAMESPACE.
+` + authHelp + `
 
 A command that waits its turn (lock, elect, semaphore, barrier) says once on stderr
 what it waits for when stderr is a terminal: its place in line and the node ahead,
@@ -126,6 +130,8 @@ the leases held, the members in.`,
 	pf.StringVar(&a.tlsCA, "tls-ca", "", "connect over TLS, trusting the CA certificates in this PEM file")
 	pf.StringVar(&a.tlsCert, "tls-cert", "", "connect over TLS with this client certificate (PEM; needs --tls-key)")
 	pf.StringVar(&a.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
+	pf.StringArrayVar(&a.auth, "auth", nil, "add these credentials to the session, SCHEME:CREDENTIAL (digest:USER:PASSWORD; repeatable)")
+	pf.StringVar(&a.authFile, "auth-file", "", "add the credentials in this file to the session, one SCHEME:CREDENTIAL a line (kept out of the process list)")
 	pf.DurationVar(&a.killAfter, "kill-after", defaultKillAfter, "commands that run CMD: how long CMD's processes have after their stop signal before SIGKILL")
 	pf.StringVar(&a.namespace, "namespace", "", "root every path at this node, created if missing by a command that writes (as a chroot in --servers is)")
 	pf.StringVarP(&a.output, "output", "o", "text", "how commands that print data print it: text, or json (one object per line)")
@@ -156,6 +162,7 @@ the leases held, the members in.`,
 		newDeleteCmd(a),
 		newGetACLCmd(a),
 		newSetACLCmd(a),
+		newDigestCmd(a),
 		newVersionCmd(a),
 	)
 	// "zkit help TOPIC" of no command is a usage error, as "zkit TOPIC" is
@@ -225,7 +232,9 @@ func (a *app) checkGlobals() error {
 	case a.output != "text" && a.output != "json":
 		return usagef("%s %q: must be text or json", from("output"), a.output)
 	}
-	return nil
+	var err error
+	a.creds, err = a.credentials()
+	return err
 }
 
 // maxSessionTimeout is the longest session timeout a client can ask for:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zkit-dev/zkit/client"
 )
 
 // The baselines: go-zookeeper used directly, as an application without
@@ -22,8 +23,9 @@ type quiet struct{}
 func (quiet) Printf(string, ...any) {}
 
 // gozkConnect opens n go-zookeeper sessions (no cap: the baselines are
-// run at the anchors' client counts) and waits until each has a session.
-func gozkConnect(ctx context.Context, servers []string, n int) ([]*zk.Conn, func(), error) {
+// run at the anchors' client counts) with the credentials auth, and waits
+// until each has a session.
+func gozkConnect(ctx context.Context, servers []string, n int, auth []client.Credential) ([]*zk.Conn, func(), error) {
 	cs := make([]*zk.Conn, 0, n)
 	closeAll := func() {
 		for _, c := range cs {
@@ -40,6 +42,12 @@ func gozkConnect(ctx context.Context, servers []string, n int) ([]*zk.Conn, func
 		if err := waitSession(ctx, events); err != nil {
 			closeAll()
 			return nil, nil, err
+		}
+		for _, a := range auth {
+			if err := c.AddAuth(a.Scheme, a.Auth); err != nil {
+				closeAll()
+				return nil, nil, fmt.Errorf("go-zookeeper auth %s: %w", a.Scheme, err)
+			}
 		}
 	}
 	return cs, closeAll, nil
@@ -65,7 +73,7 @@ func waitSession(ctx context.Context, events <-chan zk.Event) error {
 // gozkConnectAt opens the go-zookeeper sessions of a point and creates a
 // fresh path for it under p's root, at gozk/what.
 func gozkConnectAt(ctx context.Context, p Point, what string) ([]*zk.Conn, string, func(), error) {
-	cs, closeAll, err := gozkConnect(ctx, p.Servers, p.Clients)
+	cs, closeAll, err := gozkConnect(ctx, p.Servers, p.Clients, p.Auth)
 	if err != nil {
 		return nil, "", nil, err
 	}

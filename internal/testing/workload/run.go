@@ -26,6 +26,7 @@ type Point struct {
 	// Root is the node under which the point creates its paths, a fresh
 	// one each (root/zkit/..., root/gozk/...); "" means DefaultRoot.
 	Root string
+	Auth []client.Credential // added to every session of the point
 }
 
 // DefaultRoot is where a Point without a Root creates its paths.
@@ -205,17 +206,27 @@ func procCPU(pid string) float64 {
 // the anchors.
 const SessionTimeout = 30 * time.Second
 
-// connect opens min(n, MaxSessions) zkit sessions and the function that
-// closes them.
-func connect(ctx context.Context, servers []string, n int) ([]*client.Client, func(), error) {
-	cs := make([]*client.Client, 0, min(n, MaxSessions))
+// ClientOptions are the options of every zkit session of p: the
+// benchmarks' session timeout and p's credentials.
+func (p Point) ClientOptions() []client.Option {
+	opts := []client.Option{client.WithSessionTimeout(SessionTimeout)}
+	for _, a := range p.Auth {
+		opts = append(opts, client.WithAuth(a.Scheme, a.Auth))
+	}
+	return opts
+}
+
+// connect opens min(p.Clients, MaxSessions) zkit sessions to p's servers,
+// and the function that closes them.
+func connect(ctx context.Context, p Point) ([]*client.Client, func(), error) {
+	cs := make([]*client.Client, 0, min(p.Clients, MaxSessions))
 	closeAll := func() {
 		for _, c := range cs {
 			c.Close()
 		}
 	}
 	for range cap(cs) {
-		c, err := client.Connect(ctx, servers, client.WithSessionTimeout(SessionTimeout))
+		c, err := client.Connect(ctx, p.Servers, p.ClientOptions()...)
 		if err != nil {
 			closeAll()
 			return nil, nil, err
@@ -228,7 +239,7 @@ func connect(ctx context.Context, servers []string, n int) ([]*client.Client, fu
 // connectAt opens the sessions of a point (as connect) and creates a fresh
 // path for it under p's root, at zkit/what.
 func connectAt(ctx context.Context, p Point, what string) ([]*client.Client, string, func(), error) {
-	cs, closeAll, err := connect(ctx, p.Servers, p.Clients)
+	cs, closeAll, err := connect(ctx, p)
 	if err != nil {
 		return nil, "", nil, err
 	}
