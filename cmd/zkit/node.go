@@ -18,8 +18,12 @@ import (
 // the errors.
 
 // nodePath checks PATH, the first argument of a node command.
-func nodePath(path string) error {
-	if reason := client.ValidatePath(path, false); reason != "" {
+func nodePath(path string) error { return nodePathOf(path, false) }
+
+// nodePathOf checks PATH, that of a sequential node if sequential (the
+// server appends the sequence number: it may end with /).
+func nodePathOf(path string, sequential bool) error {
+	if reason := client.ValidatePath(path, sequential); reason != "" {
 		return usagef("invalid PATH %q: %s", path, reason)
 	}
 	return nil
@@ -42,8 +46,12 @@ func recipePath(path, recipe string) error {
 // ZooKeeper's own /zookeeper and everything under it (its quotas and the
 // ensemble's configuration), also where the namespace (--namespace, or
 // the chroot of --servers) puts path there.
-func (a *app) writablePath(path string) error {
-	if err := nodePath(path); err != nil {
+func (a *app) writablePath(path string) error { return a.writableNode(path, false) }
+
+// writableNode is writablePath for the PATH of a node to create,
+// sequential or not.
+func (a *app) writableNode(path string, sequential bool) error {
+	if err := nodePathOf(path, sequential); err != nil {
 		return err
 	}
 	root, err := a.chroot()
