@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"time"
 
@@ -85,7 +84,7 @@ PATH.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.id, "id", "", "this participant's id, written in its node (default HOSTNAME-PID)")
+	idFlag(fl, &f.id, "this candidate's id, written in its node (inspect, top, --leader show it)")
 	waitFlag(fl, &f.wait, "give up (status 4) if not leading within D")
 	fl.BoolVar(&f.leader, "leader", false, "print the current leader and exit (status 1 if none)")
 	fl.BoolVar(&f.observe, "observe", false, "print the leader whenever it changes, until interrupted")
@@ -128,15 +127,6 @@ func electArgs(cmd *cobra.Command, args []string, f electFlags) (path string, ar
 		return "", nil, err
 	}
 	return path, argv, nil
-}
-
-// defaultID names this process when --id does not: HOSTNAME-PID.
-func defaultID() string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "zkit"
-	}
-	return fmt.Sprintf("%s-%d", host, os.Getpid())
 }
 
 // requeuePause is the least time between a term's end and the next

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +14,7 @@ import (
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/lock"
+	"github.com/zkit-dev/zkit/zktest"
 )
 
 func TestInspectLock(t *testing.T) {
@@ -134,4 +138,54 @@ func TestInspectJSONKeepsBinaryData(t *testing.T) {
 	if b := decoded(got.Nodes[0].Data, got.Nodes[0].DataBase64); !bytes.Equal(b, childData) {
 		t.Errorf("inspect /bin -o json: child x's data is %q, want %q (%s)", b, childData, r.stdout)
 	}
+}
+
+// lock, semaphore and elect write who holds it in their nodes, --id or
+// HOSTNAME-PID, and inspect shows it (ID), on both servers.
+func TestInspectShowsWhoHolds(t *testing.T) {
+	bin := buildZkit(t)
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		servers := b.Addr()
+		dir := zktest.UniquePath(t)
+		release := filepath.Join(t.TempDir(), "release")
+		wait := []string{"--", "sh", "-c", "while [ ! -e " + release + " ]; do sleep 0.02; done"}
+		lockHolder := start(t, bin, append([]string{"lock", dir + "/lock", "--id", "backup@db-1", "--servers", servers}, wait...)...)
+		semHolder := start(t, bin, append([]string{"semaphore", dir + "/sem", "--max", "2", "--servers", servers}, wait...)...)
+		elected := start(t, bin, append([]string{"elect", dir + "/elect", "--servers", servers}, wait...)...)
+		host, _ := os.Hostname()
+		for _, tc := range []struct {
+			p        *started
+			path, id string
+		}{
+			{lockHolder, dir + "/lock", "backup@db-1"},
+			{semHolder, dir + "/sem", fmt.Sprintf("%s-%d", host, semHolder.cmd.Process.Pid)},
+			{elected, dir + "/elect", fmt.Sprintf("%s-%d", host, elected.cmd.Process.Pid)},
+		} {
+			var out string
+			tc.p.waitFor(t, "hold "+tc.path, func() bool {
+				out = zkit(t, "inspect", tc.path, "-o", "json", "--servers", servers).stdout
+				return strings.Contains(out, `"role":"holder"`) || strings.Contains(out, `"role":"leader"`)
+			})
+			if !strings.Contains(out, `"id":"`+tc.id+`"`) {
+				t.Fatalf("inspect %s -o json: %s\nwant the holder's id %q", tc.path, out, tc.id)
+			}
+			if text := zkitOn(t, servers, exitOK, "inspect", tc.path).stdout; !strings.Contains(text, " ID ") || !strings.Contains(text, `"`+tc.id+`"`) {
+				t.Fatalf("inspect %s:\n%s\nwant an ID column with %q", tc.path, text, tc.id)
+			}
+		}
+		os.WriteFile(release, nil, 0o644)
+		for _, p := range []*started{lockHolder, semHolder, elected} {
+			if status := p.wait(t); status != exitOK {
+				t.Fatalf("status %d (%q)", status, p.stderr.String())
+			}
+		}
+	})
+}
+
+func TestHolderIDUsage(t *testing.T) {
+	expectUsage(t, "--id is empty", [][]string{
+		{"lock", "/x", "--id", "", "--", "true"},
+		{"semaphore", "/x", "--max", "1", "--id", "", "--", "true"},
+		{"elect", "/x", "--id", "", "--", "true"},
+	})
 }

@@ -15,6 +15,7 @@ import (
 )
 
 type lockFlags struct {
+	id          string
 	read, write bool
 	try         bool
 	wait        time.Duration
@@ -24,7 +25,7 @@ type lockFlags struct {
 func newLockCmd(a *app) *cobra.Command {
 	var f lockFlags
 	cmd := &cobra.Command{
-		Use:   "lock PATH [--read|--write] [--try] [--wait D] [--tolerance D] [-- CMD [ARGS]]",
+		Use:   "lock PATH [--id ID] [--read|--write] [--try] [--wait D] [--tolerance D] [-- CMD [ARGS]]",
 		Short: "Hold a lock while CMD runs, or until interrupted",
 		Long: `Holds the lock at PATH while CMD runs, and exits with CMD's status.
 
@@ -37,6 +38,9 @@ only grows from one holder to the next: pass it to what CMD writes to, so that a
 holder's writes can be refused). If the lock is lost while CMD runs (session expired,
 connection lost for longer than --tolerance, node deleted), CMD gets SIGTERM and zkit
 exits with status 5.
+
+--id ID says who holds it (default HOSTNAME-PID): it is written in the lock node, where
+'zkit inspect' and 'zkit top' show it, as Curator writes its host's address.
 
 --tolerance D keeps the lock, and CMD, across a connection lost for up to D (a
 ZooKeeper restart, a network blip); the default, 0, ends CMD as soon as the
@@ -54,10 +58,14 @@ The lock is Curator's InterProcessMutex layout (or InterProcessReadWriteLock wit
 			if err != nil {
 				return err
 			}
+			if f.id, err = holderID(cmd, f.id); err != nil {
+				return err
+			}
 			return a.runLock(cmd.Context(), path, argv, f)
 		},
 	}
 	fl := cmd.Flags()
+	idFlag(fl, &f.id, "who holds it, written in the lock node (inspect and top show it)")
 	fl.BoolVar(&f.read, "read", false, "take the read side of a read/write lock")
 	fl.BoolVar(&f.write, "write", false, "take the write side of a read/write lock")
 	fl.BoolVar(&f.try, "try", false, "fail at once (status 4) if the lock is taken")
@@ -140,7 +148,7 @@ func (a *app) runLock(ctx context.Context, path string, argv []string, f lockFla
 
 func acquireLock(ctx context.Context, c *client.Client, path string, f lockFlags) (*recipes.Lease, error) {
 	if f.read || f.write {
-		rw := rwlock.New(c, path, rwlock.WithSuspendTolerance(f.tolerance))
+		rw := rwlock.New(c, path, rwlock.WithSuspendTolerance(f.tolerance), rwlock.WithData([]byte(f.id)))
 		switch {
 		case f.read && f.try:
 			return rw.TryRLock(ctx)
@@ -151,7 +159,7 @@ func acquireLock(ctx context.Context, c *client.Client, path string, f lockFlags
 		}
 		return rw.Lock(ctx)
 	}
-	l := lock.New(c, path, lock.WithSuspendTolerance(f.tolerance))
+	l := lock.New(c, path, lock.WithSuspendTolerance(f.tolerance), lock.WithData([]byte(f.id)))
 	if f.try {
 		return l.TryLock(ctx)
 	}

@@ -13,6 +13,7 @@ import (
 )
 
 type semaphoreFlags struct {
+	id        string
 	max       int
 	try       bool
 	wait      time.Duration
@@ -22,7 +23,7 @@ type semaphoreFlags struct {
 func newSemaphoreCmd(a *app) *cobra.Command {
 	var f semaphoreFlags
 	cmd := &cobra.Command{
-		Use:   "semaphore PATH --max N [--try] [--wait D] [--tolerance D] -- CMD [ARGS]",
+		Use:   "semaphore PATH --max N [--id ID] [--try] [--wait D] [--tolerance D] -- CMD [ARGS]",
 		Short: "Hold one of N leases while CMD runs; exit with CMD's status",
 		Long: `Holds one lease of the counting semaphore at PATH, which at most N holders hold at
 once, while CMD runs, and exits with CMD's status. Every process using PATH must give
@@ -32,6 +33,9 @@ CMD gets ZKIT_SEMAPHORE_NODE (the lease node), ZKIT_SEMAPHORE_MAX (N) and
 ZKIT_FENCING_TOKEN (the lease node's czxid × 256). If the lease is lost while CMD runs
 (session expired, connection lost for longer than --tolerance, node deleted), CMD gets
 SIGTERM and zkit exits with status 5.
+
+--id ID says who holds the lease (default HOSTNAME-PID): it is written in the lease
+node, where 'zkit inspect' and 'zkit top' show it, as Curator writes its host's address.
 
 --tolerance D keeps the lease, and CMD, across a connection lost for up to D (a
 ZooKeeper restart, a network blip); the default, 0, ends CMD as soon as the
@@ -49,10 +53,14 @@ the N leases of the same PATH.`,
 			if err != nil {
 				return err
 			}
+			if f.id, err = holderID(cmd, f.id); err != nil {
+				return err
+			}
 			return a.runSemaphore(cmd.Context(), path, argv, f)
 		},
 	}
 	fl := cmd.Flags()
+	idFlag(fl, &f.id, "who holds the lease, written in its node (inspect and top show it)")
 	fl.IntVar(&f.max, "max", 0, "the number of leases: at most N holders at once (required)")
 	fl.BoolVar(&f.try, "try", false, "fail at once (status 4) if no lease is free")
 	waitFlag(fl, &f.wait, "give up (status 4) if no lease is held within D")
@@ -94,7 +102,7 @@ func (a *app) runSemaphore(ctx context.Context, path string, argv []string, f se
 	}
 	defer c.Close()
 
-	sem := semaphore.New(c, path, f.max, semaphore.WithSuspendTolerance(f.tolerance))
+	sem := semaphore.New(c, path, f.max, semaphore.WithSuspendTolerance(f.tolerance), semaphore.WithData([]byte(f.id)))
 	var lease *semaphore.Lease
 	if f.try {
 		lease, err = sem.TryAcquire(acquireCtx)

@@ -28,7 +28,9 @@
 // origin only through its data: Curator writes its client's default data,
 // the host's IP address, into lock, read/write lock and semaphore nodes,
 // where zkit writes nothing unless asked to (WithData); such nodes are
-// marked with [Curator]. A double barrier's members tell by their UUIDs:
+// marked with [Curator]. A queued or leased node's data is who holds or
+// waits (Node.ID): the id zkit's commands write (--id), Curator's
+// address, a candidate's id, a kazoo identifier. A double barrier's members tell by their UUIDs:
 // zkit's are version 8, Curator's version 4.
 //
 // A node whose ACL keeps its data from the client is shown by its Stat

@@ -2,6 +2,7 @@ package inspect_test
 
 import (
 	"context"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -230,6 +231,9 @@ func TestCuratorLock(t *testing.T) {
 		h, w := r.Held(), r.Queued()
 		if r.Kind != inspect.Lock || len(h) != 1 || h[0].Origin != inspect.Curator || h[0].Session == 0 || h[0].Session == sessionOf(c) {
 			t.Fatalf("kind %q holders %+v, want a lock held by Curator", r.Kind, h)
+		}
+		if net.ParseIP(h[0].ID) == nil {
+			t.Fatalf("Curator's holder has id %q, want its host's address", h[0].ID)
 		}
 		if len(w) != 2 || w[0].Origin != "" || w[0].Session != sessionOf(c) || w[1].Origin != inspect.Curator {
 			t.Fatalf("waiters %+v, want zkit then Curator", w)

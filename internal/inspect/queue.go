@@ -99,15 +99,12 @@ func turns(nodes []recipes.Node, kind Kind, byName map[string]child) []Node {
 		if !blocked(nodes[:i], n) {
 			out.Role = Holder
 		}
-		out.Origin = queueOrigin(n, k.data)
+		out.Origin, out.ID = queueOrigin(n, k.data), string(k.data)
 		switch {
 		case kind == RWLock && n.Kind.Exclusive:
 			out.Mode = "write"
 		case kind == RWLock:
 			out.Mode = "read"
-		}
-		if kind == Election || isKazoo(n.Kind) {
-			out.ID = string(k.data)
 		}
 		if kind == Election {
 			out.Role = map[Role]Role{Holder: Leader, Waiter: Candidate}[out.Role]
@@ -194,10 +191,7 @@ func sequenced(ctx context.Context, rd *reader, r *Report, dir, prefix string, k
 		o := node(role, k)
 		o.Token = recipes.TokenOf(k.stat.Czxid)
 		o.Name = prefix + k.name
-		o.Origin = queueOrigin(n, k.data)
-		if isKazoo(kind) {
-			o.ID = string(k.data)
-		}
+		o.Origin, o.ID = queueOrigin(n, k.data), string(k.data)
 		out = append(out, o)
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package inspect_test
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"slices"
 	"strconv"
@@ -30,7 +31,8 @@ func TestLock(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, c := range []*client.Client{c2, c3} {
-			background(t, func(ctx context.Context) { lock.New(c, p).Lock(ctx) })
+			id := []byte(fmt.Sprintf("worker-%d", i+2)) // who waits, as zkit lock --id writes it
+			background(t, func(ctx context.Context) { lock.New(c, p, lock.WithData(id)).Lock(ctx) })
 			recipetest.WaitChildren(t, c1, p, i+2)
 		}
 
@@ -47,6 +49,9 @@ func TestLock(t *testing.T) {
 		}
 		if got, want := sessions(r.Queued()), []int64{sessionOf(c2), sessionOf(c3)}; !slices.Equal(got, want) {
 			t.Fatalf("waiters' sessions %x, want %x", got, want)
+		}
+		if q := r.Queued(); h[0].ID != "" || q[0].ID != "worker-2" || q[1].ID != "worker-3" {
+			t.Fatalf("ids %q, %q, %q: want none for the holder, then the waiters' data", h[0].ID, q[0].ID, q[1].ID)
 		}
 		if r.Sessions() != 3 {
 			t.Fatalf("%d sessions, want 3", r.Sessions())

@@ -64,9 +64,11 @@ type Node struct {
 	Origin Origin // empty when the layout does not tell
 	// Mode is "read" or "write" for a read/write lock's nodes.
 	Mode string
-	// ID is the participant's id where the name is not: an election
-	// candidate's or a kazoo participant's (its data), a discovery
-	// instance's. A group member's id is its name.
+	// ID is who holds or waits, where the name does not say: the data of
+	// a queued or leased node (a lock's, a read/write lock's, a semaphore
+	// lease's: zkit's --id, Curator's host address; an election
+	// candidate's id; a kazoo participant's identifier), a discovery
+	// instance's id. A group member's id is its name.
 	ID      string
 	Service string // a discovery instance's service
 	Session int64  // the ephemeralOwner; 0 for a persistent node

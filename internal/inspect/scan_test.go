@@ -71,6 +71,9 @@ func TestScanAndTop(t *testing.T) {
 		if r := rows[0]; r.Holder != inspect.Session(sessionOf(c1)) || r.Waiting != 2 || r.Sessions != 3 || r.Longest <= 0 {
 			t.Fatalf("lock row %+v, want held by c1 with 2 waiting among 3 sessions", r)
 		}
+		if r := rows[1]; r.Holder != "alpha" {
+			t.Fatalf("election row %+v, want its leader's id, alpha", r)
+		}
 		if r := rows[2]; r.Holder != "1 member" || r.Sessions != 1 {
 			t.Fatalf("group row %+v, want 1 member", r)
 		}

@@ -81,7 +81,12 @@ var columns = []column{
 		}
 		return strconv.Itoa(int(n.Children))
 	}},
-	{"DATA", func(_ *Report, n Node) string { return strconv.Quote(string(n.Data)) }},
+	{"DATA", func(_ *Report, n Node) string {
+		if n.ID != "" && n.ID == string(n.Data) {
+			return "" // said under ID
+		}
+		return strconv.Quote(string(n.Data))
+	}},
 }
 
 func (r *Report) writeNodes(w io.Writer) error {

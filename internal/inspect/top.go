@@ -13,7 +13,7 @@ import (
 type TopRow struct {
 	Path     string
 	Kind     string // the kind, and the origin when all its nodes share one: "lock (kazoo)"
-	Holder   string // the first holder's session (and how many more), or the number of members
+	Holder   string // the first holder's ID, else its session (and how many more), or the number of members
 	Held     time.Duration
 	Waiting  int
 	Longest  time.Duration // the longest wait in the queue
@@ -32,7 +32,7 @@ func (s *Snapshot) Rows(now time.Time) []TopRow {
 		held := r.Held()
 		switch {
 		case len(held) > 0:
-			row.Holder = Session(held[0].Session)
+			row.Holder = holder(held[0])
 			if len(held) > 1 {
 				row.Holder += fmt.Sprintf(" +%d", len(held)-1)
 			}
@@ -50,6 +50,16 @@ func (s *Snapshot) Rows(now time.Time) []TopRow {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// holder names a holder for a person: by its ID (what zkit's --id or
+// Curator's host address says), escaped where it is not printable text,
+// else by its session.
+func holder(n Node) string {
+	if n.ID != "" {
+		return quoteIfNeeded(n.ID)
+	}
+	return Session(n.Session)
 }
 
 // oldest is the age of the oldest of nodes, as of now.
