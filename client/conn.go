@@ -270,8 +270,12 @@ func (cn *conn) dispatch(b []byte) error {
 	code := int32(binary.BigEndian.Uint32(b[12:]))
 	switch xid {
 	case jute.XidNotification:
-		cn.c.watches.fire(b[16:])
-		cn.c.publishWatchEvent(b[16:])
+		// Not a reply: its zxid, when the server sends one, is the event's
+		// transaction, not the state the session has seen (a multi fires
+		// several events of one zxid, and the client may not yet have
+		// read them all).
+		cn.c.watches.fire(b[16:], eventZxid(zxid))
+		cn.c.publishWatchEvent(b[16:], eventZxid(zxid))
 	case jute.XidPing:
 	case jute.XidAuth:
 		return cn.authAnswered(code)

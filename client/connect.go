@@ -220,7 +220,7 @@ func (c *Client) attemptFailed(addr string, err error) {
 
 // publishWatchEvent tells subscribers of an event frame's event (b after
 // the reply header).
-func (c *Client) publishWatchEvent(b []byte) {
+func (c *Client) publishWatchEvent(b []byte, zxid int64) {
 	var ev jute.WatcherEvent
 	if jute.Decode(b, &ev) != nil {
 		return
@@ -228,7 +228,7 @@ func (c *Client) publishWatchEvent(b []byte) {
 	c.mu.Lock()
 	sess := c.sess
 	c.mu.Unlock()
-	c.hub.publish(Event{Type: EventType(ev.Type), Path: c.rel(ev.Path), Session: sess}, false)
+	c.hub.publish(Event{Type: EventType(ev.Type), Path: c.rel(ev.Path), Zxid: zxid, Session: sess}, false)
 }
 
 // sawZxid keeps z if it is the highest zxid of a reply so far.

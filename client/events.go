@@ -58,11 +58,12 @@ func (t EventType) String() string {
 }
 
 // Event is what subscribers receive: a state change (State != StateNone) or
-// a watch event (Type and Path set).
+// a watch event (Type and Path set, and Zxid when the server says it).
 type Event struct {
 	State   State
 	Type    EventType
 	Path    string
+	Zxid    int64    // a watch event's, as WatchEvent.Zxid
 	Session *Session // the session the event concerns (nil before the first)
 }
 
@@ -70,8 +71,21 @@ type Event struct {
 type WatchEvent struct {
 	Type EventType
 	Path string
+	// Zxid is the zxid of the transaction that fired the event (the
+	// create, delete or write), when the server says it: ZooKeeper 3.9
+	// and later send it with the event. It is 0 when the server does not
+	// say: ZooKeeper before 3.9, and the reference server unless
+	// configured otherwise, send -1 in its place, and so does the
+	// reference server for an event it fires when a watch is set again on
+	// a new connection (its node changed while the client was away, by a
+	// transaction it does not name). EventNotWatching has none.
+	Zxid int64
 	Err  error // set with EventNotWatching
 }
+
+// eventZxid is the Zxid of an event whose notification's reply header
+// carries zxid: 0 when the server said nothing (-1).
+func eventZxid(zxid int64) int64 { return max(zxid, 0) }
 
 // Subscription receives every event of a client, in order, none dropped: a
 // slow reader only makes its own queue grow. Close it when done.

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/testing/recipetest"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -88,4 +89,37 @@ func TestSubscribeAfterClose(t *testing.T) {
 			t.Fatal("the subscription of a closed client stays open")
 		}
 	})
+}
+
+// A watch event carries the zxid of the transaction that fired it where
+// the server says it (ZooKeeper 3.9 and later; the reference server with
+// ServerWatchEventZxids), on the watch's channel and to subscribers alike;
+// 0 where it does not (ZooKeeper 3.8 and the reference server by default
+// send -1): never a zxid of another transaction.
+func TestWatchEventZxid(t *testing.T) {
+	for _, b := range recipetest.EventZxidBackends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			c, writer := b.Connect(t), b.Connect(t)
+			ctx := testCtx(t)
+			path := zktest.UniquePath(t)
+			require.NoError(t, writer.EnsurePath(ctx, path))
+			sub := c.Subscribe()
+			defer sub.Close()
+			_, _, deleted, err := c.GetW(ctx, path)
+			require.NoError(t, err)
+			require.NoError(t, writer.Delete(ctx, path, -1))
+			want := int64(0)
+			if b.SendsZxid {
+				want = writer.LastZxid() // the delete's
+			}
+			ev := <-deleted
+			assert.Equal(t, client.WatchEvent{Type: client.EventNodeDeleted, Path: path, Zxid: want}, ev)
+			for e := range sub.Events() {
+				if e.Type == client.EventNodeDeleted {
+					assert.Equal(t, want, e.Zxid, "the subscriber's event")
+					break
+				}
+			}
+		})
+	}
 }

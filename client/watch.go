@@ -145,8 +145,8 @@ func (w *watchSet) file(session int64, op int32, path string, code int32, ch cha
 }
 
 // fire delivers an event frame's event (b after the reply header) to the
-// watches and feeds it fires.
-func (w *watchSet) fire(b []byte) {
+// watches and feeds it fires; zxid is the event's (WatchEvent.Zxid).
+func (w *watchSet) fire(b []byte, zxid int64) {
 	var ev jute.WatcherEvent
 	if jute.Decode(b, &ev) != nil {
 		return
@@ -169,11 +169,11 @@ func (w *watchSet) fire(b []byte) {
 	unwatch := w.feedLocked(typ, ev.Path)
 	w.mu.Unlock()
 	for _, ch := range fired {
-		ch <- WatchEvent{Type: typ, Path: w.rel(ev.Path)}
+		ch <- WatchEvent{Type: typ, Path: w.rel(ev.Path), Zxid: zxid}
 		close(ch)
 	}
 	for _, ch := range parents {
-		ch <- WatchEvent{Type: EventNodeChildrenChanged, Path: w.rel(parent)}
+		ch <- WatchEvent{Type: EventNodeChildrenChanged, Path: w.rel(parent), Zxid: zxid}
 		close(ch)
 	}
 	w.unwatchAll(unwatch)

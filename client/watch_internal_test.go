@@ -40,19 +40,19 @@ func TestWatchSetFiresByKind(t *testing.T) {
 	child := fileWatch(w, 7, jute.OpGetChildren2, "/ns/a", 0)
 	none := fileWatch(w, 7, jute.OpGetData, "/ns/c", jute.ErrNoNode)
 
-	w.fire(eventFrame(EventNodeChildrenChanged, "/ns/a"))
-	require.Equal(t, WatchEvent{Type: EventNodeChildrenChanged, Path: "/a"}, <-child)
+	w.fire(eventFrame(EventNodeChildrenChanged, "/ns/a"), 0x291) // the zxid of the event's transaction
+	require.Equal(t, WatchEvent{Type: EventNodeChildrenChanged, Path: "/a", Zxid: 0x291}, <-child)
 	_, open := <-child
 	assert.False(t, open, "a watch's channel closes after its event")
 	assert.True(t, unfired(data) && unfired(exists), "a child event leaves data watches")
 
-	w.fire(eventFrame(EventNodeDataChanged, "/ns/a"))
+	w.fire(eventFrame(EventNodeDataChanged, "/ns/a"), 0)
 	assert.Equal(t, EventNodeDataChanged, (<-data).Type)
 	assert.Equal(t, EventNodeDataChanged, (<-exists).Type)
-	w.fire(eventFrame(EventNodeDataChanged, "/ns/a"))
+	w.fire(eventFrame(EventNodeDataChanged, "/ns/a"), 0)
 	assert.Len(t, w.keys, 1, "one-shot: fired watches are gone, /b's is left")
 
-	w.fire(eventFrame(EventNodeCreated, "/ns/b"))
+	w.fire(eventFrame(EventNodeCreated, "/ns/b"), 0)
 	assert.Equal(t, WatchEvent{Type: EventNodeCreated, Path: "/b"}, <-absent)
 	assert.True(t, unfired(none))
 	assert.Empty(t, w.keys)
@@ -76,7 +76,7 @@ func TestWatchSetEndsWithItsSession(t *testing.T) {
 	// on a connection being opened at that moment: the client carries on.
 	revived := fileWatch(w, 7, jute.OpGetData, "/a", 0)
 	assert.True(t, unfired(revived))
-	w.fire(eventFrame(EventNodeDeleted, "/a"))
+	w.fire(eventFrame(EventNodeDeleted, "/a"), 0)
 	assert.Equal(t, EventNodeDeleted, (<-revived).Type)
 
 	assert.Empty(t, w.resume(9))

@@ -78,6 +78,14 @@ func ServerMaxClientCnxns(n int) ServerOption {
 	return func(c *refserver.Config) { c.MaxClientCnxns = n }
 }
 
+// ServerWatchEventZxids makes the server send each watch event with the
+// zxid of the transaction that fired it, as ZooKeeper 3.9 and later do
+// (client.WatchEvent.Zxid). By default it sends -1 there, as ZooKeeper
+// 3.8 does.
+func ServerWatchEventZxids() ServerOption {
+	return func(c *refserver.Config) { c.WatchEventZxids = true }
+}
+
 // ServerWithoutTTL makes createTTL fail with Unimplemented, as a ZooKeeper
 // started without zookeeper.extendedTypesEnabled=true does. By default TTL
 // nodes work.

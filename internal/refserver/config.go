@@ -41,6 +41,12 @@ type Config struct {
 	// Unimplemented, and the connection is closed (the session lives on).
 	// Persistent watches are enabled by default.
 	DisablePersistentWatches bool
+	// WatchEventZxids sends, in the reply header of a watch event, the
+	// zxid of the transaction that fired it, as ZooKeeper 3.9 and later
+	// do. By default the header carries -1 there, as ZooKeeper 3.8's does.
+	// An event fired when a reconnecting client sets its watches again
+	// carries -1 either way.
+	WatchEventZxids bool
 	// ContainerCheckInterval is how often empty containers and expired TTL
 	// nodes are reaped, measured on the server's clock (default 60s, as
 	// znode.container.checkIntervalMs). FastForward also runs a pass.

@@ -558,6 +558,19 @@ func (c *cl) events(n int) {
 	}
 }
 
+// eventZxids waits for n watcher events and records them with the zxid
+// of their reply header.
+func (c *cl) eventZxids(n int) {
+	for i := range n {
+		f, err := c.Next(10 * time.Second)
+		if err != nil || f.Event == nil {
+			c.e.logf("%s: only %d of %d events", c.name, i, n)
+			return
+		}
+		c.e.logf("%s: event %s %s zxid=%s", c.name, eventName(f.Event.Type), printable(f.Event.Path), c.e.zx(f.Header.Zxid))
+	}
+}
+
 // eventsUnordered waits for n events and records them sorted (for events
 // whose order ZooKeeper leaves to a hash set).
 func (c *cl) eventsUnordered(n int) {

@@ -19,6 +19,22 @@ func init() {
 			a.create(e.p("/m"), nil, 0)
 			w.ping()
 		}},
+		// The reply header of a watch event: ZooKeeper 3.8 sends -1 for
+		// its zxid (3.9 the zxid of the transaction that fired it).
+		scenario{"watch-event-zxid", func(e *env) {
+			a := e.session()
+			w := e.connect("w", 30*time.Second)
+			w.exists(e.p("/n"), true)
+			w.children(e.base, true)
+			a.create(e.p("/n"), nil, 0)
+			w.eventZxids(2)
+			w.get(e.p("/n"), true)
+			a.set(e.p("/n"), []byte("1"), -1)
+			w.eventZxids(1)
+			w.exists(e.p("/n"), true)
+			a.del(e.p("/n"), -1)
+			w.eventZxids(1)
+		}},
 		scenario{"watch-root-children", func(e *env) {
 			w := e.connect("w", 30*time.Second)
 			// Not logged: the root's children depend on the earlier

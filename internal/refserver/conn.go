@@ -460,13 +460,22 @@ func (s *Server) detach(c *conn) {
 	c.session = nil
 }
 
-// sendEvent queues a watcher event for c. Caller holds s.mu.
-func (s *Server) sendEvent(c *conn, typ int32, path string) {
+// sendEvent queues a watcher event for c, fired by no transaction the
+// event names (setWatches'). Caller holds s.mu.
+func (s *Server) sendEvent(c *conn, typ int32, path string) { s.sendEventOf(c, typ, path, -1) }
+
+// sendEventOf queues a watcher event for c fired by the transaction of
+// zxid (-1: none said), with zxid in its reply header only if the server
+// sends event zxids (Config.WatchEventZxids). Caller holds s.mu.
+func (s *Server) sendEventOf(c *conn, typ int32, path string, zxid int64) {
 	if c.closed() {
 		return
 	}
+	if !s.cfg.WatchEventZxids {
+		zxid = -1
+	}
 	s.m.watchEvents++
-	c.enqueue(jute.Frame(&jute.ReplyHeader{Xid: jute.XidNotification, Zxid: -1},
+	c.enqueue(jute.Frame(&jute.ReplyHeader{Xid: jute.XidNotification, Zxid: zxid},
 		&jute.WatcherEvent{Type: typ, State: jute.StateSyncConnected, Path: path}), false)
 }
 

@@ -37,8 +37,11 @@
 //     (a successful check outside a multi gets no reply, as in 3.8), sync.
 //   - Watches: data, exist, child, persistent and persistent recursive, with
 //     ZooKeeper's trigger rules and deduplication; events reach a connection
-//     before the reply of the request that triggered them; setWatches and
-//     setWatches2 with the relative zxid; removeWatches and checkWatches.
+//     before the reply of the request that triggered them, with -1 for
+//     zxid in their reply header (Config.WatchEventZxids: the zxid of the
+//     transaction that fired them, as ZooKeeper 3.9 sends); setWatches
+//     and setWatches2 with the relative zxid; removeWatches and
+//     checkWatches.
 //   - Four-letter words on the client port (ruok, srvr, stat, mntr, cons,
 //     conf, envi, wchs, wchc, wchp, dump, isro, dirs, srst, crst, gtmk,
 //     hash).
@@ -64,7 +67,7 @@
 //     with that many connections open has its next one closed as soon as
 //     it is accepted (a reset), as ZooKeeper does.
 //
-// The conformance suite (conformance_test.go) runs 108 scenarios against
+// The conformance suite (conformance_test.go) runs 109 scenarios against
 // real ZooKeeper and this server and compares the transcripts.
 //
 // # Where it differs

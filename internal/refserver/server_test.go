@@ -480,3 +480,50 @@ func TestSlowReaderDoesNotStallWriters(t *testing.T) {
 		t.Fatalf("300 writes took %v beside a client that does not read", d)
 	}
 }
+
+// With WatchEventZxids a watch event's reply header carries the zxid of
+// the transaction that fired it, as ZooKeeper 3.9's does; an event fired
+// by setWatches carries -1. (By default every event carries -1, as
+// ZooKeeper 3.8's: the conformance scenario watch-event-zxid.)
+func TestWatchEventZxids(t *testing.T) {
+	s := startTest(t, Config{WatchEventZxids: true})
+	a, err := wireclient.Connect(s.Addr(), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	// call sends a request and reads until its reply: the events before
+	// it (a write's own come first), and the reply's zxid.
+	call := func(op int32, req any) (events []wireclient.Frame, zxid int64) {
+		t.Helper()
+		xid, err := a.Send(op, req)
+		for err == nil {
+			var f wireclient.Frame
+			if f, err = a.Next(5 * time.Second); err == nil && f.Event != nil {
+				events = append(events, f)
+			} else if err == nil && f.Header.Xid == xid {
+				return events, f.Header.Zxid
+			}
+		}
+		t.Fatalf("%s: %v", jute.OpName(op), err)
+		return nil, 0
+	}
+	check := func(events []wireclient.Frame, typ int32, zxid int64) {
+		t.Helper()
+		if len(events) != 1 || events[0].Event.Type != typ || events[0].Header.Zxid != zxid {
+			t.Fatalf("events %+v, want one of type %d with zxid %d", events, typ, zxid)
+		}
+	}
+	call(jute.OpExists, &jute.ExistsRequest{Path: "/n", Watch: true})
+	events, zxid := call(jute.OpCreate, &jute.CreateRequest{Path: "/n", ACL: openACL})
+	check(events, jute.EventNodeCreated, zxid)
+	call(jute.OpGetData, &jute.GetDataRequest{Path: "/n", Watch: true})
+	events, zxid = call(jute.OpSetData, &jute.SetDataRequest{Path: "/n", Data: []byte("1"), Version: -1})
+	check(events, jute.EventNodeDataChanged, zxid)
+	call(jute.OpGetData, &jute.GetDataRequest{Path: "/n", Watch: true})
+	events, zxid = call(jute.OpDelete, &jute.DeleteRequest{Path: "/n", Version: -1})
+	check(events, jute.EventNodeDeleted, zxid)
+	events, _ = call(jute.OpSetWatches, &jute.SetWatches{RelativeZxid: 1, DataWatches: []string{"/n"},
+		ExistWatches: []string{}, ChildWatches: []string{}})
+	check(events, jute.EventNodeDeleted, -1)
+}

@@ -59,19 +59,21 @@ func (s *Server) rollback(tx *txn) {
 	tx.undo, tx.fires = nil, nil
 }
 
-// commit fires the watches the txn triggered.
+// commit fires the watches the txn triggered, each event of the txn's
+// zxid.
 func (s *Server) commit(tx *txn) {
+	send := func(c *conn, typ int32, path string) { s.sendEventOf(c, typ, path, tx.zxid) }
 	for _, f := range tx.fires {
 		switch f.kind {
 		case fireCreated:
-			s.dataWatches.trigger(f.path, jute.EventNodeCreated, nil, s.sendEvent)
-			s.childWatches.trigger(watchPath(parentKey(f.path)), jute.EventNodeChildrenChanged, nil, s.sendEvent)
+			s.dataWatches.trigger(f.path, jute.EventNodeCreated, nil, send)
+			s.childWatches.trigger(watchPath(parentKey(f.path)), jute.EventNodeChildrenChanged, nil, send)
 		case fireDeleted:
-			hit := s.dataWatches.trigger(f.path, jute.EventNodeDeleted, nil, s.sendEvent)
-			s.childWatches.trigger(f.path, jute.EventNodeDeleted, hit, s.sendEvent)
-			s.childWatches.trigger(watchPath(parentKey(f.path)), jute.EventNodeChildrenChanged, nil, s.sendEvent)
+			hit := s.dataWatches.trigger(f.path, jute.EventNodeDeleted, nil, send)
+			s.childWatches.trigger(f.path, jute.EventNodeDeleted, hit, send)
+			s.childWatches.trigger(watchPath(parentKey(f.path)), jute.EventNodeChildrenChanged, nil, send)
 		case fireDataChanged:
-			s.dataWatches.trigger(f.path, jute.EventNodeDataChanged, nil, s.sendEvent)
+			s.dataWatches.trigger(f.path, jute.EventNodeDataChanged, nil, send)
 		}
 	}
 	tx.undo, tx.fires = nil, nil

@@ -45,3 +45,20 @@ func watches(wchp, path, id string) bool {
 	}
 	return false
 }
+
+// EventZxidBackend is a server for a test of the zxid a watch event
+// carries (client.WatchEvent.Zxid), and whether it sends one.
+type EventZxidBackend struct {
+	zktest.Backend
+	SendsZxid bool // the zxid of the transaction that fired the event, as ZooKeeper 3.9 sends it
+}
+
+// EventZxidBackends are the test binary's shared ZooKeeper 3.8 and a
+// fresh reference server, which send no zxid with a watch event, and a
+// reference server that sends it as ZooKeeper 3.9 does
+// (zktest.ServerWatchEventZxids).
+func EventZxidBackends(t *testing.T) []EventZxidBackend {
+	says := zktest.ReferenceBackend(t, zktest.ServerWatchEventZxids())
+	says.Name = "reference-event-zxids"
+	return []EventZxidBackend{{zktest.RealBackend(t), false}, {zktest.ReferenceBackend(t), false}, {says, true}}
+}
