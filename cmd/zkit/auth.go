@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/testing/workload"
 )
 
 // Credentials: --auth SCHEME:CREDENTIAL (repeatable, or one in
@@ -18,8 +18,8 @@ import (
 
 // credentials are the session's credentials: --auth's, then
 // --auth-file's, checked. It is read once, by checkGlobals.
-func (a *app) credentials() ([]client.Credential, error) {
-	var creds []client.Credential
+func (a *app) credentials() ([]workload.Credential, error) {
+	var creds []workload.Credential
 	for i, s := range a.auth {
 		c, reason := parseCredential(s)
 		if reason != "" {
@@ -54,15 +54,15 @@ func (a *app) credentials() ([]client.Credential, error) {
 
 // parseCredential reads SCHEME:CREDENTIAL; it returns a reason that does
 // not repeat the credential when s is not one.
-func parseCredential(s string) (client.Credential, string) {
+func parseCredential(s string) (workload.Credential, string) {
 	scheme, cred, ok := strings.Cut(s, ":")
 	switch {
 	case !ok || scheme == "" || strings.ContainsAny(scheme, " \t"):
-		return client.Credential{}, "want SCHEME:CREDENTIAL, as digest:USER:PASSWORD"
+		return workload.Credential{}, "want SCHEME:CREDENTIAL, as digest:USER:PASSWORD"
 	case scheme == "digest" && !strings.Contains(cred, ":"):
-		return client.Credential{}, "a digest credential is USER:PASSWORD (digest:USER:PASSWORD)"
+		return workload.Credential{}, "a digest credential is USER:PASSWORD (digest:USER:PASSWORD)"
 	}
-	return client.Credential{Scheme: scheme, Auth: []byte(cred)}, ""
+	return workload.Credential{Scheme: scheme, Auth: []byte(cred)}, ""
 }
 
 // hasIdentity reports whether the session will authenticate as someone:
@@ -71,7 +71,7 @@ func parseCredential(s string) (client.Credential, string) {
 func (a *app) hasIdentity() bool { return len(a.creds) > 0 || a.tlsCert != "" }
 
 // authFailed is the error of credentials the servers refused.
-func authFailed(creds []client.Credential) error {
+func authFailed(creds []workload.Credential) error {
 	var schemes []string
 	for _, c := range creds {
 		schemes = append(schemes, c.Scheme)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/testing/workload"
 )
 
 // app is what every subcommand shares: the global flags and the standard
@@ -24,14 +25,14 @@ type app struct {
 	tlsCA          string // PEM files; any of them turns TLS on
 	tlsCert        string
 	tlsKey         string
-	killAfter      time.Duration       // how long CMD's group has after its stop signal before SIGKILL
-	exitBase       int                 // added to zkit's own exit statuses (exit.go)
-	output         string              // "text" or "json": how commands that print data print it
-	namespace      string              // --namespace: every path relative to it, as a chroot
-	verbose        bool                // log session and connection events to stderr
-	auth           []string            // --auth: SCHEME:CREDENTIAL, each
-	authFile       string              // --auth-file: one SCHEME:CREDENTIAL a line
-	creds          []client.Credential // --auth's and --auth-file's, checked (auth.go)
+	killAfter      time.Duration         // how long CMD's group has after its stop signal before SIGKILL
+	exitBase       int                   // added to zkit's own exit statuses (exit.go)
+	output         string                // "text" or "json": how commands that print data print it
+	namespace      string                // --namespace: every path relative to it, as a chroot
+	verbose        bool                  // log session and connection events to stderr
+	auth           []string              // --auth: SCHEME:CREDENTIAL, each
+	authFile       string                // --auth-file: one SCHEME:CREDENTIAL a line
+	creds          []workload.Credential // --auth's and --auth-file's, checked (auth.go)
 
 	global  *pflag.FlagSet   // the global flags, for flagSource
 	signals <-chan os.Signal // every stop signal zkit gets (signals.go)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"github.com/zkit-dev/zkit/client"
 )
 
 // The baselines: go-zookeeper used directly, as an application without
@@ -25,7 +24,7 @@ func (quiet) Printf(string, ...any) {}
 // gozkConnect opens n go-zookeeper sessions (no cap: the baselines are
 // run at the anchors' client counts) with the credentials auth, and waits
 // until each has a session.
-func gozkConnect(ctx context.Context, servers []string, n int, auth []client.Credential) ([]*zk.Conn, func(), error) {
+func gozkConnect(ctx context.Context, servers []string, n int, auth []Credential) ([]*zk.Conn, func(), error) {
 	cs := make([]*zk.Conn, 0, n)
 	closeAll := func() {
 		for _, c := range cs {

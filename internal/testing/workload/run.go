@@ -16,6 +16,13 @@ import (
 )
 
 // Point says where and how hard to run a workload.
+// Credential is one scheme's credentials, added to a session as
+// client.WithAuth adds them.
+type Credential struct {
+	Scheme string
+	Auth   []byte
+}
+
 type Point struct {
 	Servers  []string
 	Clients  int           // concurrent clients; each its own session up to MaxSessions
@@ -26,7 +33,7 @@ type Point struct {
 	// Root is the node under which the point creates its paths, a fresh
 	// one each (root/zkit/..., root/gozk/...); "" means DefaultRoot.
 	Root string
-	Auth []client.Credential // added to every session of the point
+	Auth []Credential // added to every session of the point
 }
 
 // DefaultRoot is where a Point without a Root creates its paths.
