@@ -12,8 +12,8 @@ import (
 
 	"github.com/zkit-dev/zkit/barrier"
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/testing/logtest"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/logtest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/zkit-dev/zkit/barrier"
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/zktest"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/zkit-dev/zkit/barrier"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 )
 
 // A double barrier whose directory and parents do not exist yet, with the

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/testing/logtest"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/logtest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/zktest"
 )
 

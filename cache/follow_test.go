@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/zkit-dev/zkit/cache"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 )
 
 // follower reads a cache's events into a tree of its own.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/zkit-dev/zkit/cache"
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/zktest"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"

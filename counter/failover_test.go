@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/zkit-dev/zkit/counter"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 )
 
 // A counter whose node and parents do not exist yet, with the ensemble's

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/zkit-dev/zkit/counter"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/zktest"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/zkit-dev/zkit/discovery"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 )
 
 // A registry whose base and service nodes do not exist yet, with the

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/discovery"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/zktest"
 )
 

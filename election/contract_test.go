@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/zkit-dev/zkit/election"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 )
 
 // The behaviour every queue recipe owes (exclusion with fencing, FIFO,

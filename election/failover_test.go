@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/zkit-dev/zkit/election"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 )
 
 // An election whose directory and parents do not exist yet, with the

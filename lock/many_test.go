@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/zktest"
 )
 

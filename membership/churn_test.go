@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/membership"
 	"github.com/zkit-dev/zkit/zktest"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/rwlock"
 	"github.com/zkit-dev/zkit/zktest"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/semaphore"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkit-dev/zkit/internal/refserver"
+	"github.com/zkit-dev/zkit/zktest/internal/refserver"
 )
 
 // Server is the bundled reference server: an in-process server that speaks

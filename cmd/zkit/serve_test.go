@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/internal/jute"
-	"github.com/zkit-dev/zkit/internal/refserver/wireclient"
+	"github.com/zkit-dev/zkit/internal/wireclient"
 )
 
 // startServe runs zkit serve with args on a free port and returns it and

@@ -14,7 +14,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/zktest"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/zkit-dev/zkit/counter"
 	"github.com/zkit-dev/zkit/discovery"
 	"github.com/zkit-dev/zkit/internal/inspect"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/membership"
 	"github.com/zkit-dev/zkit/rendezvous"
 	"github.com/zkit-dev/zkit/zktest"

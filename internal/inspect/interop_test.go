@@ -11,7 +11,7 @@ import (
 	"github.com/zkit-dev/zkit/barrier"
 	"github.com/zkit-dev/zkit/election"
 	"github.com/zkit-dev/zkit/internal/inspect"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/semaphore"
 	"github.com/zkit-dev/zkit/zktest"

@@ -12,7 +12,7 @@ import (
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/election"
 	"github.com/zkit-dev/zkit/internal/inspect"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/rwlock"
 	"github.com/zkit-dev/zkit/semaphore"

@@ -13,7 +13,7 @@ import (
 	"github.com/zkit-dev/zkit/counter"
 	"github.com/zkit-dev/zkit/election"
 	"github.com/zkit-dev/zkit/internal/inspect"
-	"github.com/zkit-dev/zkit/internal/testing/recipetest"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/membership"
 	"github.com/zkit-dev/zkit/rwlock"

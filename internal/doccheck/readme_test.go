@@ -1,4 +1,4 @@
-package readme
+package doccheck
 
 import (
 	"os"
@@ -77,7 +77,7 @@ func contains(source []string, block []string) bool {
 }
 
 func TestReadmeExamplesAreExampleTests(t *testing.T) {
-	root := filepath.Join("..", "..", "..")
+	root := filepath.Join("..", "..")
 	blocks := readmeBlocks(t, filepath.Join(root, "README.md"))
 	if len(blocks) < 4 {
 		t.Fatalf("only %d checked examples in the README", len(blocks))

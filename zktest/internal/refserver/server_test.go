@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/zkit-dev/zkit/internal/jute"
-	"github.com/zkit-dev/zkit/internal/refserver/wireclient"
+	"github.com/zkit-dev/zkit/internal/wireclient"
 )
 
 func fourLetter(t *testing.T, addr, cmd string) string {

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/internal/jute"
-	"github.com/zkit-dev/zkit/internal/refserver"
-	"github.com/zkit-dev/zkit/internal/refserver/wireclient"
+	"github.com/zkit-dev/zkit/internal/wireclient"
 	"github.com/zkit-dev/zkit/zktest"
+	"github.com/zkit-dev/zkit/zktest/internal/refserver"
 )
 
 // Scenarios on the protocol itself: unknown opcodes, malformed and

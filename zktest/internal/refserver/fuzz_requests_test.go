@@ -19,7 +19,7 @@ import (
 // belongs to a live session that knows it, and no zxid goes back. The seed
 // corpus (below and testdata/fuzz/FuzzRequests) runs as a normal test.
 //
-//	go test ./internal/refserver -run '^$' -fuzz FuzzRequests -fuzztime 60s
+//	go test ./zktest/internal/refserver -run '^$' -fuzz FuzzRequests -fuzztime 60s
 func FuzzRequests(f *testing.F) {
 	acl := []jute.ACL{{Perms: jute.PermAll, ID: jute.Id{Scheme: "world", ID: "anyone"}}}
 	for op, rec := range map[int32]any{

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/internal/jute"
-	"github.com/zkit-dev/zkit/internal/refserver/wireclient"
+	"github.com/zkit-dev/zkit/internal/wireclient"
 )
 
 // goroutinesIn counts the goroutines in the server's function fn, as

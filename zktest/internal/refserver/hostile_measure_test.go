@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/internal/jute"
-	"github.com/zkit-dev/zkit/internal/refserver"
-	"github.com/zkit-dev/zkit/internal/refserver/wireclient"
+	"github.com/zkit-dev/zkit/internal/wireclient"
+	"github.com/zkit-dev/zkit/zktest/internal/refserver"
 )
 
 // The measurements of how the reference server holds against hostile
@@ -33,7 +33,7 @@ import (
 // They print numbers rather than pass or fail, and take about eight seconds
 // each; they run only with ZKIT_MEASURE=1:
 //
-//	ZKIT_MEASURE=1 go test ./internal/refserver -run TestMeasure -v
+//	ZKIT_MEASURE=1 go test ./zktest/internal/refserver -run TestMeasure -v
 //
 // The other session connects from 127.0.0.2, so that a per-address
 // connection limit on the attacker's 127.0.0.1 does not apply to it.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/internal/jute"
-	"github.com/zkit-dev/zkit/internal/refserver/wireclient"
+	"github.com/zkit-dev/zkit/internal/wireclient"
 )
 
 // FuzzFrames feeds malformed, truncated and oversized input to the server,
@@ -16,7 +16,7 @@ import (
 // most the offending connection, must leave another connection working, and
 // must not leak goroutines. The seed corpus runs as a normal test.
 //
-//	go test ./internal/refserver -run '^$' -fuzz FuzzFrames -fuzztime 60s
+//	go test ./zktest/internal/refserver -run '^$' -fuzz FuzzFrames -fuzztime 60s
 func FuzzFrames(f *testing.F) {
 	connect := jute.Frame(&jute.ConnectRequest{TimeOut: 30000, Passwd: make([]byte, 16), HasReadOnly: true})
 	create := jute.Encode(&jute.CreateRequest{Path: "/f", Data: []byte("x"), ACL: []jute.ACL{{Perms: 31, ID: jute.Id{Scheme: "world", ID: "anyone"}}}})

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"github.com/zkit-dev/zkit/internal/refserver"
 	"github.com/zkit-dev/zkit/zktest"
+	"github.com/zkit-dev/zkit/zktest/internal/refserver"
 )
 
 // BenchmarkCreateDelete measures create+delete pairs from N concurrent
@@ -17,7 +17,7 @@ import (
 // the same run, against real ZooKeeper (zktest's standalone server:
 // forceSync=no). ops/s counts both operations of a pair.
 //
-//	go test ./internal/refserver -run '^$' -bench CreateDelete -benchtime 5s
+//	go test ./zktest/internal/refserver -run '^$' -bench CreateDelete -benchtime 5s
 func BenchmarkCreateDelete(b *testing.B) {
 	ref, err := refserver.Start("127.0.0.1:0", refserver.Config{})
 	if err != nil {

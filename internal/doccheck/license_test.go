@@ -1,4 +1,4 @@
-package license
+package doccheck
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 // The LICENSE file is the Apache License 2.0, whole: one match, covering
 // (nearly) all of the file.
 func TestLicenseIsApache2(t *testing.T) {
-	text, err := os.ReadFile(filepath.Join("..", "..", "..", "LICENSE"))
+	text, err := os.ReadFile(filepath.Join("..", "..", "LICENSE"))
 	if err != nil {
 		t.Fatal(err)
 	}
