@@ -22,7 +22,7 @@ OUT=${OUT:-/tmp/zkit-pairs}
 export ZKBENCH_DIR=${ZKBENCH_DIR:-/tmp/zkbench}
 
 mkdir -p "$OUT"
-go build -o "$OUT/zkit" ./cmd/zkit
+go build -C cmd/zkit -o "$OUT/zkit" .
 ZK=$(bench/anchors/start-zk.sh standalone)
 trap 'bench/anchors/stop-zk.sh' EXIT
 

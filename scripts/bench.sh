@@ -40,7 +40,7 @@ CURATOR_CP=$(ls $J/{curator-framework,curator-client,curator-recipes,guava,zooke
 mkdir -p "$OUT"
 rm -rf "$OUT"/pass* # a table is made from this sitting's passes only
 BUILD_DIR=$BUILD "$ANCHORS/run-all.sh" build
-go build -o "$OUT/zkit" ./cmd/zkit
+go build -C cmd/zkit -o "$OUT/zkit" .
 
 ZK=$("$ANCHORS/start-zk.sh" standalone)
 trap '"$ANCHORS/stop-zk.sh"' EXIT

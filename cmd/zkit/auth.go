@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/zkit-dev/zkit/internal/testing/workload"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/workload"
 )
 
 // Credentials: --auth SCHEME:CREDENTIAL (repeatable, or one in

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/testing/workload"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/workload"
 	"github.com/zkit-dev/zkit/zktest"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/inspect"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/inspect"
 )
 
 func newInspectCmd(a *app) *cobra.Command {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/zkit-dev/zkit/internal/inspect"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/inspect"
 )
 
 // What commands print on stdout: with -o text (the default) one value a

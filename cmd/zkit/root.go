@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/testing/workload"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/workload"
 )
 
 // app is what every subcommand shares: the global flags and the standard

@@ -11,7 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/inspect"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/inspect"
 )
 
 // topSettle is how long top waits after a watch fires before it scans

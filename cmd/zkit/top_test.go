@@ -13,7 +13,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/inspect"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/zktest"
 )

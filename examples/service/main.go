@@ -16,10 +16,10 @@
 //
 // Run two against the bundled reference server, then change their settings:
 //
-//	go run ./cmd/zkit serve --listen 127.0.0.1:2181 &
+//	go run -C cmd/zkit . serve --listen 127.0.0.1:2181 &
 //	go run ./examples/service -id w-1 -addr 127.0.0.1:8081 &
 //	go run ./examples/service -id w-2 -addr 127.0.0.1:8082 &
-//	go run ./cmd/zkit config /service/config set interval_ms=500
+//	go run -C cmd/zkit . config /service/config set interval_ms=500
 //
 // Layout under -root: election/ (Curator's LeaderLatch layout),
 // instances/worker/ (Curator x-discovery's), config/ (configwatch's) and

@@ -8,10 +8,10 @@ import (
 
 	"github.com/zkit-dev/zkit/barrier"
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/configwatch"
 	"github.com/zkit-dev/zkit/counter"
 	"github.com/zkit-dev/zkit/discovery"
-	"github.com/zkit-dev/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/membership"
 	"github.com/zkit-dev/zkit/rendezvous"

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/counter"
 	"github.com/zkit-dev/zkit/election"
-	"github.com/zkit-dev/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/membership"

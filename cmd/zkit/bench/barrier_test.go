@@ -3,7 +3,7 @@ package bench
 import (
 	"testing"
 
-	"github.com/zkit-dev/zkit/internal/testing/workload"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/workload"
 )
 
 // BenchmarkDoubleBarrier is the anchors' W3_dbarrier: 8 members run

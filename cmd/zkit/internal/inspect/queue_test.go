@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/election"
-	"github.com/zkit-dev/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/rwlock"

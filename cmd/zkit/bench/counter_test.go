@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/zkit-dev/zkit/internal/testing/workload"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/workload"
 )
 
 // counterSessions are the anchors' W2_counter points.

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/zkit-dev/zkit/barrier"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/election"
-	"github.com/zkit-dev/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/semaphore"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/zkit-dev/zkit/internal/testing/workload"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/workload"
 )
 
 var contenders = []int{1, 8, 32, 1000}

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/workload"
 	"github.com/zkit-dev/zkit/election"
-	"github.com/zkit-dev/zkit/internal/testing/workload"
 	"github.com/zkit-dev/zkit/zktest"
 )
 

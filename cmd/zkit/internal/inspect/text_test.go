@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/inspect"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/inspect"
 )
 
 // sample is a read/write lock with a Curator reader holding and a zkit

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/testing/workload"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/workload"
 	"github.com/zkit-dev/zkit/zktest"
 )
 

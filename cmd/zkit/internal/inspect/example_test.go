@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/internal/inspect"
+	"github.com/zkit-dev/zkit/cmd/zkit/internal/inspect"
 	"github.com/zkit-dev/zkit/lock"
 	"github.com/zkit-dev/zkit/zktest"
 )
