@@ -13,6 +13,7 @@ import (
 
 	"github.com/zkit-dev/zkit/internal/jute"
 	"github.com/zkit-dev/zkit/internal/wireclient"
+	"github.com/zkit-dev/zkit/zktest"
 )
 
 // startServe runs zkit serve with args on a free port and returns it and
@@ -122,16 +123,25 @@ func serveAnswers(t *testing.T, addr string) (super bool, reconfig jute.Error) {
 	return super, jute.Error(h.Err)
 }
 
-// refusesAfter holds n idle connections to addr and reports whether the
-// next one goes unanswered.
+// refusesAfter holds n sessions on addr and reports whether the next
+// connection goes unanswered. Each held session has been answered, so the
+// server counts all n, whatever it still counts of connections closed
+// before (it counts a connection until it has seen it close, and refuses
+// one in the meantime: such a refusal is retried).
 func refusesAfter(t *testing.T, addr string, n int) bool {
 	t.Helper()
-	for range n {
-		nc, err := net.Dial("tcp", addr)
+	deadline := time.Now().Add(zktest.Scale(10 * time.Second))
+	for held := 0; held < n; {
+		c, err := wireclient.Connect(addr, 30*time.Second)
 		if err != nil {
-			t.Fatal(err)
+			if time.Now().After(deadline) {
+				t.Fatalf("connection %d of %d: %v", held+1, n, err)
+			}
+			time.Sleep(10 * time.Millisecond)
+			continue
 		}
-		t.Cleanup(func() { nc.Close() })
+		t.Cleanup(func() { c.Close() })
+		held++
 	}
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
