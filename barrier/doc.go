@@ -18,12 +18,12 @@
 //	<path>/<uuid>   EPHEMERAL, one per member
 //	<path>/ready    PERSISTENT, created by the member that counts the last one in
 //
-// zkit members and Curator 5.x members can share a barrier. zkit names its
-// members with version-8 UUIDs (Curator's are random, version 4) so that it
-// can tell them apart, writes the members it counted into ready's data,
-// and records each leave in the directory's data; Curator ignores all
-// three. Children of other shapes are ignored (Curator counts them: keep
-// the directory clean).
+// zkit members and members of Curator's DistributedDoubleBarrier can share
+// a barrier. zkit names its members with version-8 UUIDs (Curator's are
+// random, version 4) so that it can tell them apart, writes the members it
+// counted into ready's data, and records each leave in the directory's
+// data; Curator ignores all three. Children of other shapes are ignored
+// (Curator counts them: keep the directory clean).
 //
 // # Enter
 //
@@ -39,24 +39,20 @@
 // since; and ready is only ever created by a member that counted count
 // member nodes (zkit's and Curator's alike).
 //
-// A slow member is never stranded. kazoo 2.8 and Curator 5.4 strand one on
-// a loaded ensemble (measured here: kazoo hung in 4 of 4 runs of 1000
-// rounds, Curator in 4 of 8): fast members see ready, pass, and start
-// leaving; a slow member that then counts the directory finds fewer than
-// count nodes, and waits in Enter for a count that will never come back
-// while the others wait for it in Leave. kazoo sets its watch after
-// creating its node, and so can miss ready; Curator's watch fires, but it
-// counts again after the event and then waits on a notification that
-// already came. zkit decides by the event, never by a second count: the
-// watch of step (1) was set before the member's node existed, so it is
-// there to see ready's creation whenever that happens, even if ready is
-// deleted again before the member looks. After the member has counted
-// fewer than count, nothing it could still read decides its entry: only
-// the event does. A lost connection does not lose the event: on reconnect
-// the client sets the watch again, and the server fires it if ready was
-// created meanwhile; ready cannot have been created and deleted while the
-// member was away, because it is deleted only once every member node of
-// its round is gone, and this member's node is still there.
+// A slow member is never stranded. On a loaded ensemble fast members see
+// ready, pass, and start leaving; a slow member that then counted the
+// directory would find fewer than count nodes, and wait in Enter for a
+// count that will never come back while the others wait for it in Leave.
+// zkit decides by the event, never by a second count: the watch of step (1)
+// was set before the member's node existed, so it is there to see ready's
+// creation whenever that happens, even if ready is deleted again before the
+// member looks. After the member has counted fewer than count, nothing it
+// could still read decides its entry: only the event does. A lost
+// connection does not lose the event: on reconnect the client sets the
+// watch again, and the server fires it if ready was created meanwhile;
+// ready cannot have been created and deleted while the member was away,
+// because it is deleted only once every member node of its round is gone,
+// and this member's node is still there.
 //
 // # Leave
 //
@@ -145,8 +141,7 @@
 // directory yet creates it first (most members of a path made for one
 // phase reach it at once: a create that failed for the missing directory
 // would cost them two requests more). Measured with 8 members: 55
-// requests per round on one path, 62 with a fresh path per round, against
-// Curator's 114.
+// requests per round on one path, 62 with a fresh path per round.
 //
 // # Simple barrier
 //

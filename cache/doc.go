@@ -52,12 +52,11 @@
 //
 // Under the persistent watch a node's children are listed only when its
 // Stat says it has some (or counts other children than the cache holds):
-// the watch was set before the read, so a child created later is
-// announced anyway. A tree of mostly leaves loads with about one read a
-// node (Curator's CuratorCache sends two). A cache of one node (OpenNode,
-// WithDepth(0)) sets a persistent watch that is not recursive: the server
-// tells it of the node's own changes, its children coming and going
-// included, and of nothing below.
+// the watch was set before the read, so a child created later is announced
+// anyway. A tree of mostly leaves loads with about one read a node. A cache
+// of one node (OpenNode, WithDepth(0)) sets a persistent watch that is not
+// recursive: the server tells it of the node's own changes, its children
+// coming and going included, and of nothing below.
 //
 // On a server without persistent watches (ZooKeeper before 3.6, which
 // answers addWatch Unimplemented) the cache falls back by itself to

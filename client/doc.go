@@ -97,37 +97,9 @@
 //
 // # Why zkit speaks the protocol itself
 //
-// zkit began as a wrapper over github.com/go-zookeeper/zk, and took over
-// its connection piece by piece, for defects of go-zookeeper 1.0.4 that the
-// guarantees above could not be kept with:
-//
-//   - its receive loop writes the last zxid it saw for every reply while
-//     its connection loop reads it for the connect request and SetWatches,
-//     without synchronisation: a data race (go-zookeeper/zk#35) that
-//     `go test -race` reports in any program that reconnects;
-//   - its send queue outlives its connections: a request a disconnect
-//     catches there (behind the credentials it sends again on a new
-//     connection, for one) is written on the next connection of the
-//     session, after its caller was told it failed. A SetACL reported
-//     outcome-unknown was applied after a reader had found it was not, and
-//     an AddAuth that failed could take effect later;
-//   - when it sends the credentials again on a new connection and the write
-//     fails, it fills that request's one-slot reply channel twice, and its
-//     connection loop blocks for good: the client never connects again
-//     (go-zookeeper/zk#163);
-//   - it sends SetWatches while its send loop already runs, so watches set
-//     on the new connection are set again relative to an older zxid, and
-//     fire at once for changes made before they were set (a lock waiter
-//     takes such an event for the release of the node ahead of it);
-//   - it waits ten times its receive timeout for a connect response, and
-//     pauses a second each time it has tried every server (with one
-//     server, before every reconnect): a session behind a short partition
-//     could be lost while the server was up;
-//   - it has no addWatch (persistent and recursive watches,
-//     go-zookeeper/zk#155), no create2 (a create's Stat), and none of
-//     removeWatches, getEphemerals, getAllChildrenNumber, multiRead,
-//     getConfig or whoAmI.
-//
-// Speaking the protocol itself, the client keeps its calls to the
-// connection they were written on, and a context on each costs nothing.
+// Speaking the protocol itself, rather than wrapping another Go client,
+// the client keeps every call to the connection it was written on, never
+// sends a request of an old connection on a new one, sets watches again
+// before any call of a new connection, and costs nothing per call for its
+// context. The repository's docs/design.md tells how zkit came to it.
 package client

@@ -35,8 +35,9 @@
 // writer's own calls and every other delta waiting, in one multi that
 // also writes each delta's result into its node (see delegate.go). While
 // contention lasts, one writer applies everybody's increments, one write
-// for many, and the slowest increment waits a few round trips (see the
-// README for figures). A lone writer never waits for anything.
+// for many, and the slowest increment waits a few round trips (figures in
+// the repository's docs/benchmarks.md). A lone writer never waits for
+// anything.
 //
 // Who applies a delta never matters for correctness: every write is still
 // conditional, and a delta's node goes from version 0 to 1 only with the

@@ -28,10 +28,9 @@
 // Because the turn is confirmed by a listing, a waiting candidate does not
 // watch its own node at once: a leader handing over to the next candidate
 // costs five requests (create, list, watch the node below, confirm,
-// resign), as many as go-zookeeper's lock-based election. A candidate
-// that has waited for a second sets that watch too, so that a foreign
-// delete of its node ends Campaign (ErrNodeDeleted) within about a second,
-// and at the latest at its turn.
+// resign). A candidate that has waited for a second sets that watch too, so
+// that a foreign delete of its node ends Campaign (ErrNodeDeleted) within
+// about a second, and at the latest at its turn.
 //
 // A leader that steps down to campaign again at once, as Curator's
 // LeaderSelector with autoRequeue does, uses [Term.Requeue]: the delete of

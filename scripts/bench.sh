@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The README's benchmark comparison, in one sitting against one server.
+# The benchmark comparison of docs/benchmarks.md, in one sitting against one
+# server.
 #
 #   scripts/bench.sh [ANCHORS_DIR]     # default bench/anchors; ~15 min
 #   DUR=3 scripts/bench.sh             # quick look
@@ -10,7 +11,7 @@
 # with the Curator and kazoo result lines passed to --compare, so that every
 # ratio and the plot come from one server in one sitting (the anchors'
 # go-zookeeper program cross-checks zkit's own go-zookeeper baselines), and
-# writes the README's table (scripts/readme-table.py). Stops the server by
+# writes the table (scripts/bench-table.py). Stops the server by
 # the PIDs start-zk.sh recorded.
 #
 # Env: DUR (seconds per point, 10), ROUNDS (W3 rounds, 300),
@@ -85,5 +86,5 @@ for pass in $(seq 1 "$PASSES"); do
   done
   [[ $P == "$OUT" ]] || cp "$OUT/env.txt" "$P/env.txt"
 done
-/usr/bin/python3 scripts/readme-table.py "$OUT" >"$OUT/table.md"
-echo "# done ($(date +%T)); results in $OUT, the README's table in $OUT/table.md, plot in $PLOT" >&2
+/usr/bin/python3 scripts/bench-table.py "$OUT" >"$OUT/table.md"
+echo "# done ($(date +%T)); results in $OUT, the table in $OUT/table.md, plot in $PLOT" >&2

@@ -635,7 +635,7 @@ func termPending(pid int) bool {
 }
 
 // Kill, Restart, PID and LogFile fail the test on an index out of range,
-// as Partition does (and as the README says), and Mode returns it as an
+// as Partition does (and as docs/testing.md says), and Mode returns it as an
 // error, instead of panicking, which would end the whole test binary.
 func TestBadIndexFailsTheTest(t *testing.T) {
 	z := &ZooKeeper{nodes: []*node{{index: 0}}}

@@ -11,7 +11,7 @@ import (
 // The LICENSE file is the Apache License 2.0, whole: one match, covering
 // (nearly) all of the file.
 func TestLicenseIsApache2(t *testing.T) {
-	text, err := os.ReadFile(filepath.Join("..", "..", "LICENSE"))
+	text, err := os.ReadFile(filepath.Join(root, "LICENSE"))
 	if err != nil {
 		t.Fatal(err)
 	}

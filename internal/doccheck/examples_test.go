@@ -10,16 +10,17 @@ import (
 
 var from = regexp.MustCompile(`^<!-- from (\S+) -->$`)
 
-// block is one checked code block of the README.
+// block is one checked code block of a document.
 type block struct {
+	doc    string // the document, relative to the repository
 	source string // the example file, relative to the repository
-	line   int    // where the block starts in the README
+	line   int    // where the block starts in the document
 	lines  []string
 }
 
-func readmeBlocks(t *testing.T, readme string) []block {
+func docBlocks(t *testing.T, doc string) []block {
 	t.Helper()
-	data, err := os.ReadFile(readme)
+	data, err := os.ReadFile(filepath.Join(root, doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,9 +32,9 @@ func readmeBlocks(t *testing.T, readme string) []block {
 			continue
 		}
 		if lines[i+1] != "```go" {
-			t.Fatalf("README.md:%d: %q is not followed by a ```go block", i+1, lines[i])
+			t.Fatalf("%s:%d: %q is not followed by a ```go block", doc, i+1, lines[i])
 		}
-		b := block{source: m[1], line: i + 3}
+		b := block{doc: doc, source: m[1], line: i + 3}
 		for j := i + 2; j < len(lines) && lines[j] != "```"; j++ {
 			b.lines = append(b.lines, lines[j])
 		}
@@ -76,28 +77,34 @@ func contains(source []string, block []string) bool {
 	return false
 }
 
-func TestReadmeExamplesAreExampleTests(t *testing.T) {
-	root := filepath.Join("..", "..")
-	blocks := readmeBlocks(t, filepath.Join(root, "README.md"))
+func TestDocExamplesAreExampleTests(t *testing.T) {
+	var blocks []block
+	for _, doc := range docFiles(t) {
+		found := docBlocks(t, doc)
+		if doc == "README.md" && len(found) == 0 {
+			t.Error("no checked example in the README")
+		}
+		blocks = append(blocks, found...)
+	}
 	if len(blocks) < 4 {
-		t.Fatalf("only %d checked examples in the README", len(blocks))
+		t.Fatalf("only %d checked examples in the documents", len(blocks))
 	}
 	for _, b := range blocks {
 		if !strings.HasSuffix(b.source, "_test.go") {
-			t.Errorf("README.md:%d: %s is not a test file", b.line, b.source)
+			t.Errorf("%s:%d: %s is not a test file", b.doc, b.line, b.source)
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(root, b.source))
 		if err != nil {
-			t.Errorf("README.md:%d: %v", b.line, err)
+			t.Errorf("%s:%d: %v", b.doc, b.line, err)
 			continue
 		}
 		if !strings.Contains(string(data), "func Example") {
-			t.Errorf("README.md:%d: %s has no Example function", b.line, b.source)
+			t.Errorf("%s:%d: %s has no Example function", b.doc, b.line, b.source)
 		}
 		if !contains(strings.Split(string(data), "\n"), b.lines) {
-			t.Errorf("README.md:%d: this example is not a run of lines of %s (edit the Example first, then copy it):\n%s",
-				b.line, b.source, strings.Join(b.lines, "\n"))
+			t.Errorf("%s:%d: this example is not a run of lines of %s (edit the Example first, then copy it):\n%s",
+				b.doc, b.line, b.source, strings.Join(b.lines, "\n"))
 		}
 	}
 }

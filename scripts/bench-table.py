@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""The README's benchmark table from one sitting of scripts/bench.sh.
+"""The benchmark table of docs/benchmarks.md from one sitting of scripts/bench.sh.
 
-usage: scripts/readme-table.py OUT_DIR > table.md
+usage: scripts/bench-table.py OUT_DIR > table.md
 
 OUT_DIR holds the sitting's zkit.txt, curator.txt, kazoo.txt and gozk.txt (the
 anchors' result format), or, for a sitting of several passes, one directory
