@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -55,7 +54,8 @@ type ZooKeeper struct {
 	dir    string
 	shared bool
 
-	peers *peerNet // links between members (partition.go); nil if standalone or peerLinksUnsupported
+	peers *peerNet    // links between members (partition.go); nil if standalone or peerLinksUnsupported
+	ports *portClaims // the nodes' ports, claimed until stop
 
 	mu      sync.Mutex
 	nodes   []*node
@@ -247,11 +247,13 @@ func startOnce(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error)
 		}
 		z.peers = peers
 	}
-	ports, err := freePorts(perNode * n)
+	claims, err := claimFreePorts(perNode * n)
 	if err != nil {
 		z.Stop()
 		return nil, err
 	}
+	z.ports = claims
+	ports := claims.ports
 	for i := 0; i < n; i++ {
 		p := ports[perNode*i:]
 		nd := &node{index: i, clientPort: p[0], quorumPort: p[1], elecPort: p[2],
@@ -292,57 +294,6 @@ func startOnce(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error)
 		return nil, err
 	}
 	return z, nil
-}
-
-// freePorts returns n distinct ports that were free on 127.0.0.1, chosen
-// below the kernel's range of ephemeral ports where it can. A node's ports
-// are bound again when it restarts (Restart), and in between they must
-// stay free: the kernel hands the ports of its ephemeral range to every
-// outgoing connection on the machine, and on a busy machine one of them
-// took a killed member's quorum port within seconds, so that the member
-// could not come back. Ports below that range are only ever taken by
-// someone binding them.
-func freePorts(n int) ([]int, error) {
-	ls := make([]net.Listener, 0, n)
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	lo, hi := stablePortRange()
-	ports := make([]int, 0, n)
-	for tries := 0; len(ports) < n; tries++ {
-		addr := "127.0.0.1:0" // the kernel's choice, when no stable port was found
-		if tries < 100*n && hi > lo {
-			addr = fmt.Sprintf("127.0.0.1:%d", lo+rand.IntN(hi-lo))
-		}
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			if addr == "127.0.0.1:0" {
-				return nil, fmt.Errorf("zktest: finding a free port: %w", err)
-			}
-			continue
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
-}
-
-// stablePortRange is [lo, hi): ports that the kernel does not hand out to
-// outgoing connections, below its ephemeral range (Linux's
-// ip_local_port_range, 32768 and up by default), and above the ports
-// that services usually claim.
-func stablePortRange() (lo, hi int) {
-	hi = 32768
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if v, err := strconv.Atoi(f[0]); err == nil {
-				hi = v
-			}
-		}
-	}
-	return max(hi/2, 10000), hi
 }
 
 // defaultSettings are zktest's zoo.cfg defaults, in file order.
@@ -949,6 +900,7 @@ func (z *ZooKeeper) stop() {
 	if z.peers != nil {
 		z.peers.close()
 	}
+	z.ports.release()
 }
 
 // stopProc stops p by PID: SIGTERM, then SIGKILL. With cont, SIGTERM is

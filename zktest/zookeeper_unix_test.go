@@ -68,21 +68,34 @@ func TestStopContinuesPausedServer(t *testing.T) {
 }
 
 // A node's ports come from below the kernel's ephemeral range, where no
-// outgoing connection can take them while the node is down.
+// outgoing connection can take them while the node is down, and no other
+// zktest process chooses them while they are claimed.
 func TestFreePortsOutsideEphemeralRange(t *testing.T) {
 	lo, hi := stablePortRange()
 	if hi <= lo {
 		t.Skipf("no stable range below the ephemeral ports here (%d, %d)", lo, hi)
 	}
-	ports, err := freePorts(20)
+	claims, err := claimFreePorts(20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[int]bool{}
-	for _, p := range ports {
+	for _, p := range claims.ports {
 		if p < lo || p >= hi || seen[p] {
-			t.Fatalf("port %d: want distinct ports in [%d, %d), got %v", p, lo, hi, ports)
+			t.Fatalf("port %d: want distinct ports in [%d, %d), got %v", p, lo, hi, claims.ports)
 		}
 		seen[p] = true
+		if f, ok := claimPort(p); ok {
+			f.Close()
+			t.Fatalf("port %d claimed twice", p)
+		}
+	}
+	claims.release()
+	for _, p := range claims.ports {
+		f, ok := claimPort(p)
+		if !ok {
+			t.Fatalf("port %d still claimed after release", p)
+		}
+		f.Close()
 	}
 }
