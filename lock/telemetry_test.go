@@ -47,11 +47,12 @@ func TestTelemetry(t *testing.T) {
 	}
 	<-l.Done()
 
-	// The lease records its end just after Done is closed.
+	// The lease records its end just after Done is closed, in two
+	// instruments that one collection does not read at one instant.
 	var got map[string]int64
 	recipetest.Eventually(t, "the lost lease recorded", func() bool {
 		got = collect(t, reader)
-		return got["zkit.recipe.lost lock deleted"] > 0
+		return got["zkit.recipe.lost lock deleted"] > 0 && got["zkit.recipe.held.duration lock deleted"] > 0
 	})
 	for key, want := range map[string]int64{
 		"zkit.recipe.acquired lock ":              101,

@@ -74,12 +74,14 @@ func TestCreateTTLAndContainer(t *testing.T) {
 		servers, c := b.Addr(), b.Connect(t)
 		ctx := t.Context()
 		run := func(want int, args ...string) result { t.Helper(); return zkitOn(t, servers, want, args...) }
-		run(exitOK, "create", "/ttl", "x", "--ttl", "300ms")
 		if r := run(exitOK, "create", "/ttl-", "--ttl", "1h", "-s"); r.stdout != "/ttl-0000000001\n" {
 			t.Fatalf("create --ttl -s printed %q", r.stdout)
 		}
 		run(exitOK, "create", "/box", "--container")
 		run(exitOK, "create", "/box/item")
+		// Long enough to be seen on a loaded machine (a zkit process
+		// starts in between), short enough to wait for.
+		run(exitOK, "create", "/ttl", "x", "--ttl", "3s")
 		if ok, _, err := c.Exists(ctx, "/ttl"); !ok || err != nil {
 			t.Fatalf("the TTL node is not there at first (%v)", err)
 		}
