@@ -35,36 +35,67 @@ modules=(. cmd/zkit chaos zktest/container examples/prometheus)
 echo "== go vet"
 for m in "${modules[@]}"; do (cd "$m" && go vet ./...); done
 
-echo "== go test -race (real ZooKeeper required)"
+# The suites mostly wait (on servers, sessions and timeouts), not
+# compute: run one after the other they left two cores three quarters
+# idle. So they run side by side as jobs, each printing its output whole
+# when it ends, and the run fails if any failed.
+jobdir=$(mktemp -d)
+trap 'rm -rf "$jobdir"' EXIT
+names=() pids=()
+job() { # job NAME DIR COMMAND...: run COMMAND in DIR in the background
+  local name=$1 dir=$2
+  shift 2
+  names+=("$name")
+  (cd "$dir" && "$@") >"$jobdir/${#names[@]}.log" 2>&1 &
+  pids+=($!)
+}
+wait_jobs() { # print each job's output in order; fail if any failed
+  local failed=() i
+  for i in "${!names[@]}"; do
+    if ! wait "${pids[$i]}"; then failed+=("${names[$i]}"); fi
+    echo "== ${names[$i]}"
+    cat "$jobdir/$((i + 1)).log"
+  done
+  names=() pids=()
+  if [ ${#failed[@]} -gt 0 ]; then echo "FAILED: ${failed[*]}"; return 1; fi
+}
+
 export ZKIT_REQUIRE_ZOOKEEPER=1
-for m in . cmd/zkit chaos; do
-  (cd "$m" && go test -race -count=1 -timeout 30m ./...)
-done
+job "go test -race: the library (real ZooKeeper required)" . go test -race -count=1 -p 4 -timeout 30m ./...
+job "go test -race: cmd/zkit" cmd/zkit go test -race -count=1 -timeout 30m ./...
+job "go test -race: chaos" chaos go test -race -count=1 -timeout 30m ./...
 # These two start no server: the container backend needs a Docker engine
 # (its tests skip without one) and the example only registers metrics.
-for m in zktest/container examples/prometheus; do
-  (cd "$m" && go test -count=1 ./...)
-done
+job "go test: zktest/container" zktest/container go test -count=1 ./...
+job "go test: examples/prometheus" examples/prometheus go test -count=1 ./...
 
 # The fuzz targets ran their seed corpora above; each also fuzzes for a
 # few seconds here (longer runs by hand: -fuzztime 10m). A failure it
 # finds is written to the package's testdata/fuzz, where it becomes a
 # seed.
-echo "== fuzz (5 s per target)"
-for target in FuzzFrames FuzzRequests; do
-  go test -run '^$' -fuzz "^${target}\$" -fuzztime 5s ./zktest/internal/refserver
-done
+fuzz() {
+  local target
+  for target in FuzzFrames FuzzRequests; do
+    go test -run '^$' -fuzz "^${target}\$" -fuzztime 5s -parallel 1 ./zktest/internal/refserver
+  done
+}
+job "fuzz (5 s per target)" . fuzz
 
 # Go supports its two newest releases; go.mod's go directive names the
-# older (1.26), and everything above ran on the installed Go (1.26 in CI).
+# older (1.26), and everything above runs on the installed Go (1.26 in CI).
 # Under the newer one (the go command fetches it through the module
-# proxy, about 76 MB, and caches it): vet everything, and run
-# the library's tests on the bundled reference server alone. The command
+# proxy, about 76 MB, and caches it): vet everything, and run the
+# library's tests on the bundled reference server alone. The command
 # module (with the benchmarks) and the chaos suite (real ensembles only)
-# are left to the run above, and so are the race detector and real
-# ZooKeeper, so that this pass costs a few minutes.
-echo "== Go 1.27: go vet, and the library's tests on the reference server"
-export GOTOOLCHAIN=go1.27.3
-go version
-for m in "${modules[@]}"; do (cd "$m" && go vet ./...); done
-ZKIT_REQUIRE_ZOOKEEPER= ZKIT_REFERENCE_ONLY=1 go test -count=1 -p 4 -timeout 15m ./...
+# are left to the jobs above, and so are the race detector and real
+# ZooKeeper, so that this job costs a few minutes.
+go127() {
+  export GOTOOLCHAIN=go1.27.3 ZKIT_REQUIRE_ZOOKEEPER= ZKIT_REFERENCE_ONLY=1
+  go version
+  local m
+  for m in "${modules[@]}"; do (cd "$m" && go vet ./...); done
+  go test -count=1 -timeout 15m ./...
+}
+job "Go 1.27: go vet, and the library's tests on the reference server" . go127
+
+wait_jobs
