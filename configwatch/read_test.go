@@ -45,14 +45,14 @@ func uniform(s generation) (int, error) {
 	return g, nil
 }
 
-// A reader racing 1000 publishes never observes a mixed generation, with
+// A reader racing 300 publishes never observes a mixed generation, with
 // the ready flag or atomic publishes, through Watch or through Get; the
 // watch ends on the last one.
 func TestNoMixedGenerations(t *testing.T) {
 	for _, mode := range []string{"flag", "atomic"} {
 		t.Run(mode, func(t *testing.T) {
 			zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
-				const publishes = 1000
+				const publishes = 300
 				ctx := recipetest.Context(t)
 				pub, watcher, getter := b.Connect(t), b.Connect(t), b.Connect(t)
 				path := zktest.UniquePath(t) + "/config"

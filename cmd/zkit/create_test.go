@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,8 +75,9 @@ func TestCreateTTLAndContainer(t *testing.T) {
 		servers, c := b.Addr(), b.Connect(t)
 		ctx := t.Context()
 		run := func(want int, args ...string) result { t.Helper(); return zkitOn(t, servers, want, args...) }
-		if r := run(exitOK, "create", "/ttl-", "--ttl", "1h", "-s"); r.stdout != "/ttl-0000000001\n" {
-			t.Fatalf("create --ttl -s printed %q", r.stdout)
+		seq := strings.TrimSuffix(run(exitOK, "create", "/ttl-", "--ttl", "1h", "-s").stdout, "\n")
+		if !regexp.MustCompile(`^/ttl-\d{10}$`).MatchString(seq) {
+			t.Fatalf("create --ttl -s printed %q", seq)
 		}
 		run(exitOK, "create", "/box", "--container")
 		run(exitOK, "create", "/box/item")
@@ -88,7 +90,7 @@ func TestCreateTTLAndContainer(t *testing.T) {
 		run(exitOK, "delete", "/box/item")
 		waitNodeGone(t, c, "/ttl")
 		waitNodeGone(t, c, "/box")
-		if ok, _, err := c.Exists(ctx, "/ttl-0000000001"); !ok || err != nil {
+		if ok, _, err := c.Exists(ctx, seq); !ok || err != nil {
 			t.Fatalf("the node of TTL 1h is gone (%v)", err)
 		}
 	})

@@ -112,6 +112,12 @@ func (q *contract[R, L]) otherRecipeLater(t *testing.T, ctx context.Context, b z
 		gaveUp <- err
 	}()
 	WaitChildren(t, c, dir, 2)
+	middleNode := ""
+	for _, n := range Children(t, c, dir) {
+		if dir+"/"+n != holder.Node() {
+			middleNode = dir + "/" + n
+		}
+	}
 	lastDone := make(chan error, 1)
 	var lease L
 	go func() {
@@ -120,6 +126,11 @@ func (q *contract[R, L]) otherRecipeLater(t *testing.T, ctx context.Context, b z
 		lastDone <- err
 	}()
 	WaitChildren(t, c, dir, 3)
+	// Its first look (the listing that comes with its create) is done
+	// once it watches the node before its own: the nodes below come after
+	// that look, as the doc of this test says. (The server names the node
+	// with the client's namespace.)
+	WaitWatched(t, b, last.Session(), last.Namespace()+middleNode)
 	foreign := dir + "/" + client.ProtectedName(client.NewProtectedID(), other+"9000000000")
 	ready := client.JoinPath(dir, layout.ReadyFlag) // a configuration's or barrier's, after the waiters too
 	for _, p := range []string{foreign, ready} {

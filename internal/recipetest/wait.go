@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -156,24 +155,11 @@ func WaitEventFor(t *testing.T, sub *client.Subscription, d time.Duration, match
 // and set its watch before it changes the node under it.
 func WaitWatched(t *testing.T, b zktest.Backend, sess *client.Session, path string) {
 	t.Helper()
-	id := fmt.Sprintf("0x%x", sess.ID())
-	Eventually(t, "session "+id+" watches "+path, func() bool {
+	Eventually(t, fmt.Sprintf("session 0x%x watches %s", sess.ID(), path), func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(5*time.Second))
 		defer cancel()
-		out, err := zktest.FourLetterWord(ctx, b.Addr(), "wchc")
-		if err != nil {
-			return false
-		}
-		mine := false
-		for _, line := range strings.Split(out, "\n") {
-			switch {
-			case strings.HasPrefix(line, "0x"):
-				mine = line == id
-			case mine && strings.TrimSpace(line) == path:
-				return true
-			}
-		}
-		return false
+		paths, err := zktest.WatchedPaths(ctx, b.Addr(), sess.ID())
+		return err == nil && paths[path]
 	})
 }
 
