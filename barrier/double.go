@@ -257,7 +257,7 @@ func (d *Double) clearStale(ctx context.Context, version int32) error {
 
 // join creates the member node, and the directory (a container, as Curator
 // makes it) when it is missing: first, if this client has not seen it (see
-// recipes.DirKnown; a barrier's path per phase is new to all its members,
+// dirKnown; a barrier's path per phase is new to all its members,
 // who reach it at once). The name is unique: a create whose reply was lost
 // is sent again, and "node exists" then means it was applied. The
 // directory is listed right behind the create, in the same round trip
@@ -269,7 +269,7 @@ func (d *Double) clearStale(ctx context.Context, version int32) error {
 // the node may still be there, counted by the others, until the server
 // deletes it with the session.
 func (d *Double) join(ctx context.Context) (_ *client.Listing, applied bool, _ error) {
-	if !recipes.DirKnown(d.c, d.dir) {
+	if !dirKnown(d.c, d.dir) {
 		if err := d.makeDir(ctx); err != nil {
 			return nil, false, err
 		}
@@ -279,7 +279,7 @@ func (d *Double) join(ctx context.Context) (_ *client.Listing, applied bool, _ e
 	for dirs := 0; ; {
 		_, listing, err := d.c.CreateListed(ctx, d.node(), nil, client.Ephemeral, d.cfg.CreateOptions()...)
 		if err == nil {
-			recipes.SawDir(d.c, d.dir)
+			sawDir(d.c, d.dir)
 		}
 		switch {
 		case err == nil, maybeApplied && errors.Is(err, client.ErrNodeExists):
