@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 )
 
 // Lease is a held node: a lock, a read or write lock, a leadership. It is
@@ -97,7 +98,7 @@ func NewLease(c *client.Client, sess *client.Session, path string, st *client.St
 func hold(c *client.Client, sess *client.Session, path string, czxid int64, self <-chan client.WatchEvent, opts LeaseOptions) *Lease {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	l := &Lease{c: c, sess: sess, path: path, token: TokenOf(czxid),
-		log: logger(opts.Logger), ctx: ctx, cancel: cancel, plain: opts.PlainRelease,
+		log: recipekit.Logger(opts.Logger), ctx: ctx, cancel: cancel, plain: opts.PlainRelease,
 		recipe: opts.Recipe, since: time.Now(), batch: opts.batch}
 	if b := l.batch; b != nil {
 		b.first(l)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/layout"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -38,7 +39,7 @@ type Queue struct {
 // flag of a configuration or an open double barrier at the joiner's first
 // listing, which make Join fail with ErrOtherRecipe. It does no I/O.
 func NewQueue(c *client.Client, dir string, log *slog.Logger, kinds ...Kind) *Queue {
-	return &Queue{c: c, dir: dir, kinds: kinds, layout: queueLayout(kinds), log: logger(log)}
+	return &Queue{c: c, dir: dir, kinds: kinds, layout: queueLayout(kinds), log: recipekit.Logger(log)}
 }
 
 // queueLayout is the layout of the recipe whose nodes kinds are, for its
@@ -351,7 +352,7 @@ func (t *Ticket) watchSelf(ctx context.Context) error {
 	if st.EphemeralOwner != t.sess.ID() {
 		// Created under a newer session than the one this ticket started
 		// with: that one was lost meanwhile.
-		if s := NewerOwner(t.q.c, t.sess, st); s != nil {
+		if s := recipekit.NewerOwner(t.q.c, t.sess, st); s != nil {
 			Remove(done, t.q.c, s, t.path, Removal{Logger: t.q.log})
 		}
 		return LostSession(t.q.c, nil)

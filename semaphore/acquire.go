@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 	"github.com/zkit-dev/zkit/recipes"
 )
 
@@ -209,7 +210,7 @@ func (a *attempt) create(ctx context.Context) ([]string, error) {
 			paths, applied, rerr := a.resolve(ctx, ids)
 			switch {
 			case rerr != nil:
-				recipes.RemoveProtected(ctx, s.c, a.sess, s.leases, ids, recipes.Removal{Logger: s.cfg.Logger})
+				recipekit.RemoveProtected(ctx, s.c, a.sess, s.leases, ids, recipekit.Removal{Logger: s.cfg.Logger})
 				return nil, rerr
 			case applied:
 				return paths, nil
@@ -346,9 +347,9 @@ func (a *attempt) hold(ctx context.Context, paths []string) ([]*Lease, error) {
 
 // owner is the session that owns a lease node of the attempt whose Stat is
 // st (nil if it could not be read): the attempt's, or the client's next
-// one (see recipes.NewerOwner), under which a node left would hold a lease.
+// one (see recipekit.NewerOwner), under which a node left would hold a lease.
 func (a *attempt) owner(st *client.Stat) *client.Session {
-	if s := recipes.NewerOwner(a.s.c, a.sess, st); s != nil {
+	if s := recipekit.NewerOwner(a.s.c, a.sess, st); s != nil {
 		return s
 	}
 	return a.sess
