@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/layout"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 	"github.com/zkit-dev/zkit/recipes"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -102,7 +103,7 @@ func (d *Double) Enter(ctx context.Context) (err error) {
 	if d.inside {
 		return fmt.Errorf("zkit: barrier %s: %w", d.dir, ErrEntered)
 	}
-	ctx, span := recipes.InstrumentsOf(d.c).Start(ctx, "barrier", "enter", d.dir)
+	ctx, span := recipekit.InstrumentsOf(d.c).Start(ctx, "barrier", "enter", d.dir)
 	defer func() { endSpan(span, err) }()
 	d.began = time.Now()
 	for {
@@ -171,7 +172,7 @@ func (d *Double) replaced(ctx context.Context, err error) bool {
 // for the others, starts over under the next session.
 func (d *Double) requeued(span trace.Span) {
 	span.AddEvent("requeued", trace.WithAttributes(attribute.String("zkit.node", d.node())))
-	recipes.InstrumentsOf(d.c).Requeued("barrier")
+	recipekit.InstrumentsOf(d.c).Requeued("barrier")
 	d.cfg.Logger.Info("zkit: barrier: session lost while entering: entering again under the next session", "path", d.dir)
 }
 

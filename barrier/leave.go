@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 )
 
 // Leave leaves the barrier and returns once every member of the round has
@@ -27,7 +27,7 @@ func (d *Double) Leave(ctx context.Context) (err error) {
 		return ErrNotEntered
 	}
 	d.inside = false
-	ctx, span := recipes.InstrumentsOf(d.c).Start(ctx, "barrier", "leave", d.dir)
+	ctx, span := recipekit.InstrumentsOf(d.c).Start(ctx, "barrier", "leave", d.dir)
 	defer func() { endSpan(span, err) }()
 	l := &leaving{d: d}
 	err = l.run(ctx)

@@ -226,7 +226,7 @@ func (l *Lease) unlock(ctx context.Context, join func(del client.Op) error) (joi
 	}
 	l.cancel(ErrReleased)
 	if context.Cause(l.ctx) == ErrReleased { // not lost in the meantime
-		InstrumentsOf(l.c).Ended(l.recipe, l.since, ErrReleased)
+		recipekit.InstrumentsOf(l.c).Ended(l.recipe, l.since, endOf(ErrReleased))
 	}
 	if b := l.batch; b != nil {
 		b.end(ErrReleased) // the node's monitor stops
@@ -347,7 +347,7 @@ func (l *Lease) lose(cause error, remove bool) {
 	if context.Cause(l.ctx) != cause {
 		return // released or lost in the meantime
 	}
-	InstrumentsOf(l.c).Ended(l.recipe, l.since, cause)
+	recipekit.InstrumentsOf(l.c).Ended(l.recipe, l.since, endOf(cause))
 	l.log.Warn("zkit: lease lost", "node", l.path, "cause", cause)
 	if remove {
 		Remove(done, l.c, l.sess, l.path, Removal{Logger: l.log})

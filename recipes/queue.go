@@ -199,7 +199,7 @@ func (q *Queue) joinWith(ctx context.Context, kind Kind, data []byte, acl []clie
 	if len(acl) > 0 {
 		opts = append(opts, client.WithACL(acl...))
 	}
-	in := InstrumentsOf(q.c)
+	in := recipekit.InstrumentsOf(q.c)
 	joined := time.Now()
 	ctx, span := in.Start(ctx, kind.Recipe, "acquire", q.dir)
 	t, err := q.joinLive(ctx, kind, data, opts, ops, span)
@@ -657,7 +657,7 @@ func (t *Ticket) Rejoin(ctx context.Context, err error) error {
 	Remove(ctx, t.q.c, t.sess, t.path, Removal{Logger: t.q.log})
 	kind := t.node.Kind
 	t.event("requeued", t.path)
-	InstrumentsOf(t.q.c).Requeued(kind.Recipe)
+	recipekit.InstrumentsOf(t.q.c).Requeued(kind.Recipe)
 	t.q.log.Info("zkit: session lost while waiting: queuing again under the next session",
 		"dir", t.q.dir, "node", t.path, "cause", t.sess.Err())
 	n, err := t.q.joinLive(ctx, kind, t.data, t.opts, nil, t.spanOrNoop())
@@ -683,7 +683,7 @@ func (t *Ticket) spanOrNoop() trace.Span {
 func (t *Ticket) Abandon(ctx context.Context) {
 	Remove(ctx, t.q.c, t.sess, t.path, Removal{Logger: t.q.log})
 	if t.span != nil {
-		InstrumentsOf(t.q.c).Abandoned(t.node.Kind.Recipe)
+		recipekit.InstrumentsOf(t.q.c).Abandoned(t.node.Kind.Recipe)
 		t.span.SetStatus(codes.Error, "abandoned")
 		t.span.End()
 		t.span = nil
@@ -720,7 +720,7 @@ func (t *Ticket) Hold(o LeaseOptions) *Lease {
 // more.
 func (t *Ticket) Consumed() {
 	if t.span != nil {
-		InstrumentsOf(t.q.c).Acquired(t.node.Kind.Recipe, t.joined, t.woke)
+		recipekit.InstrumentsOf(t.q.c).Acquired(t.node.Kind.Recipe, t.joined, t.woke)
 		t.span.SetAttributes(attribute.Int64("zkit.token", TokenOf(t.token)))
 		t.span.End()
 		t.span = nil

@@ -37,7 +37,7 @@ func (s *Semaphore) acquire(ctx context.Context, op string, n int, try bool) ([]
 			s.cfg.Log().Warn("zkit: semaphore: more leases than the maximum: a participant created lease nodes without the mutex; trying again",
 				"path", s.path, "max", s.max)
 		case recipes.Requeueable(ctx, s.c, err):
-			recipes.InstrumentsOf(s.c).Requeued("semaphore")
+			recipekit.InstrumentsOf(s.c).Requeued("semaphore")
 			s.cfg.Log().Info("zkit: semaphore: session lost before the lease was held: trying again under the next session",
 				"path", s.path, "cause", err)
 		default:
