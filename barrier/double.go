@@ -309,11 +309,11 @@ func (d *Double) join(ctx context.Context) (_ *client.Listing, applied bool, _ e
 			}
 			return nil, maybeApplied, d.wrap(err)
 		}
-		if err := d.pause(ctx, &b); err != nil {
+		if err := recipes.Pause(ctx, d.c, d.sess, &b); err != nil {
 			if maybeApplied && d.sess.Alive() {
 				d.abandon(ctx)
 			}
-			return nil, maybeApplied, err
+			return nil, maybeApplied, d.wrap(err)
 		}
 	}
 }
@@ -402,8 +402,8 @@ func (d *Double) open(ctx context.Context, members []string, version int32) (boo
 		default:
 			return false, d.wrap(err)
 		}
-		if err := d.pause(ctx, &b); err != nil {
-			return false, err
+		if err := recipes.Pause(ctx, d.c, d.sess, &b); err != nil {
+			return false, d.wrap(err)
 		}
 	}
 }
@@ -534,23 +534,10 @@ func (d *Double) retry(ctx context.Context, op func() error) error {
 		case !client.IsRetryable(err):
 			return d.wrap(err)
 		}
-		if err := d.pause(ctx, &b); err != nil {
-			return err
+		if err := recipes.Pause(ctx, d.c, d.sess, &b); err != nil {
+			return d.wrap(err)
 		}
 	}
-}
-
-// pause waits before the next attempt of a request that failed while the
-// connection was down (or whose reply was lost), while ctx and the
-// member's session last.
-func (d *Double) pause(ctx context.Context, b *client.Backoff) error {
-	if !d.sess.Alive() {
-		return lost(d.c, d.dir, d.sess)
-	}
-	if err := b.Wait(ctx); err != nil {
-		return d.wrap(err)
-	}
-	return nil
 }
 
 // gone is the error for a member node that disappeared while its member

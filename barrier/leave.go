@@ -8,6 +8,7 @@ import (
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/recipekit"
+	"github.com/zkit-dev/zkit/recipes"
 )
 
 // Leave leaves the barrier and returns once every member of the round has
@@ -170,8 +171,8 @@ func (l *leaving) depart(ctx context.Context) error {
 		default:
 			return d.wrap(err)
 		}
-		if err := d.pause(ctx, &b); err != nil {
-			return err
+		if err := recipes.Pause(ctx, d.c, d.sess, &b); err != nil {
+			return d.wrap(err)
 		}
 	}
 }
@@ -362,8 +363,8 @@ func (l *leaving) release(ctx context.Context, st *client.Stat) error {
 		default:
 			return d.wrap(err)
 		}
-		if err := d.pause(ctx, &b); err != nil {
-			return err
+		if err := recipes.Pause(ctx, d.c, d.sess, &b); err != nil {
+			return d.wrap(err)
 		}
 	}
 }

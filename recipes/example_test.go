@@ -151,3 +151,48 @@ func ExampleTicket_Rejoin() {
 	// through the gate, under the session that holds: true
 	// <nil>
 }
+
+// A request of a recipe of your own, sent again while the session it
+// belongs to lives. Once that session is lost, Pause says so instead of
+// waiting: the request was for the session's node, or its place in line.
+func ExamplePause() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	sess, err := c.WaitConnected(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	join := func() error {
+		var b client.Backoff
+		for {
+			_, err := c.Create(ctx, "/app-member", nil, client.Ephemeral)
+			if !client.IsRetryable(err) {
+				return err
+			}
+			if err := recipes.Pause(ctx, c, sess, &b); err != nil {
+				return err
+			}
+		}
+	}
+	fmt.Println(join())
+
+	c.Close() // ends sess
+	err = recipes.Pause(ctx, c, sess, &client.Backoff{})
+	fmt.Println(errors.Is(err, recipes.ErrLost), errors.Is(err, client.ErrClosed))
+	// Output:
+	// <nil>
+	// true true
+}

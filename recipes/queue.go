@@ -432,7 +432,7 @@ func (t *Ticket) walk(ctx context.Context) error {
 			}
 			continue
 		case client.IsRetryable(err):
-			if err := t.pause(ctx); err != nil {
+			if err := Pause(ctx, t.q.c, t.sess, &t.backoff); err != nil {
 				return err
 			}
 			continue
@@ -531,7 +531,7 @@ func (t *Ticket) relist(ctx context.Context) error {
 	for {
 		children, _, err := t.q.c.Children(ctx, t.q.dir)
 		if client.IsRetryable(err) {
-			if err := t.pause(ctx); err != nil {
+			if err := Pause(ctx, t.q.c, t.sess, &t.backoff); err != nil {
 				return err
 			}
 			continue
@@ -601,16 +601,6 @@ func (t *Ticket) foreign(ch string) error {
 		return nil
 	}
 	return t.q.layout.Check(layout.Sighting{Path: t.q.dir, Children: []layout.Child{{Name: ch}}})
-}
-
-// pause waits before retrying a request refused while disconnected.
-func (t *Ticket) pause(ctx context.Context) error {
-	select {
-	case <-t.sess.Done():
-		return LostSession(t.q.c, t.sess.Err())
-	default:
-	}
-	return t.backoff.Wait(ctx)
 }
 
 // gone reports that the ticket's own node is missing: deleted by someone

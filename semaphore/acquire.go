@@ -120,7 +120,7 @@ func (a *attempt) room(ctx context.Context, try bool) error {
 		case errors.Is(err, client.ErrNoNode):
 			return nil // no lease is held: the first create makes the directory
 		case client.IsRetryable(err):
-			if err := a.pause(ctx, &b); err != nil {
+			if err := recipes.Pause(ctx, a.s.c, a.sess, &b); err != nil {
 				return err
 			}
 			continue
@@ -143,10 +143,10 @@ func (a *attempt) room(ctx context.Context, try bool) error {
 		select {
 		case ev := <-w:
 			if ev.Type == client.EventNotWatching {
-				return a.lost(ev.Err)
+				return recipes.LostSession(a.s.c, ev.Err)
 			}
 		case <-a.sess.Done():
-			return a.lost(a.sess.Err())
+			return recipes.LostSession(a.s.c, a.sess.Err())
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -179,7 +179,7 @@ func (a *attempt) create(ctx context.Context) ([]string, error) {
 	var b client.Backoff
 	for dirs := 0; ; {
 		if !a.sess.Alive() {
-			return nil, a.lost(a.sess.Err())
+			return nil, recipes.LostSession(a.s.c, a.sess.Err())
 		}
 		res, err := s.c.Multi(ctx, ops...)
 		var me *client.MultiError
@@ -217,7 +217,7 @@ func (a *attempt) create(ctx context.Context) ([]string, error) {
 			}
 			continue // not applied: the mutex is still held
 		case client.IsRetryable(err):
-			if err := a.pause(ctx, &b); err != nil {
+			if err := recipes.Pause(ctx, a.s.c, a.sess, &b); err != nil {
 				return nil, err
 			}
 			continue
@@ -234,13 +234,13 @@ func (a *attempt) resolve(ctx context.Context, ids []string) (paths []string, ap
 	var b client.Backoff
 	for {
 		if !a.sess.Alive() {
-			return nil, false, a.lost(a.sess.Err())
+			return nil, false, recipes.LostSession(a.s.c, a.sess.Err())
 		}
 		paths, applied, err = a.lookup(ctx, ids)
 		if err == nil || !client.IsRetryable(err) {
 			return paths, applied, err
 		}
-		if err := a.pause(ctx, &b); err != nil {
+		if err := recipes.Pause(ctx, a.s.c, a.sess, &b); err != nil {
 			return nil, false, err
 		}
 	}
@@ -307,7 +307,7 @@ func (a *attempt) hold(ctx context.Context, paths []string) ([]*Lease, error) {
 			var b client.Backoff
 			for {
 				_, ws[i].st, ws[i].self, ws[i].err = s.c.GetW(ctx, p)
-				if !client.IsRetryable(ws[i].err) || a.pause(ctx, &b) != nil {
+				if !client.IsRetryable(ws[i].err) || recipes.Pause(ctx, a.s.c, a.sess, &b) != nil {
 					return
 				}
 			}
@@ -323,7 +323,7 @@ func (a *attempt) hold(ctx context.Context, paths []string) ([]*Lease, error) {
 			}
 		}
 		if err == nil && w.st.EphemeralOwner != a.sess.ID() {
-			err = a.lost(nil)
+			err = recipes.LostSession(a.s.c, nil)
 		}
 	}
 	if err == nil && count > s.max {
@@ -375,7 +375,7 @@ func (a *attempt) count(ctx context.Context, paths []string) (int, error) {
 		case errors.Is(err, client.ErrNoNode):
 			return 0, a.gone()
 		case client.IsRetryable(err):
-			if err := a.pause(ctx, &b); err != nil {
+			if err := recipes.Pause(ctx, a.s.c, a.sess, &b); err != nil {
 				return 0, err
 			}
 			continue
@@ -398,26 +398,11 @@ func countLeases(children []string, upTo int64) int {
 	return n
 }
 
-// pause waits before retrying a request refused while disconnected.
-func (a *attempt) pause(ctx context.Context, b *client.Backoff) error {
-	select {
-	case <-a.sess.Done():
-		return a.lost(a.sess.Err())
-	default:
-	}
-	return b.Wait(ctx)
-}
-
 // gone reports the attempt's mutex node or a lease node missing before
 // the attempt held anything: lost with the session, or deleted by someone.
 func (a *attempt) gone() error {
 	if !a.sess.Alive() {
-		return a.lost(a.sess.Err())
+		return recipes.LostSession(a.s.c, a.sess.Err())
 	}
 	return recipes.DeletedWhileWaiting(a.s.path)
 }
-
-// lost is the error of an attempt whose session was lost (cause: how, nil
-// when unknown): acquire queues again (recipes.Requeueable), and never
-// reports it as it is.
-func (a *attempt) lost(cause error) error { return recipes.LostSession(a.s.c, cause) }
