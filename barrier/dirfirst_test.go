@@ -8,7 +8,6 @@ import (
 	"github.com/zkit-dev/zkit/barrier"
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/recipetest"
-	"github.com/zkit-dev/zkit/recipes"
 	"github.com/zkit-dev/zkit/zktest"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
@@ -51,7 +50,7 @@ func TestDirectoryFirstOnANewPath(t *testing.T) {
 		}
 		// The client records the directory once the first member's create
 		// has returned, a moment after the request was counted.
-		recipetest.Eventually(t, "the client to know the directory", func() bool { return recipes.DirKnown(c, path) })
+		recipetest.Eventually(t, "the client to know the directory", func() bool { return barrier.DirKnown(c, path) })
 		second := barrier.NewDouble(c, path, 2)
 		if err := second.Enter(ctx); err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/layout"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 	"github.com/zkit-dev/zkit/recipes"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -102,7 +103,7 @@ func (d *Double) Enter(ctx context.Context) (err error) {
 	if d.inside {
 		return fmt.Errorf("zkit: barrier %s: %w", d.dir, ErrEntered)
 	}
-	ctx, span := recipes.InstrumentsOf(d.c).Start(ctx, "barrier", "enter", d.dir)
+	ctx, span := recipekit.InstrumentsOf(d.c).Start(ctx, "barrier", "enter", d.dir)
 	defer func() { endSpan(span, err) }()
 	d.began = time.Now()
 	for {
@@ -171,7 +172,7 @@ func (d *Double) replaced(ctx context.Context, err error) bool {
 // for the others, starts over under the next session.
 func (d *Double) requeued(span trace.Span) {
 	span.AddEvent("requeued", trace.WithAttributes(attribute.String("zkit.node", d.node())))
-	recipes.InstrumentsOf(d.c).Requeued("barrier")
+	recipekit.InstrumentsOf(d.c).Requeued("barrier")
 	d.cfg.Logger.Info("zkit: barrier: session lost while entering: entering again under the next session", "path", d.dir)
 }
 
@@ -257,7 +258,7 @@ func (d *Double) clearStale(ctx context.Context, version int32) error {
 
 // join creates the member node, and the directory (a container, as Curator
 // makes it) when it is missing: first, if this client has not seen it (see
-// recipes.DirKnown; a barrier's path per phase is new to all its members,
+// dirKnown; a barrier's path per phase is new to all its members,
 // who reach it at once). The name is unique: a create whose reply was lost
 // is sent again, and "node exists" then means it was applied. The
 // directory is listed right behind the create, in the same round trip
@@ -269,7 +270,7 @@ func (d *Double) clearStale(ctx context.Context, version int32) error {
 // the node may still be there, counted by the others, until the server
 // deletes it with the session.
 func (d *Double) join(ctx context.Context) (_ *client.Listing, applied bool, _ error) {
-	if !recipes.DirKnown(d.c, d.dir) {
+	if !dirKnown(d.c, d.dir) {
 		if err := d.makeDir(ctx); err != nil {
 			return nil, false, err
 		}
@@ -279,7 +280,7 @@ func (d *Double) join(ctx context.Context) (_ *client.Listing, applied bool, _ e
 	for dirs := 0; ; {
 		_, listing, err := d.c.CreateListed(ctx, d.node(), nil, client.Ephemeral, d.cfg.CreateOptions()...)
 		if err == nil {
-			recipes.SawDir(d.c, d.dir)
+			sawDir(d.c, d.dir)
 		}
 		switch {
 		case err == nil, maybeApplied && errors.Is(err, client.ErrNodeExists):
@@ -308,11 +309,11 @@ func (d *Double) join(ctx context.Context) (_ *client.Listing, applied bool, _ e
 			}
 			return nil, maybeApplied, d.wrap(err)
 		}
-		if err := d.pause(ctx, &b); err != nil {
+		if err := recipes.Pause(ctx, d.c, d.sess, &b); err != nil {
 			if maybeApplied && d.sess.Alive() {
 				d.abandon(ctx)
 			}
-			return nil, maybeApplied, err
+			return nil, maybeApplied, d.wrap(err)
 		}
 	}
 }
@@ -401,8 +402,8 @@ func (d *Double) open(ctx context.Context, members []string, version int32) (boo
 		default:
 			return false, d.wrap(err)
 		}
-		if err := d.pause(ctx, &b); err != nil {
-			return false, err
+		if err := recipes.Pause(ctx, d.c, d.sess, &b); err != nil {
+			return false, d.wrap(err)
 		}
 	}
 }
@@ -533,23 +534,10 @@ func (d *Double) retry(ctx context.Context, op func() error) error {
 		case !client.IsRetryable(err):
 			return d.wrap(err)
 		}
-		if err := d.pause(ctx, &b); err != nil {
-			return err
+		if err := recipes.Pause(ctx, d.c, d.sess, &b); err != nil {
+			return d.wrap(err)
 		}
 	}
-}
-
-// pause waits before the next attempt of a request that failed while the
-// connection was down (or whose reply was lost), while ctx and the
-// member's session last.
-func (d *Double) pause(ctx context.Context, b *client.Backoff) error {
-	if !d.sess.Alive() {
-		return lost(d.c, d.dir, d.sess)
-	}
-	if err := b.Wait(ctx); err != nil {
-		return d.wrap(err)
-	}
-	return nil
 }
 
 // gone is the error for a member node that disappeared while its member

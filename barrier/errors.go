@@ -35,7 +35,7 @@ var (
 // ErrLost and client.ErrSessionLost, or client.ErrClosed once c is closing
 // (recipes.LostSession).
 func lost(c *client.Client, dir string, sess *client.Session) error {
-	return fmt.Errorf("zkit: barrier %s: %w", dir, recipes.LostSession(c, sess.Err()))
+	return recipes.Wrap("barrier", dir, recipes.LostSession(c, sess.Err()))
 }
 
 // membersLost is the error Leave returns when n members (0: an unknown

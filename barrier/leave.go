@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 	"github.com/zkit-dev/zkit/recipes"
 )
 
@@ -27,7 +28,7 @@ func (d *Double) Leave(ctx context.Context) (err error) {
 		return ErrNotEntered
 	}
 	d.inside = false
-	ctx, span := recipes.InstrumentsOf(d.c).Start(ctx, "barrier", "leave", d.dir)
+	ctx, span := recipekit.InstrumentsOf(d.c).Start(ctx, "barrier", "leave", d.dir)
 	defer func() { endSpan(span, err) }()
 	l := &leaving{d: d}
 	err = l.run(ctx)
@@ -170,8 +171,8 @@ func (l *leaving) depart(ctx context.Context) error {
 		default:
 			return d.wrap(err)
 		}
-		if err := d.pause(ctx, &b); err != nil {
-			return err
+		if err := recipes.Pause(ctx, d.c, d.sess, &b); err != nil {
+			return d.wrap(err)
 		}
 	}
 }
@@ -362,8 +363,8 @@ func (l *leaving) release(ctx context.Context, st *client.Stat) error {
 		default:
 			return d.wrap(err)
 		}
-		if err := d.pause(ctx, &b); err != nil {
-			return err
+		if err := recipes.Pause(ctx, d.c, d.sess, &b); err != nil {
+			return d.wrap(err)
 		}
 	}
 }

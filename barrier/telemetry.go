@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
@@ -14,7 +14,7 @@ import (
 )
 
 // Telemetry of the double barrier, under the client's providers (see
-// package recipes for the spans of Enter and Leave):
+// recipekit.Instruments for the spans of Enter and Leave):
 //
 //	zkit.barrier.round.duration  histogram, s  from Enter to the end of Leave; zkit.outcome
 //
@@ -30,7 +30,7 @@ type instrumentsKey struct{}
 func roundDone(c *client.Client, began time.Time, err error) {
 	in, ok := c.Local().Load(instrumentsKey{})
 	if !ok {
-		m := recipes.InstrumentsOf(c).Meter()
+		m := recipekit.InstrumentsOf(c).Meter()
 		h, _ := m.Float64Histogram("zkit.barrier.round.duration", metric.WithUnit("s"),
 			metric.WithDescription("Time from a member's Enter to the end of its Leave."))
 		in, _ = c.Local().LoadOrStore(instrumentsKey{}, &instruments{round: h})

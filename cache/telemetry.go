@@ -6,12 +6,12 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 	"go.opentelemetry.io/otel/metric"
 )
 
 // Telemetry of the caches of one client, under the client's providers (see
-// package recipes for the rest), observed when the meter is read:
+// recipekit.Instruments for the rest), observed when the meter is read:
 //
 //	zkit.cache.nodes  gauge     nodes held by the client's open caches, in all
 //	zkit.cache.lag    gauge     the most any of them is behind the client: zxids
@@ -50,7 +50,7 @@ func (c *Cache) tracked() (untrack func()) {
 }
 
 func (cs *caches) register(cl *client.Client) {
-	m := recipes.InstrumentsOf(cl).Meter()
+	m := recipekit.InstrumentsOf(cl).Meter()
 	nodes, _ := m.Int64ObservableGauge("zkit.cache.nodes",
 		metric.WithDescription("Nodes held by the client's open caches, in all."))
 	lag, _ := m.Int64ObservableGauge("zkit.cache.lag",

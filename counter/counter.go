@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 	"github.com/zkit-dev/zkit/recipes"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -104,7 +105,7 @@ func (k *Counter) do(ctx context.Context, cl *call) result {
 		return result{err: fmt.Errorf("zkit: %s %q: %w", op, k.path, client.ErrClosed)}
 	}
 	cl.acl, cl.log = k.cfg.ACL, k.cfg.Log()
-	ctx, span := recipes.InstrumentsOf(k.c).Start(ctx, "counter", opNames[cl.kind], k.path)
+	ctx, span := recipekit.InstrumentsOf(k.c).Start(ctx, "counter", opNames[cl.kind], k.path)
 	defer span.End()
 	r := engineFor(k.c, k.path, k.cfg.enc).do(ctx, cl)
 	r.err = recipes.Wrap(op, k.path, r.err)

@@ -4,12 +4,12 @@ import (
 	"context"
 
 	"github.com/zkit-dev/zkit/client"
-	"github.com/zkit-dev/zkit/recipes"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 	"go.opentelemetry.io/otel/metric"
 )
 
-// Telemetry of the counter, under the client's providers (see package
-// recipes for the rest):
+// Telemetry of the counter, under the client's providers (see
+// recipekit.Instruments for the rest):
 //
 //	zkit.counter.batch.size  histogram  calls combined into one conditional write
 //	zkit.counter.conflicts   histogram  writes lost to another writer before a batch's write went through
@@ -38,7 +38,7 @@ func instrumentsOf(c *client.Client) *instruments {
 	if in, ok := c.Local().Load(instrumentsKey{}); ok {
 		return in.(*instruments)
 	}
-	m := recipes.InstrumentsOf(c).Meter()
+	m := recipekit.InstrumentsOf(c).Meter()
 	in := &instruments{}
 	in.batch, _ = m.Int64Histogram("zkit.counter.batch.size",
 		metric.WithDescription("Calls of one client combined into one conditional write."))

@@ -81,7 +81,7 @@ func (e *Election) Run(ctx context.Context, lead func(ctx context.Context, term 
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err := e.pause(ctx); err != nil {
+		if err := e.requeuePause(ctx); err != nil {
 			return nil
 		}
 	}
@@ -115,8 +115,8 @@ func resign(term *Term) {
 	term.Resign(ctx)
 }
 
-// pause waits the requeue pause, or until ctx ends.
-func (e *Election) pause(ctx context.Context) error {
+// requeuePause waits the pause of WithRequeuePause, or until ctx ends.
+func (e *Election) requeuePause(ctx context.Context) error {
 	if e.cfg.requeuePause <= 0 {
 		return ctx.Err()
 	}

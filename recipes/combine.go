@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 )
 
 // Combiner lets the goroutines of one process that take turns in the same
@@ -156,8 +157,8 @@ func (b *batch) handOver(l *Lease) bool {
 	b.cur = next
 	b.cb.mu.Unlock()
 	l.cancel(ErrReleased)
-	in := InstrumentsOf(l.c)
-	in.Ended(l.recipe, l.since, ErrReleased)
+	in := recipekit.InstrumentsOf(l.c)
+	in.Ended(l.recipe, l.since, endOf(ErrReleased))
 	in.Acquired(l.recipe, w.joined, time.Time{})
 	w.ch <- next
 	return true

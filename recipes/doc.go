@@ -41,7 +41,8 @@
 //
 // The client underneath supplies the rest: client.WaitConnected, with
 // which every call that starts something new waits for a live session;
-// client.Retry, client.IsTransient and client.Backoff for loops; and
+// client.Retry, client.IsTransient and client.Backoff for loops ([Pause]
+// for the loop of a request that belongs to one session); and
 // client.EnsurePath and client.CreateDir, which ride out lost replies.
 //
 // # One shape

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/recipes"
@@ -150,4 +151,202 @@ func ExampleTicket_Rejoin() {
 	// Output:
 	// through the gate, under the session that holds: true
 	// <nil>
+}
+
+// A request of a recipe of your own, sent again while the session it
+// belongs to lives. Once that session is lost, Pause says so instead of
+// waiting: the request was for the session's node, or its place in line.
+func ExamplePause() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	sess, err := c.WaitConnected(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	join := func() error {
+		var b client.Backoff
+		for {
+			_, err := c.Create(ctx, "/app-member", nil, client.Ephemeral)
+			if !client.IsRetryable(err) {
+				return err
+			}
+			if err := recipes.Pause(ctx, c, sess, &b); err != nil {
+				return err
+			}
+		}
+	}
+	fmt.Println(join())
+
+	c.Close() // ends sess
+	err = recipes.Pause(ctx, c, sess, &client.Backoff{})
+	fmt.Println(errors.Is(err, recipes.ErrLost), errors.Is(err, client.ErrClosed))
+	// Output:
+	// <nil>
+	// true true
+}
+
+// The error of a wait of your own whose session was lost: it matches
+// ErrLost and how the session ended, here its expiry on the server.
+func ExampleLostSession() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	sess, err := c.WaitConnected(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	// A wait under sess for w, a watch set under sess, to fire.
+	wait := func(w <-chan client.WatchEvent) error {
+		select {
+		case ev := <-w:
+			if ev.Type == client.EventNotWatching { // the watch went with its session
+				return recipes.LostSession(c, ev.Err)
+			}
+			return nil
+		case <-sess.Done():
+			return recipes.LostSession(c, sess.Err())
+		}
+	}
+	_, _, w, err := c.ExistsW(ctx, "/app/go")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	srv.ExpireSession(sess.ID())
+	err = wait(w)
+	fmt.Println(errors.Is(err, recipes.ErrLost), errors.Is(err, client.ErrSessionExpired))
+	// Output:
+	// true true
+}
+
+// A node of your own kept present across sessions: when its session is
+// lost, the node is made again under the client's next one, as a new
+// Presence with a higher token.
+func ExampleKeep() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	k, err := recipes.Keep(ctx, c, "/app/workers/w1", []byte("up"), recipes.KeepOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	first := k.Presence()
+	srv.ExpireSession(first.Session().ID())
+	<-first.Done()
+	fmt.Println("first presence lost:", errors.Is(first.Err(), recipes.ErrLost))
+
+	next, err := k.Present(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("present again, higher token:", next.Token() > first.Token())
+	fmt.Println(k.Remove(ctx))
+	// Output:
+	// first presence lost: true
+	// present again, higher token: true
+	// <nil>
+}
+
+// A write fenced by a lease: Guard makes the Multi apply only while the
+// lease's node exists, so a holder that lost its turn (its session
+// expired while it was paused) cannot overwrite the next holder's work.
+func ExampleLease_Guard() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	if err := c.EnsurePath(ctx, "/app/report"); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	turn := recipes.Kind{Marker: "turn-", Exclusive: true, Recipe: "turns"}
+	lease, err := recipes.NewQueue(c, "/app/turns", nil, turn).Acquire(ctx, recipes.AcquireOptions{Kind: turn})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	write := func() error {
+		_, err := c.Multi(ctx, lease.Guard(), client.SetOp("/app/report", []byte("done"), -1))
+		return err
+	}
+	fmt.Println("while held:", write())
+	if err := lease.Unlock(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("once released, refused:", errors.Is(write(), client.ErrNoNode))
+	// Output:
+	// while held: <nil>
+	// once released, refused: true
+}
+
+// The options of a recipe of your own, as zkit's recipes have them: an
+// Option type of its own, and a configuration that embeds the settings
+// every recipe shares next to its own. Apply makes the configuration; the
+// Options' methods give what Keep, a Lease and a create take.
+func ExampleOptions() {
+	type config struct {
+		recipes.Options
+		data []byte
+	}
+	type Option func(*config)
+	withSuspendTolerance := func(d time.Duration) Option {
+		return func(c *config) { c.SuspendTolerance = d }
+	}
+	withData := func(data []byte) Option {
+		return func(c *config) { c.data = data }
+	}
+
+	cfg := recipes.Apply([]Option{withSuspendTolerance(2 * time.Second), withData([]byte("w1"))})
+	fmt.Println(string(cfg.data), cfg.Lease().SuspendTolerance, cfg.Keep().SuspendTolerance)
+	// Output:
+	// w1 2s 2s
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 )
 
 // KeepOptions configures Keep.
@@ -102,7 +103,7 @@ func Keep(ctx context.Context, c *client.Client, path string, data []byte, o Kee
 		// Its Kepts may not have forgotten their nodes yet.
 		return nil, LostSession(c, nil)
 	}
-	k := &Kept{c: c, path: path, opts: o, log: logger(o.Logger),
+	k := &Kept{c: c, path: path, opts: o, log: recipekit.Logger(o.Logger),
 		data: bytes.Clone(data), changed: make(chan struct{}), owned: map[int64]bool{}, loopDone: make(chan struct{})}
 	if _, dup := c.Local().LoadOrStore(keptKey(path), k); dup {
 		// The server cannot tell two claims of one session apart.

@@ -38,7 +38,7 @@ func (k *Kept) establish(ctx context.Context) (_ *Presence, _ <-chan client.Watc
 		}
 		sess := k.c.Session()
 		if sess == nil || !sess.Alive() {
-			if err := k.pause(ctx, &b); err != nil {
+			if err := k.backOff(ctx, &b); err != nil {
 				return nil, nil, err
 			}
 			continue
@@ -88,7 +88,7 @@ func (k *Kept) establish(ctx context.Context) (_ *Presence, _ <-chan client.Watc
 		default:
 			return nil, nil, err
 		}
-		if err := k.pause(ctx, &b); err != nil {
+		if err := k.backOff(ctx, &b); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -179,9 +179,10 @@ func (k *Kept) waitGone(ctx context.Context, sess *client.Session) error {
 	}
 }
 
-// pause waits before trying again: for the backoff delay, or less when the
-// connection state changes meanwhile.
-func (k *Kept) pause(ctx context.Context, b *client.Backoff) error {
+// backOff waits before trying again: for the backoff delay, or less when
+// the connection state changes meanwhile. Unlike Pause it outlives a lost
+// session: a Kept node is kept under the client's next one.
+func (k *Kept) backOff(ctx context.Context, b *client.Backoff) error {
 	changed := k.c.Changed()
 	t := time.NewTimer(b.Next())
 	defer t.Stop()

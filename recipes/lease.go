@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 )
 
 // Lease is a held node: a lock, a read or write lock, a leadership. It is
@@ -97,7 +98,7 @@ func NewLease(c *client.Client, sess *client.Session, path string, st *client.St
 func hold(c *client.Client, sess *client.Session, path string, czxid int64, self <-chan client.WatchEvent, opts LeaseOptions) *Lease {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	l := &Lease{c: c, sess: sess, path: path, token: TokenOf(czxid),
-		log: logger(opts.Logger), ctx: ctx, cancel: cancel, plain: opts.PlainRelease,
+		log: recipekit.Logger(opts.Logger), ctx: ctx, cancel: cancel, plain: opts.PlainRelease,
 		recipe: opts.Recipe, since: time.Now(), batch: opts.batch}
 	if b := l.batch; b != nil {
 		b.first(l)
@@ -225,7 +226,7 @@ func (l *Lease) unlock(ctx context.Context, join func(del client.Op) error) (joi
 	}
 	l.cancel(ErrReleased)
 	if context.Cause(l.ctx) == ErrReleased { // not lost in the meantime
-		InstrumentsOf(l.c).Ended(l.recipe, l.since, ErrReleased)
+		recipekit.InstrumentsOf(l.c).Ended(l.recipe, l.since, endOf(ErrReleased))
 	}
 	if b := l.batch; b != nil {
 		b.end(ErrReleased) // the node's monitor stops
@@ -346,7 +347,7 @@ func (l *Lease) lose(cause error, remove bool) {
 	if context.Cause(l.ctx) != cause {
 		return // released or lost in the meantime
 	}
-	InstrumentsOf(l.c).Ended(l.recipe, l.since, cause)
+	recipekit.InstrumentsOf(l.c).Ended(l.recipe, l.since, endOf(cause))
 	l.log.Warn("zkit: lease lost", "node", l.path, "cause", cause)
 	if remove {
 		Remove(done, l.c, l.sess, l.path, Removal{Logger: l.log})

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 )
 
 // Options are the settings every recipe shares. Each recipe package has
@@ -36,7 +37,7 @@ func (o Options) CreateOptions() []client.CreateOption {
 }
 
 // Log returns the logger, never nil.
-func (o Options) Log() *slog.Logger { return logger(o.Logger) }
+func (o Options) Log() *slog.Logger { return recipekit.Logger(o.Logger) }
 
 // Tolerance returns the suspend tolerance, never negative.
 func (o Options) Tolerance() time.Duration { return max(o.SuspendTolerance, 0) }

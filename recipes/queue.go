@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/internal/layout"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -38,7 +39,7 @@ type Queue struct {
 // flag of a configuration or an open double barrier at the joiner's first
 // listing, which make Join fail with ErrOtherRecipe. It does no I/O.
 func NewQueue(c *client.Client, dir string, log *slog.Logger, kinds ...Kind) *Queue {
-	return &Queue{c: c, dir: dir, kinds: kinds, layout: queueLayout(kinds), log: logger(log)}
+	return &Queue{c: c, dir: dir, kinds: kinds, layout: queueLayout(kinds), log: recipekit.Logger(log)}
 }
 
 // queueLayout is the layout of the recipe whose nodes kinds are, for its
@@ -198,7 +199,7 @@ func (q *Queue) joinWith(ctx context.Context, kind Kind, data []byte, acl []clie
 	if len(acl) > 0 {
 		opts = append(opts, client.WithACL(acl...))
 	}
-	in := InstrumentsOf(q.c)
+	in := recipekit.InstrumentsOf(q.c)
 	joined := time.Now()
 	ctx, span := in.Start(ctx, kind.Recipe, "acquire", q.dir)
 	t, err := q.joinLive(ctx, kind, data, opts, ops, span)
@@ -351,7 +352,7 @@ func (t *Ticket) watchSelf(ctx context.Context) error {
 	if st.EphemeralOwner != t.sess.ID() {
 		// Created under a newer session than the one this ticket started
 		// with: that one was lost meanwhile.
-		if s := NewerOwner(t.q.c, t.sess, st); s != nil {
+		if s := recipekit.NewerOwner(t.q.c, t.sess, st); s != nil {
 			Remove(done, t.q.c, s, t.path, Removal{Logger: t.q.log})
 		}
 		return LostSession(t.q.c, nil)
@@ -431,7 +432,7 @@ func (t *Ticket) walk(ctx context.Context) error {
 			}
 			continue
 		case client.IsRetryable(err):
-			if err := t.pause(ctx); err != nil {
+			if err := Pause(ctx, t.q.c, t.sess, &t.backoff); err != nil {
 				return err
 			}
 			continue
@@ -530,7 +531,7 @@ func (t *Ticket) relist(ctx context.Context) error {
 	for {
 		children, _, err := t.q.c.Children(ctx, t.q.dir)
 		if client.IsRetryable(err) {
-			if err := t.pause(ctx); err != nil {
+			if err := Pause(ctx, t.q.c, t.sess, &t.backoff); err != nil {
 				return err
 			}
 			continue
@@ -602,16 +603,6 @@ func (t *Ticket) foreign(ch string) error {
 	return t.q.layout.Check(layout.Sighting{Path: t.q.dir, Children: []layout.Child{{Name: ch}}})
 }
 
-// pause waits before retrying a request refused while disconnected.
-func (t *Ticket) pause(ctx context.Context) error {
-	select {
-	case <-t.sess.Done():
-		return LostSession(t.q.c, t.sess.Err())
-	default:
-	}
-	return t.backoff.Wait(ctx)
-}
-
 // gone reports that the ticket's own node is missing: deleted by someone
 // else, or with its session, which Close ends after the server has
 // deleted the session's nodes (and told this client of it).
@@ -656,7 +647,7 @@ func (t *Ticket) Rejoin(ctx context.Context, err error) error {
 	Remove(ctx, t.q.c, t.sess, t.path, Removal{Logger: t.q.log})
 	kind := t.node.Kind
 	t.event("requeued", t.path)
-	InstrumentsOf(t.q.c).Requeued(kind.Recipe)
+	recipekit.InstrumentsOf(t.q.c).Requeued(kind.Recipe)
 	t.q.log.Info("zkit: session lost while waiting: queuing again under the next session",
 		"dir", t.q.dir, "node", t.path, "cause", t.sess.Err())
 	n, err := t.q.joinLive(ctx, kind, t.data, t.opts, nil, t.spanOrNoop())
@@ -682,7 +673,7 @@ func (t *Ticket) spanOrNoop() trace.Span {
 func (t *Ticket) Abandon(ctx context.Context) {
 	Remove(ctx, t.q.c, t.sess, t.path, Removal{Logger: t.q.log})
 	if t.span != nil {
-		InstrumentsOf(t.q.c).Abandoned(t.node.Kind.Recipe)
+		recipekit.InstrumentsOf(t.q.c).Abandoned(t.node.Kind.Recipe)
 		t.span.SetStatus(codes.Error, "abandoned")
 		t.span.End()
 		t.span = nil
@@ -719,7 +710,7 @@ func (t *Ticket) Hold(o LeaseOptions) *Lease {
 // more.
 func (t *Ticket) Consumed() {
 	if t.span != nil {
-		InstrumentsOf(t.q.c).Acquired(t.node.Kind.Recipe, t.joined, t.woke)
+		recipekit.InstrumentsOf(t.q.c).Acquired(t.node.Kind.Recipe, t.joined, t.woke)
 		t.span.SetAttributes(attribute.Int64("zkit.token", TokenOf(t.token)))
 		t.span.End()
 		t.span = nil

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipekit"
 	"github.com/zkit-dev/zkit/recipes"
 )
 
@@ -36,7 +37,7 @@ func (s *Semaphore) acquire(ctx context.Context, op string, n int, try bool) ([]
 			s.cfg.Log().Warn("zkit: semaphore: more leases than the maximum: a participant created lease nodes without the mutex; trying again",
 				"path", s.path, "max", s.max)
 		case recipes.Requeueable(ctx, s.c, err):
-			recipes.InstrumentsOf(s.c).Requeued("semaphore")
+			recipekit.InstrumentsOf(s.c).Requeued("semaphore")
 			s.cfg.Log().Info("zkit: semaphore: session lost before the lease was held: trying again under the next session",
 				"path", s.path, "cause", err)
 		default:
@@ -119,7 +120,7 @@ func (a *attempt) room(ctx context.Context, try bool) error {
 		case errors.Is(err, client.ErrNoNode):
 			return nil // no lease is held: the first create makes the directory
 		case client.IsRetryable(err):
-			if err := a.pause(ctx, &b); err != nil {
+			if err := recipes.Pause(ctx, a.s.c, a.sess, &b); err != nil {
 				return err
 			}
 			continue
@@ -142,10 +143,10 @@ func (a *attempt) room(ctx context.Context, try bool) error {
 		select {
 		case ev := <-w:
 			if ev.Type == client.EventNotWatching {
-				return a.lost(ev.Err)
+				return recipes.LostSession(a.s.c, ev.Err)
 			}
 		case <-a.sess.Done():
-			return a.lost(a.sess.Err())
+			return recipes.LostSession(a.s.c, a.sess.Err())
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -178,7 +179,7 @@ func (a *attempt) create(ctx context.Context) ([]string, error) {
 	var b client.Backoff
 	for dirs := 0; ; {
 		if !a.sess.Alive() {
-			return nil, a.lost(a.sess.Err())
+			return nil, recipes.LostSession(a.s.c, a.sess.Err())
 		}
 		res, err := s.c.Multi(ctx, ops...)
 		var me *client.MultiError
@@ -209,14 +210,14 @@ func (a *attempt) create(ctx context.Context) ([]string, error) {
 			paths, applied, rerr := a.resolve(ctx, ids)
 			switch {
 			case rerr != nil:
-				recipes.RemoveProtected(ctx, s.c, a.sess, s.leases, ids, recipes.Removal{Logger: s.cfg.Logger})
+				recipekit.RemoveProtected(ctx, s.c, a.sess, s.leases, ids, recipekit.Removal{Logger: s.cfg.Logger})
 				return nil, rerr
 			case applied:
 				return paths, nil
 			}
 			continue // not applied: the mutex is still held
 		case client.IsRetryable(err):
-			if err := a.pause(ctx, &b); err != nil {
+			if err := recipes.Pause(ctx, a.s.c, a.sess, &b); err != nil {
 				return nil, err
 			}
 			continue
@@ -233,13 +234,13 @@ func (a *attempt) resolve(ctx context.Context, ids []string) (paths []string, ap
 	var b client.Backoff
 	for {
 		if !a.sess.Alive() {
-			return nil, false, a.lost(a.sess.Err())
+			return nil, false, recipes.LostSession(a.s.c, a.sess.Err())
 		}
 		paths, applied, err = a.lookup(ctx, ids)
 		if err == nil || !client.IsRetryable(err) {
 			return paths, applied, err
 		}
-		if err := a.pause(ctx, &b); err != nil {
+		if err := recipes.Pause(ctx, a.s.c, a.sess, &b); err != nil {
 			return nil, false, err
 		}
 	}
@@ -306,7 +307,7 @@ func (a *attempt) hold(ctx context.Context, paths []string) ([]*Lease, error) {
 			var b client.Backoff
 			for {
 				_, ws[i].st, ws[i].self, ws[i].err = s.c.GetW(ctx, p)
-				if !client.IsRetryable(ws[i].err) || a.pause(ctx, &b) != nil {
+				if !client.IsRetryable(ws[i].err) || recipes.Pause(ctx, a.s.c, a.sess, &b) != nil {
 					return
 				}
 			}
@@ -322,7 +323,7 @@ func (a *attempt) hold(ctx context.Context, paths []string) ([]*Lease, error) {
 			}
 		}
 		if err == nil && w.st.EphemeralOwner != a.sess.ID() {
-			err = a.lost(nil)
+			err = recipes.LostSession(a.s.c, nil)
 		}
 	}
 	if err == nil && count > s.max {
@@ -346,9 +347,9 @@ func (a *attempt) hold(ctx context.Context, paths []string) ([]*Lease, error) {
 
 // owner is the session that owns a lease node of the attempt whose Stat is
 // st (nil if it could not be read): the attempt's, or the client's next
-// one (see recipes.NewerOwner), under which a node left would hold a lease.
+// one (see recipekit.NewerOwner), under which a node left would hold a lease.
 func (a *attempt) owner(st *client.Stat) *client.Session {
-	if s := recipes.NewerOwner(a.s.c, a.sess, st); s != nil {
+	if s := recipekit.NewerOwner(a.s.c, a.sess, st); s != nil {
 		return s
 	}
 	return a.sess
@@ -374,7 +375,7 @@ func (a *attempt) count(ctx context.Context, paths []string) (int, error) {
 		case errors.Is(err, client.ErrNoNode):
 			return 0, a.gone()
 		case client.IsRetryable(err):
-			if err := a.pause(ctx, &b); err != nil {
+			if err := recipes.Pause(ctx, a.s.c, a.sess, &b); err != nil {
 				return 0, err
 			}
 			continue
@@ -397,26 +398,11 @@ func countLeases(children []string, upTo int64) int {
 	return n
 }
 
-// pause waits before retrying a request refused while disconnected.
-func (a *attempt) pause(ctx context.Context, b *client.Backoff) error {
-	select {
-	case <-a.sess.Done():
-		return a.lost(a.sess.Err())
-	default:
-	}
-	return b.Wait(ctx)
-}
-
 // gone reports the attempt's mutex node or a lease node missing before
 // the attempt held anything: lost with the session, or deleted by someone.
 func (a *attempt) gone() error {
 	if !a.sess.Alive() {
-		return a.lost(a.sess.Err())
+		return recipes.LostSession(a.s.c, a.sess.Err())
 	}
 	return recipes.DeletedWhileWaiting(a.s.path)
 }
-
-// lost is the error of an attempt whose session was lost (cause: how, nil
-// when unknown): acquire queues again (recipes.Requeueable), and never
-// reports it as it is.
-func (a *attempt) lost(cause error) error { return recipes.LostSession(a.s.c, cause) }
