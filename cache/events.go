@@ -61,7 +61,7 @@ func (c *Cache) Events() <-chan Event {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.events == nil {
-		c.events = &delivery{c: c, out: make(chan Event), told: map[string]*Node{}}
+		c.events = &delivery{c: c, out: make(chan Event), told: map[string]*entry{}}
 		go c.events.run()
 	}
 	return c.events.out
@@ -71,8 +71,8 @@ func (c *Cache) Events() <-chan Event {
 type delivery struct {
 	c    *Cache
 	out  chan Event
-	told map[string]*Node // what the receiver knows
-	base *Snapshot        // the snapshot the pending events lead to
+	told map[string]*entry // what the receiver knows, by path
+	base *Snapshot         // the snapshot the pending events lead to
 	gen  int
 	init bool  // Initialized was sent
 	at   int64 // the zxid of the last event sent
@@ -124,17 +124,18 @@ func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []Event {
 	var ev []Event
 	compare := func(p string) {
 		old, told := d.told[p]
-		n, ok := s.Get(p)
+		key, _ := keyOf(s.root, p)
+		n := s.nodes.get(key)
 		switch {
-		case !ok && told:
+		case n == nil && told:
 			ev = append(ev, Event{Type: Deleted, Path: p, Zxid: s.zxid})
-		case !ok:
+		case n == nil:
 		case !told:
-			ev = append(ev, nodeEvent(Created, n))
-		case old.Stat.Czxid != n.Stat.Czxid:
-			ev = append(ev, Event{Type: Deleted, Path: p, Zxid: n.Stat.Czxid}, nodeEvent(Created, n))
-		case old.Stat.Mzxid != n.Stat.Mzxid || !bytes.Equal(old.Data, n.Data):
-			ev = append(ev, nodeEvent(Changed, n))
+			ev = append(ev, nodeEvent(Created, p, n))
+		case old.stat.czxid != n.stat.czxid:
+			ev = append(ev, Event{Type: Deleted, Path: p, Zxid: n.stat.czxid}, nodeEvent(Created, p, n))
+		case old.stat.mzxid != n.stat.mzxid || !bytes.Equal(old.data, n.data):
+			ev = append(ev, nodeEvent(Changed, p, n))
 		}
 	}
 	if dirty != nil {
@@ -142,7 +143,7 @@ func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []Event {
 			compare(p)
 		}
 	} else {
-		s.each(func(n *Node) { compare(n.Path) })
+		s.nodes.each(func(n *entry) { compare(pathOf(s.root, n.key)) })
 		for p := range d.told {
 			if _, ok := s.Get(p); !ok {
 				compare(p)
@@ -174,8 +175,8 @@ func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []Event {
 	return ev
 }
 
-func nodeEvent(t EventType, n *Node) Event {
-	return Event{Type: t, Path: n.Path, Data: n.Data, Stat: n.Stat, Zxid: n.Stat.Mzxid}
+func nodeEvent(t EventType, p string, n *entry) Event {
+	return Event{Type: t, Path: p, Data: n.data, Stat: n.fullStat(), Zxid: n.stat.mzxid}
 }
 
 // apply records that the receiver has ev.
@@ -183,7 +184,8 @@ func (d *delivery) apply(ev Event) {
 	d.at = max(d.at, ev.Zxid)
 	switch ev.Type {
 	case Created, Changed:
-		d.told[ev.Path], _ = d.base.Get(ev.Path)
+		key, _ := keyOf(d.base.root, ev.Path)
+		d.told[ev.Path] = d.base.nodes.get(key)
 	case Deleted:
 		delete(d.told, ev.Path)
 	case Initialized:
