@@ -482,6 +482,12 @@ func (c *Cache) under(p string) bool {
 	return p == c.path || c.path == "/" || strings.HasPrefix(p, c.path+"/")
 }
 
+// key is the key of a path in the subtree (see keyOf).
+func (c *Cache) key(p string) string {
+	k, _ := keyOf(c.path, p)
+	return k
+}
+
 // depth is how many levels a path in the subtree lies below the root.
 func (c *Cache) depth(p string) int {
 	if p == c.path {

@@ -39,19 +39,11 @@ type engine struct {
 	q       *reads
 	oneShot *armed // one-shot mode: the session's watches; nil with a persistent watch
 
-	nodes     map[string]*wnode // by path, the caller's
-	dirty     map[string]struct{}
-	published bool // the first snapshot of this load is out
-	count     int
+	image     trie                           // the nodes held, by key; shared with the snapshots
+	kids      map[string]map[string]struct{} // by key: the children of the nodes whose children changed since the last snapshot
+	dirty     map[string]struct{}            // the paths changed since the last snapshot, once the first is out
+	published bool                           // the first snapshot of this load is out
 	bytes     int64
-}
-
-// wnode is one node of the image: the Node the next snapshot hands out
-// for it (shared with the snapshots, so never modified: a change makes a
-// new one) and the names of its children (nil until it has one).
-type wnode struct {
-	node *Node
-	kids map[string]struct{}
 }
 
 // errFallback reports that the server refused addWatch: the cache goes on
@@ -59,7 +51,7 @@ type wnode struct {
 var errFallback = errors.New("server refused addWatch: persistent watches need ZooKeeper 3.6")
 
 func newEngine(c *Cache, q *reads, oneShot *armed) *engine {
-	return &engine{c: c, q: q, oneShot: oneShot, nodes: map[string]*wnode{}, dirty: map[string]struct{}{}}
+	return &engine{c: c, q: q, oneShot: oneShot}
 }
 
 // start reads the whole tree.
@@ -177,7 +169,7 @@ func (e *engine) reply(res result) error {
 		}
 		return nil
 	case errors.As(err, &big):
-		return &fatalError{&LimitError{Path: e.c.path, Nodes: e.count, Bytes: e.bytes, MaxNodes: e.c.cfg.maxNodes,
+		return &fatalError{&LimitError{Path: e.c.path, Nodes: e.image.n, Bytes: e.bytes, MaxNodes: e.c.cfg.maxNodes,
 			MaxBytes: e.c.cfg.maxBytes, Unreadable: r.path, Reply: big.Size, MaxReply: big.Limit}}
 	case errors.Is(err, client.ErrNoAuth):
 		return &fatalError{err}
@@ -190,11 +182,12 @@ func (e *engine) reply(res result) error {
 			e.reconcile(r.path)
 		}
 	case readData:
-		held := e.nodes[r.path]
-		if err := e.upsert(r.path, res.data, *res.stat); err != nil {
+		key := e.c.key(r.path)
+		held := e.image.get(key) != nil
+		if err := e.upsert(r.path, res.data, res.stat); err != nil {
 			return err
 		}
-		n := e.nodes[r.path]
+		n := e.image.get(key)
 		if n == nil {
 			return nil
 		}
@@ -202,7 +195,7 @@ func (e *engine) reply(res result) error {
 			// A node new to the image is listed, which sets its child
 			// watch, whatever read brought it in (an event's read of a
 			// node its parent's listing had not shown yet).
-			if list := (request{op: readChildren, path: r.path}); held == nil && !e.q.pending(list) {
+			if list := (request{op: readChildren, path: r.path}); !held && !e.q.pending(list) {
 				e.q.send(list)
 			}
 			return nil
@@ -214,48 +207,47 @@ func (e *engine) reply(res result) error {
 		// (an event's read of a parent can come back before the listing
 		// that would have found the parent), and so is one whose Stat
 		// counts other children than the image holds.
-		if !r.list && held != nil && len(n.kids) == int(res.stat.NumChildren) {
+		if !r.list && held && e.numKids(n) == int(res.stat.NumChildren) {
 			return nil
 		}
 		if res.stat.NumChildren > 0 {
 			e.q.send(request{op: readChildren, path: r.path})
 		} else {
-			e.children(r.path, nil, *res.stat) // forget the children held before, if any
+			e.children(r.path, nil, res.stat) // forget the children held before, if any
 		}
 	case readChildren:
-		e.children(r.path, res.children, *res.stat)
+		e.children(r.path, res.children, res.stat)
 	}
 	return nil
 }
 
 // upsert stores what a read of p's data returned. A node whose parent is
 // not held waits for the parent's children to be read.
-func (e *engine) upsert(p string, data []byte, st client.Stat) error {
-	var parent *wnode
-	if p != e.c.path {
-		if parent = e.nodes[parentOf(p)]; parent == nil {
+func (e *engine) upsert(p string, data []byte, st *client.Stat) error {
+	key := e.c.key(p)
+	var parent *entry
+	if key != "" {
+		if parent = e.image.get(parentKey(key)); parent == nil {
 			return nil
 		}
 	}
-	n := e.nodes[p]
-	if n == nil {
-		n = &wnode{node: &Node{}}
-		e.nodes[p] = n
-		e.count++
+	n := &entry{data: data, stat: packStat(st)}
+	if held := e.image.get(key); held != nil {
+		n.key, n.kids = held.key, held.kids
+		e.bytes -= int64(len(held.data))
+	} else {
+		n.key = strings.Clone(key) // not the whole path it is a part of
 		e.bytes += int64(len(p))
 		if parent != nil {
-			if parent.kids == nil {
-				parent.kids = map[string]struct{}{}
-			}
-			parent.kids[nameOf(p)] = struct{}{}
-			e.dirty[parentOf(p)] = struct{}{}
+			e.kidsOf(parent)[nameOf(n.key)] = struct{}{}
+			e.touch(parentOf(p))
 		}
 	}
-	e.bytes += int64(len(data) - len(n.node.Data))
-	n.node = &Node{Path: p, Data: data, Stat: st, Children: n.node.Children}
-	e.dirty[p] = struct{}{}
-	if e.count > e.c.cfg.maxNodes || e.bytes > e.c.cfg.maxBytes {
-		return &fatalError{&LimitError{Path: e.c.path, Nodes: e.count, Bytes: e.bytes,
+	e.bytes += int64(len(data))
+	e.image = e.image.with(n)
+	e.touch(p)
+	if e.image.n > e.c.cfg.maxNodes || e.bytes > e.c.cfg.maxBytes {
+		return &fatalError{&LimitError{Path: e.c.path, Nodes: e.image.n, Bytes: e.bytes,
 			MaxNodes: e.c.cfg.maxNodes, MaxBytes: e.c.cfg.maxBytes}}
 	}
 	return nil
@@ -264,15 +256,18 @@ func (e *engine) upsert(p string, data []byte, st client.Stat) error {
 // children applies what a listing of p returned: the node's Stat, and
 // the children to read or forget. A held child created after the listing
 // (its czxid above the listing's pzxid) stays.
-func (e *engine) children(p string, names []string, st client.Stat) {
-	n := e.nodes[p]
+func (e *engine) children(p string, names []string, st *client.Stat) {
+	n := e.image.get(e.c.key(p))
 	if n == nil {
 		return // its read found nothing; an event follows if it is back
 	}
-	nd := *n.node
-	nd.Stat = st
-	n.node = &nd
-	e.dirty[p] = struct{}{}
+	if s := packStat(st); s != n.stat {
+		changed := *n
+		changed.stat = s
+		n = &changed
+		e.image = e.image.with(n)
+		e.touch(p)
+	}
 	if e.c.depth(p) >= e.c.cfg.depth {
 		return
 	}
@@ -280,7 +275,7 @@ func (e *engine) children(p string, names []string, st client.Stat) {
 	var fresh []string
 	for _, name := range names {
 		listed[name] = struct{}{}
-		if _, ok := n.kids[name]; !ok {
+		if !e.hasKid(n, name) {
 			fresh = append(fresh, joinPath(p, name))
 		}
 	}
@@ -291,11 +286,11 @@ func (e *engine) children(p string, names []string, st client.Stat) {
 	} else {
 		e.q.load(fresh)
 	}
-	for name := range n.kids {
+	for _, name := range e.kidNames(n) {
 		if _, ok := listed[name]; ok {
 			continue
 		}
-		if kid := e.nodes[joinPath(p, name)]; kid == nil || kid.node.Stat.Czxid <= st.Pzxid {
+		if kid := e.image.get(n.key + "/" + name); kid == nil || kid.stat.czxid <= st.Pzxid {
 			e.remove(joinPath(p, name))
 		}
 	}
@@ -303,23 +298,115 @@ func (e *engine) children(p string, names []string, st client.Stat) {
 
 // remove forgets a node and its subtree.
 func (e *engine) remove(p string) {
-	n := e.nodes[p]
+	key := e.c.key(p)
+	n := e.image.get(key)
 	if n == nil {
 		return
 	}
-	for name := range n.kids {
-		e.remove(joinPath(p, name))
-	}
-	delete(e.nodes, p)
-	e.count--
-	e.bytes -= int64(len(p) + len(n.node.Data))
-	e.dirty[p] = struct{}{}
-	if p != e.c.path {
-		if parent := e.nodes[parentOf(p)]; parent != nil {
-			delete(parent.kids, nameOf(p))
-			e.dirty[parentOf(p)] = struct{}{}
+	e.drop(p, n)
+	if key != "" {
+		if parent := e.image.get(parentKey(key)); parent != nil {
+			delete(e.kidsOf(parent), nameOf(key))
+			e.touch(parentOf(p))
 		}
 	}
+}
+
+// drop forgets n, the node at p, and its subtree; its parent's children
+// are the caller's to change.
+func (e *engine) drop(p string, n *entry) {
+	for _, name := range e.kidNames(n) {
+		if kid := e.image.get(n.key + "/" + name); kid != nil {
+			e.drop(joinPath(p, name), kid)
+		}
+	}
+	delete(e.kids, n.key)
+	e.image = e.image.without(n.key)
+	e.bytes -= int64(len(p) + len(n.data))
+	e.touch(p)
+}
+
+// The children of a node are the sorted names in its entry, the ones the
+// snapshots share, until they change: they are then a set the engine
+// changes in place (kids), written into a new entry when the next snapshot
+// is taken (settleKids).
+
+// kidsOf returns the set of n's children's names, to change.
+func (e *engine) kidsOf(n *entry) map[string]struct{} {
+	set := e.kids[n.key]
+	if set == nil {
+		set = make(map[string]struct{}, len(n.children())+1)
+		for _, name := range n.children() {
+			set[name] = struct{}{}
+		}
+		if e.kids == nil {
+			e.kids = map[string]map[string]struct{}{}
+		}
+		e.kids[n.key] = set
+	}
+	return set
+}
+
+// numKids is the number of n's children held.
+func (e *engine) numKids(n *entry) int {
+	if set, ok := e.kids[n.key]; ok {
+		return len(set)
+	}
+	return len(n.children())
+}
+
+// hasKid reports whether n's child of that name is held.
+func (e *engine) hasKid(n *entry, name string) bool {
+	if set, ok := e.kids[n.key]; ok {
+		_, held := set[name]
+		return held
+	}
+	_, held := slices.BinarySearch(n.children(), name)
+	return held
+}
+
+// kidNames returns the names of n's children held, in a slice that
+// changing them does not change.
+func (e *engine) kidNames(n *entry) []string {
+	if set, ok := e.kids[n.key]; ok {
+		return slices.Collect(maps.Keys(set))
+	}
+	return n.children()
+}
+
+// settleKids writes the children that changed into new entries of their
+// parents, for the snapshot being taken.
+func (e *engine) settleKids() {
+	for key, set := range e.kids {
+		n := e.image.get(key)
+		if n == nil {
+			continue // gone: drop let its set go already
+		}
+		changed := *n
+		changed.kids = nil
+		if len(set) > 0 {
+			names := make([]string, 0, len(set)) // no room to spare: snapshots keep it
+			for name := range set {
+				names = append(names, name)
+			}
+			slices.Sort(names)
+			changed.kids = &names
+		}
+		e.image = e.image.with(&changed)
+	}
+	e.kids = nil
+}
+
+// touch notes that the node at p changed since the last snapshot, for the
+// events; before the first snapshot every node is new.
+func (e *engine) touch(p string) {
+	if !e.published {
+		return
+	}
+	if e.dirty == nil {
+		e.dirty = map[string]struct{}{}
+	}
+	e.dirty[p] = struct{}{}
 }
 
 // publish hands out the image as the snapshot at zxid; nothing is
@@ -329,56 +416,23 @@ func (e *engine) publish(zxid int64) {
 	if prev != nil && e.published && len(e.dirty) == 0 && zxid <= prev.zxid {
 		return
 	}
-	changes := layer{}
+	e.settleKids()
 	var changed []string // nil: all
 	if prev != nil && e.published {
 		changed = make([]string, 0, len(e.dirty))
 		for p := range e.dirty {
 			changed = append(changed, p)
-			changes[p] = nil
-			if n := e.nodes[p]; n != nil {
-				changes[p] = e.node(n)
-			}
-		}
-	} else {
-		prev = nil // read anew: the layers start again
-		for p, n := range e.nodes {
-			changes[p] = e.node(n)
 		}
 	}
 	first := !e.published
-	if !e.c.publish(&Snapshot{zxid: zxid, root: e.c.path, layers: prev.next(changes), n: len(e.nodes)}, first, changed) {
+	if !e.c.publish(&Snapshot{zxid: zxid, root: e.c.path, nodes: e.image}, first, changed) {
 		return
 	}
-	clear(e.dirty)
+	e.dirty = nil // not cleared: a map keeps the room it once needed
 	e.published = true
 	if first && e.c.wanted() > zxid {
 		e.q.send(request{op: readSync})
 	}
-}
-
-// node is n's Node as the snapshot being taken has it: its children
-// listed anew if they changed.
-func (e *engine) node(n *wnode) *Node {
-	if len(n.kids) != len(n.node.Children) || !kidsListed(n) {
-		nd := *n.node
-		nd.Children = nil
-		if len(n.kids) > 0 {
-			nd.Children = slices.Sorted(maps.Keys(n.kids))
-		}
-		n.node = &nd
-	}
-	return n.node
-}
-
-// kidsListed reports whether n's Node lists exactly its children.
-func kidsListed(n *wnode) bool {
-	for _, name := range n.node.Children {
-		if _, ok := n.kids[name]; !ok {
-			return false
-		}
-	}
-	return true
 }
 
 func parentOf(p string) string {
@@ -389,7 +443,12 @@ func parentOf(p string) string {
 	return p[:i]
 }
 
+// nameOf is the last name of a path or a key.
 func nameOf(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+
+// parentKey is the key of the parent of the node at key ("/a/b": "/a",
+// "/a": "", the root's).
+func parentKey(key string) string { return key[:strings.LastIndexByte(key, '/')] }
 
 func joinPath(parent, name string) string {
 	if parent == "/" {

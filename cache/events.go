@@ -61,18 +61,24 @@ func (c *Cache) Events() <-chan Event {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.events == nil {
-		c.events = &delivery{c: c, out: make(chan Event), told: map[string]*Node{}}
+		c.events = &delivery{c: c, out: make(chan Event)}
 		go c.events.run()
 	}
 	return c.events.out
 }
 
 // delivery computes and sends the events.
+//
+// What the receiver knows of the nodes is a trie of the entries it was
+// told of, told, and the events it was sent since that trie was brought
+// up to date: it is brought up to date only when a snapshot comes before
+// the receiver has every event of the last, and when the receiver has
+// them all it is the snapshot's own, which costs nothing more.
 type delivery struct {
 	c    *Cache
 	out  chan Event
-	told map[string]*Node // what the receiver knows
-	base *Snapshot        // the snapshot the pending events lead to
+	told trie      // what the receiver knew when the events pending were computed
+	base *Snapshot // the snapshot the pending events lead to
 	gen  int
 	init bool  // Initialized was sent
 	at   int64 // the zxid of the last event sent
@@ -80,7 +86,8 @@ type delivery struct {
 
 func (d *delivery) run() {
 	defer close(d.out)
-	var queue []Event
+	var queue []Event // from told to base
+	sent := 0         // queue[:sent] were sent
 	for {
 		d.c.mu.Lock()
 		s, ch := d.c.snap, d.c.changed
@@ -91,25 +98,33 @@ func (d *delivery) run() {
 			if d.base == nil {
 				d.gen = s.gen
 			}
+			d.learn(queue[:sent])
 			if all || d.base == nil || !d.init || s.gen != d.gen {
 				dirty = nil // everything
 			} else {
-				for _, ev := range queue {
+				for _, ev := range queue[sent:] {
 					dirty[ev.Path] = struct{}{}
 				}
 			}
 			d.base = s
-			queue = d.diff(s, dirty)
+			queue, sent = d.diff(s, dirty), 0
+		}
+		if sent == len(queue) && d.base != nil {
+			// The receiver knows base, as it was told of its nodes: the
+			// entries differ only in what no event reports (a parent's
+			// children).
+			d.told = d.base.nodes
+			queue, sent = nil, 0
 		}
 		var out chan Event
 		var next Event
-		if len(queue) > 0 {
-			out, next = d.out, queue[0]
+		if sent < len(queue) {
+			out, next = d.out, queue[sent]
 		}
 		select {
 		case out <- next:
-			queue = queue[1:]
-			d.apply(next)
+			sent++
+			d.sent(next)
 		case <-ch:
 		case <-d.c.done:
 			return
@@ -123,18 +138,18 @@ func (d *delivery) run() {
 func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []Event {
 	var ev []Event
 	compare := func(p string) {
-		old, told := d.told[p]
-		n, ok := s.Get(p)
+		key, _ := keyOf(s.root, p)
+		old, n := d.told.get(key), s.nodes.get(key)
 		switch {
-		case !ok && told:
+		case n == nil && old != nil:
 			ev = append(ev, Event{Type: Deleted, Path: p, Zxid: s.zxid})
-		case !ok:
-		case !told:
-			ev = append(ev, nodeEvent(Created, n))
-		case old.Stat.Czxid != n.Stat.Czxid:
-			ev = append(ev, Event{Type: Deleted, Path: p, Zxid: n.Stat.Czxid}, nodeEvent(Created, n))
-		case old.Stat.Mzxid != n.Stat.Mzxid || !bytes.Equal(old.Data, n.Data):
-			ev = append(ev, nodeEvent(Changed, n))
+		case n == nil:
+		case old == nil:
+			ev = append(ev, nodeEvent(Created, p, n))
+		case old.stat.czxid != n.stat.czxid:
+			ev = append(ev, Event{Type: Deleted, Path: p, Zxid: n.stat.czxid}, nodeEvent(Created, p, n))
+		case old.stat.mzxid != n.stat.mzxid || !bytes.Equal(old.data, n.data):
+			ev = append(ev, nodeEvent(Changed, p, n))
 		}
 	}
 	if dirty != nil {
@@ -142,12 +157,12 @@ func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []Event {
 			compare(p)
 		}
 	} else {
-		s.each(func(n *Node) { compare(n.Path) })
-		for p := range d.told {
-			if _, ok := s.Get(p); !ok {
-				compare(p)
+		s.nodes.each(func(n *entry) { compare(pathOf(s.root, n.key)) })
+		d.told.each(func(n *entry) {
+			if s.nodes.get(n.key) == nil {
+				compare(pathOf(s.root, n.key))
 			}
-		}
+		})
 	}
 	slices.SortStableFunc(ev, func(a, b Event) int {
 		if c := cmp.Compare(a.Zxid, b.Zxid); c != 0 {
@@ -174,21 +189,31 @@ func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []Event {
 	return ev
 }
 
-func nodeEvent(t EventType, n *Node) Event {
-	return Event{Type: t, Path: n.Path, Data: n.Data, Stat: n.Stat, Zxid: n.Stat.Mzxid}
+func nodeEvent(t EventType, p string, n *entry) Event {
+	return Event{Type: t, Path: p, Data: n.data, Stat: n.fullStat(), Zxid: n.stat.mzxid}
 }
 
-// apply records that the receiver has ev.
-func (d *delivery) apply(ev Event) {
+// sent records that the receiver has ev; what it knows of the nodes is
+// brought up to date later (learn).
+func (d *delivery) sent(ev Event) {
 	d.at = max(d.at, ev.Zxid)
 	switch ev.Type {
-	case Created, Changed:
-		d.told[ev.Path], _ = d.base.Get(ev.Path)
-	case Deleted:
-		delete(d.told, ev.Path)
 	case Initialized:
 		d.init = true
 	case Reset:
 		d.gen = d.base.gen
+	}
+}
+
+// learn brings told up to date with events of base's that were sent.
+func (d *delivery) learn(sent []Event) {
+	for _, ev := range sent {
+		key, _ := keyOf(d.base.root, ev.Path)
+		switch ev.Type {
+		case Created, Changed:
+			d.told = d.told.with(d.base.nodes.get(key))
+		case Deleted:
+			d.told = d.told.without(key)
+		}
 	}
 }

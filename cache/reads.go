@@ -152,6 +152,11 @@ func (q *reads) done(res result) {
 			q.ready = append(q.ready, waiting[0])
 		}
 	}
+	if len(q.busy) == 0 {
+		// Not kept: a map keeps the room it once needed (a load's reads
+		// of every node), and the cache lives long after its load.
+		q.busy = map[string][]request{}
+	}
 	q.pump()
 }
 

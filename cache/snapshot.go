@@ -1,16 +1,18 @@
 package cache
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
 	"github.com/zkit-dev/zkit/client"
 )
 
-// Node is one cached node: its path (the caller's, inside the client's
-// namespace), data and Stat, and the names of its children that the cache
-// holds (sorted; none at the depth limit). A Node is never modified: do
-// not modify Data or Children.
+// Node is one cached node as a snapshot holds it: its path (the caller's,
+// inside the client's namespace), data and Stat, and the names of its
+// children that the cache holds (sorted; none at the depth limit). A Node
+// is a copy, but Data and Children are shared with the cache: do not
+// modify them.
 type Node struct {
 	Path     string
 	Data     []byte
@@ -27,62 +29,10 @@ type Node struct {
 // for setACL, so the cache holds the Aversion it last read, until the node
 // changes otherwise.
 type Snapshot struct {
-	zxid   int64
-	root   string
-	layers []layer // oldest first; see layer
-	n      int     // nodes
-	gen    int     // reloads after a session expiry before it
-}
-
-// layer is a set of changes: a node, or nil for one deleted. A snapshot
-// is its layers applied oldest first, and a new snapshot is the last one's
-// layers plus one of its changes; a layer at least half as large as the
-// one below it is merged into it (into a new map: layers are shared, never
-// modified). So taking a snapshot costs the changes it brings, times the
-// logarithm of the tree's size, and a look-up walks a logarithmic number
-// of layers.
-type layer map[string]*Node
-
-// next returns the layers of s with changes applied (s nil: the empty
-// tree).
-func (s *Snapshot) next(changes layer) []layer {
-	var layers []layer
-	if s != nil {
-		if len(changes) == 0 {
-			return s.layers
-		}
-		layers = slices.Clip(s.layers)
-	}
-	layers = append(layers, changes)
-	for k := len(layers); k >= 2 && 2*len(layers[k-1]) >= len(layers[k-2]); k = len(layers) {
-		merged := make(layer, len(layers[k-2])+len(layers[k-1]))
-		for _, l := range layers[k-2:] {
-			for p, node := range l {
-				if node == nil && k == 2 {
-					delete(merged, p) // nothing below to hide
-				} else {
-					merged[p] = node
-				}
-			}
-		}
-		layers = append(layers[:k-2], merged)
-	}
-	return layers
-}
-
-// each calls fn for every node, in no order.
-func (s *Snapshot) each(fn func(n *Node)) {
-	seen := make(map[string]bool, s.n)
-	for i := len(s.layers) - 1; i >= 0; i-- {
-		for p, n := range s.layers[i] {
-			if !seen[p] {
-				seen[p] = true
-				if n != nil {
-					fn(n)
-				}
-			}
-		}
-	}
+	zxid  int64
+	root  string
+	nodes trie // shared with the cache's image and the other snapshots
+	gen   int  // reloads after a session expiry before it
 }
 
 // Zxid is the zxid the snapshot is the state at: the last transaction the
@@ -94,40 +44,90 @@ func (s *Snapshot) Root() string { return s.root }
 
 // Get returns the node at path, if it existed at the snapshot's zxid (and
 // lies within the cache's depth).
-func (s *Snapshot) Get(path string) (*Node, bool) {
-	for i := len(s.layers) - 1; i >= 0; i-- {
-		if n, ok := s.layers[i][path]; ok {
-			return n, n != nil
-		}
+func (s *Snapshot) Get(path string) (Node, bool) {
+	key, ok := keyOf(s.root, path)
+	if !ok {
+		return Node{}, false
 	}
-	return nil, false
+	e := s.nodes.get(key)
+	if e == nil {
+		return Node{}, false
+	}
+	return e.node(path), true
 }
 
 // Len is the number of nodes.
-func (s *Snapshot) Len() int { return s.n }
+func (s *Snapshot) Len() int { return s.nodes.n }
 
 // Paths returns every node's path, sorted (a parent before its children).
 func (s *Snapshot) Paths() []string {
-	p := make([]string, 0, s.n)
-	s.each(func(n *Node) { p = append(p, n.Path) })
-	slices.SortFunc(p, comparePaths)
-	return p
+	paths := make([]string, 0, s.nodes.n)
+	for _, e := range s.sorted() {
+		paths = append(paths, pathOf(s.root, e.key))
+	}
+	return paths
 }
 
 // Walk calls fn for every node, parents before children, in path order,
 // until fn returns false.
-func (s *Snapshot) Walk(fn func(n *Node) bool) {
-	for _, p := range s.Paths() {
-		n, _ := s.Get(p)
-		if !fn(n) {
+func (s *Snapshot) Walk(fn func(n Node) bool) {
+	for _, e := range s.sorted() {
+		if !fn(e.node(pathOf(s.root, e.key))) {
 			return
 		}
 	}
 }
 
+// sorted returns every entry, in the order of their paths.
+func (s *Snapshot) sorted() []*entry {
+	entries := make([]*entry, 0, s.nodes.n)
+	s.nodes.each(func(e *entry) { entries = append(entries, e) })
+	slices.SortFunc(entries, func(a, b *entry) int { return comparePaths(a.key, b.key) })
+	return entries
+}
+
+// keyOf returns the key of path in a cache rooted at root: "" for the
+// root itself, the rest of the path below it ("/a/b"); false for a path
+// outside the root's subtree.
+func keyOf(root, path string) (string, bool) {
+	switch {
+	case path == root:
+		return "", true
+	case root == "/":
+		return path, strings.HasPrefix(path, "/")
+	case strings.HasPrefix(path, root) && strings.HasPrefix(path[len(root):], "/"):
+		return path[len(root):], true
+	}
+	return "", false
+}
+
+// pathOf is the path of key in a cache rooted at root.
+func pathOf(root, key string) string {
+	switch {
+	case key == "":
+		return root
+	case root == "/":
+		return key
+	}
+	return root + key
+}
+
 // comparePaths orders paths component by component, so that a node comes
 // right before its subtree ("/a", "/a/b", "/a-c"; byte order would put
-// "/a-c" before "/a/b").
+// "/a-c" before "/a/b"): in byte order, but for '/', which comes before
+// every other byte.
 func comparePaths(a, b string) int {
-	return slices.Compare(strings.Split(a, "/"), strings.Split(b, "/"))
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return cmp.Compare(pathByte(a[i]), pathByte(b[i]))
+		}
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func pathByte(c byte) int {
+	if c == '/' {
+		return -1
+	}
+	return int(c)
 }
