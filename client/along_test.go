@@ -14,6 +14,7 @@ import (
 // fails, bad input refused before anything is sent, and a lost reply
 // resolved by the protected name without a second transaction.
 func TestCreateWithOps(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		proxy := zktest.NewProxy(t, b.Addr())
 		c := connect(t, []string{proxy.Addr()})

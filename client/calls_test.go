@@ -19,6 +19,7 @@ import (
 // CreateStat returns the new node's Stat, as a read of it finds it, for
 // every mode; it moves LastZxid to the create.
 func TestCreateStat(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		ctx := testCtx(t)
@@ -45,6 +46,7 @@ func TestCreateStat(t *testing.T) {
 
 // A protected create's token is the new node's czxid.
 func TestCreateProtectedZxidIsCzxid(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		ctx := testCtx(t)
@@ -60,6 +62,7 @@ func TestCreateProtectedZxidIsCzxid(t *testing.T) {
 
 // MultiRead reads in one request; each read fails on its own.
 func TestMultiRead(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ns := zktest.UniquePath(t)
 		c := connect(t, b.Servers, client.WithNamespace(ns))
@@ -92,6 +95,7 @@ func TestMultiRead(t *testing.T) {
 // A MultiRead whose reply is longer than the client reads fails with a
 // *ReplyTooLargeError, and the connection goes on.
 func TestMultiReadReplyTooLarge(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		w := connect(t, b.Servers)
 		c := connect(t, b.Servers, client.WithMaxBuffer(4096))
@@ -112,6 +116,7 @@ func TestMultiReadReplyTooLarge(t *testing.T) {
 
 // Ephemerals lists the session's own ephemeral nodes, by string prefix.
 func TestEphemerals(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ns := zktest.UniquePath(t)
 		c := connect(t, b.Servers, client.WithNamespace(ns))
@@ -144,6 +149,7 @@ func TestEphemerals(t *testing.T) {
 
 // AllChildrenNumber counts every node below a path.
 func TestAllChildrenNumber(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		ctx := testCtx(t)
@@ -164,6 +170,7 @@ func TestAllChildrenNumber(t *testing.T) {
 
 // WhoAmI names the session's identities: its address and its credentials.
 func TestWhoAmI(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers, client.WithDigestAuth("alice", "secret"))
 		ctx := testCtx(t)
@@ -182,6 +189,7 @@ func TestWhoAmI(t *testing.T) {
 // namespace; GetConfigW's watch is a watch like any other: it ends with
 // RemoveWatches and with its session.
 func TestGetConfig(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		plain := connect(t, b.Servers)
 		c := connect(t, b.Servers, client.WithNamespace(zktest.UniquePath(t)))
@@ -212,6 +220,7 @@ func TestGetConfig(t *testing.T) {
 
 // Bad input to the calls is refused before anything is sent.
 func TestCallsBadInput(t *testing.T) {
+	t.Parallel()
 	refusedBeforeSending(t, func(ctx context.Context, c *client.Client) map[string]func() error {
 		return map[string]func() error{
 			"createStat path": func() error { _, _, err := c.CreateStat(ctx, "a", nil, client.Persistent); return err },
@@ -239,6 +248,7 @@ func TestCallsBadInput(t *testing.T) {
 // A call cut off by its connection's loss: a read fails with a retryable
 // error, CreateStat with an unknown outcome.
 func TestCallsConnectionLossMidCall(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		p := newProxied(t, b, zktest.Scale(10*time.Second))
 		ctx := testCtx(t)

@@ -15,6 +15,7 @@ import (
 // Cancelling a context returns within 100 ms while the server is
 // blackholed; a write cut off that way reports its outcome as unknown.
 func TestCancelWhileBlackholed(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		proxy := zktest.NewProxy(t, b.Addr())
 		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(20*time.Second)))
@@ -69,6 +70,7 @@ func TestCancelWhileBlackholed(t *testing.T) {
 // connection error would ever come to end them: the client's own calls,
 // the ACL calls, and AddAuth.
 func TestCloseWhileBlackholed(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		proxy := zktest.NewProxy(t, b.Addr())
 		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(20*time.Second)))

@@ -11,6 +11,7 @@ import (
 // reply: a write that was answered is not reported cut off (its outcome
 // would be unknown) because the caller's context ended at the same moment.
 func TestDirectReplyWinsOverEndedContext(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for i := range 100 {

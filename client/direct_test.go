@@ -18,6 +18,7 @@ import (
 // node only the credentials may read, made the moment the client
 // reconnects, is never refused with NoAuth.
 func TestDirectCallsWaitForCredentials(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		proxy := zktest.NewProxy(t, b.Addr())
@@ -70,6 +71,7 @@ func TestDirectCallsWaitForCredentials(t *testing.T) {
 // long before the next ping. A call whose context ends while
 // it waits was never sent, so even a write's outcome is known.
 func TestCallsAfterCredentialsOnReconnect(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		proxy := zktest.NewProxy(t, b.Addr())

@@ -15,6 +15,7 @@ import (
 // A burst of 1000 watch events and some state changes reaches a subscriber
 // that does not read until the burst is over, with none lost and in order.
 func TestSlowSubscriberLosesNothing(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		proxy := zktest.NewProxy(t, b.Addr())
 		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(20*time.Second)))
@@ -77,6 +78,7 @@ func TestSlowSubscriberLosesNothing(t *testing.T) {
 // A subscription made after Close has nothing to wait for: its channel is
 // closed already.
 func TestSubscribeAfterClose(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		c.Close()
@@ -97,6 +99,7 @@ func TestSubscribeAfterClose(t *testing.T) {
 // 0 where it does not (ZooKeeper 3.8 and the reference server by default
 // send -1): never a zxid of another transaction.
 func TestWatchEventZxid(t *testing.T) {
+	t.Parallel()
 	for _, b := range recipetest.EventZxidBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			c, writer := b.Connect(t), b.Connect(t)

@@ -59,6 +59,7 @@ func ev(typ client.EventType, path string) client.WatchEvent {
 // recursive one reports every node below it, and no children's changes.
 // Inside a namespace, paths are the client's.
 func TestWatchFeedEvents(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ns := zktest.UniquePath(t)
 		c := connect(t, b.Servers, client.WithNamespace(ns))
@@ -96,6 +97,7 @@ func TestWatchFeedEvents(t *testing.T) {
 // after it reaches its caller: a reader that read a node has, in its
 // feed, every change of the node up to that read.
 func TestWatchFeedEventBeforeLaterReply(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		w := connect(t, b.Servers)
@@ -122,6 +124,7 @@ func TestWatchFeedEventBeforeLaterReply(t *testing.T) {
 // not replayed), and goes on with the changes after it: the watch was set
 // again on the new connection.
 func TestWatchFeedResyncAfterReconnect(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		p := newProxied(t, b, zktest.Scale(10*time.Second))
 		ctx := testCtx(t)
@@ -150,6 +153,7 @@ func TestWatchFeedResyncAfterReconnect(t *testing.T) {
 // A feed ends with its session: Err matches ErrSessionLost (and, for a
 // server's expiry, ErrSessionExpired); with the client, ErrClosed.
 func TestWatchFeedEndsWithSessionAndClient(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		ctx := testCtx(t)
@@ -176,6 +180,7 @@ func TestWatchFeedEndsWithSessionAndClient(t *testing.T) {
 // ErrWatchOverflow, after the events the buffer held: the client does not
 // hold events without bound. The server's watch is removed.
 func TestWatchFeedOverflow(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		ctx := testCtx(t)
@@ -200,6 +205,7 @@ func TestWatchFeedOverflow(t *testing.T) {
 // Close ends a feed (Err stays nil); the server's watch is removed once no
 // feed needs it, and kept while one does.
 func TestWatchFeedClose(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		ctx := testCtx(t)
@@ -235,6 +241,7 @@ func TestWatchFeedClose(t *testing.T) {
 // recursive. The client keeps them apart: the one-shot watches fire once,
 // and the feeds go on, on both servers.
 func TestOneShotWatchesBesidePersistent(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		w := connect(t, b.Servers)
@@ -298,6 +305,7 @@ func TestOneShotWatchesBesidePersistent(t *testing.T) {
 // one-shot watches and the feeds it takes end with ErrWatchRemoved, the
 // others stay; the server says when there is nothing to remove.
 func TestRemoveWatches(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		w := connect(t, b.Servers)
@@ -343,6 +351,7 @@ func TestRemoveWatches(t *testing.T) {
 
 // Bad input to Watch and RemoveWatches is refused before anything is sent.
 func TestWatchBadInput(t *testing.T) {
+	t.Parallel()
 	refusedBeforeSending(t, func(ctx context.Context, c *client.Client) map[string]func() error {
 		return map[string]func() error{
 			"relative path": func() error { _, err := c.Watch(ctx, "a", client.Recursive); return err },
@@ -360,6 +369,7 @@ func TestWatchBadInput(t *testing.T) {
 // A Watch cut off by its connection's loss fails with a retryable error and
 // leaves no feed behind: made again, it gets each event once.
 func TestWatchConnectionLossMidCall(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		p := newProxied(t, b, zktest.Scale(10*time.Second))
 		ctx := testCtx(t)

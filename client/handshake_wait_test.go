@@ -21,6 +21,7 @@ import (
 // that is still starting) costs one bounded attempt, not a wait of over six
 // session timeouts (go-zookeeper's).
 func TestSilentServerAbandoned(t *testing.T) {
+	t.Parallel()
 	srv := zktest.NewServer(t)
 	silent := silentServer(t)
 	// The first dial reaches the silent server, the others the real one.
@@ -49,6 +50,7 @@ func TestSilentServerAbandoned(t *testing.T) {
 // its context ends, not a second later: it does not wait for the close of
 // a client that has no session.
 func TestConnectToSilentServerEndsWithContext(t *testing.T) {
+	t.Parallel()
 	silent := silentServer(t)
 	const wait = 1500 * time.Millisecond // shorter than the handshake's own bound (3.3 s)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -145,6 +147,7 @@ func (c *recordedConn) Write(p []byte) (int, error) {
 // saw, so that no server behind it takes the session: here the zxid of
 // the client's own last write.
 func TestConnectRequestCarriesLastZxid(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		var rec firstFrames
 		c := connect(t, b.Servers, client.WithDialer(rec.dial))
@@ -173,6 +176,7 @@ func TestConnectRequestCarriesLastZxid(t *testing.T) {
 // server negotiated for it, not the one the client asked for at first
 // (more than the server allows, here).
 func TestReconnectAsksForTheNegotiatedTimeout(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		var rec firstFrames
 		c := connect(t, b.Servers, client.WithDialer(rec.dial), client.WithSessionTimeout(time.Hour))
@@ -198,6 +202,7 @@ func TestReconnectAsksForTheNegotiatedTimeout(t *testing.T) {
 // ends with its timeout) costs an attempt of a second, whatever the session
 // timeout, before the next server is tried.
 func TestUnreachableServerCostsASecond(t *testing.T) {
+	t.Parallel()
 	srv := zktest.NewServer(t)
 	var unreachable atomic.Int32
 	dialer := func(network, address string, timeout time.Duration) (net.Conn, error) {

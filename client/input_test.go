@@ -17,6 +17,7 @@ import (
 // Bad paths, oversize data, bad versions and modes get typed errors before
 // anything is sent, and the connection stays up.
 func TestBadInputIsRejectedLocally(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		ctx := testCtx(t)
@@ -110,6 +111,7 @@ func TestBadInputIsRejectedLocally(t *testing.T) {
 
 // Bad options are refused by Connect before it dials.
 func TestBadOptionsAreRejected(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	servers := []string{"127.0.0.1:1"} // never dialled
 	for name, opt := range map[string]client.Option{

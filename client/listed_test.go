@@ -15,6 +15,7 @@ import (
 // nodes), with the parent's Stat. A create that fails has no listing, and
 // bad input sends nothing.
 func TestCreateListed(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		base := zktest.UniquePath(t)
@@ -64,6 +65,7 @@ func TestCreateListed(t *testing.T) {
 // A listing that does not show the new node is none: here the node was
 // deleted in the same transaction that created it.
 func TestCreateListedWithoutTheNode(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		c := b.Connect(t)

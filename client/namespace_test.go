@@ -13,6 +13,7 @@ import (
 // Inside a namespace every path the caller gives, gets back or sees in an
 // event is relative to it, and nothing outside it can be reached.
 func TestNamespace(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		ns := zktest.UniquePath(t) + "/app"
@@ -68,6 +69,7 @@ func TestNamespace(t *testing.T) {
 // WithOps, may not delete it any more than Delete may. The delete is
 // refused before anything is sent, and the namespace is still there.
 func TestWithOpsNamespaceRoot(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		ns := zktest.UniquePath(t) + "/app"
@@ -89,6 +91,7 @@ func TestWithOpsNamespaceRoot(t *testing.T) {
 // fits only without the namespace is refused before anything is sent,
 // instead of making the server drop the connection.
 func TestWithOpsSizeInNamespace(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		ns := zktest.UniquePath(t) + "/" + strings.Repeat("n", 1000)
@@ -117,6 +120,7 @@ func TestWithOpsSizeInNamespace(t *testing.T) {
 // Inside a namespace the namespace's own node is "/": a watch on it
 // reports "/" as its path, to the watch and to subscribers.
 func TestNamespaceRootWatch(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		c := b.Connect(t, client.WithNamespace(zktest.UniquePath(t)+"/app"))
@@ -137,6 +141,7 @@ func TestNamespaceRootWatch(t *testing.T) {
 // namespace, with an error matching ErrNoNode while it is missing, and
 // works in it once it exists.
 func TestExistingNamespace(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		parent := zktest.UniquePath(t)
@@ -163,6 +168,7 @@ func TestExistingNamespace(t *testing.T) {
 // succeeds in a missing one, a read there finds no node, and a watch set
 // there fires once the namespace and the node are created.
 func TestNamespaceAsIs(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		parent := zktest.UniquePath(t)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestOpsAndWatches(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		ctx := testCtx(t)
@@ -72,6 +73,7 @@ func TestOpsAndWatches(t *testing.T) {
 }
 
 func TestMulti(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		ctx := testCtx(t)
@@ -112,6 +114,7 @@ func TestMulti(t *testing.T) {
 // LastZxid follows every reply; CatchUp gives read-your-writes across
 // clients.
 func TestZxidReadYourWritesAcrossClients(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		a := connect(t, b.Servers)
 		other := connect(t, b.Servers)
@@ -145,6 +148,7 @@ func TestZxidReadYourWritesAcrossClients(t *testing.T) {
 // it catches up (with one sync, since it has not seen that zxid) and reads
 // each write at once.
 func TestLastZxidFollowsEveryReply(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		writer := connect(t, b.Servers)
@@ -197,6 +201,7 @@ func TestLastZxidFollowsEveryReply(t *testing.T) {
 }
 
 func TestDigestAuthAndACL(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		owner := connect(t, b.Servers, client.WithDigestAuth("alice", "secret"))
@@ -225,6 +230,7 @@ func TestDigestAuthAndACL(t *testing.T) {
 // CatchUp costs nothing when the client has seen the zxid already, and
 // syncs the server (one request) when it has not.
 func TestCatchUpSyncsOnlyWhenBehind(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		proxy := zktest.NewProxy(t, b.Addr())
@@ -252,6 +258,7 @@ func TestCatchUpSyncsOnlyWhenBehind(t *testing.T) {
 // Every kind of watch on a node fires when the node is deleted: a child
 // watch as well as a data watch, with NodeDeleted.
 func TestWatchesFireWhenTheirNodeIsDeleted(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		c := connect(t, b.Servers)
@@ -280,6 +287,7 @@ func TestWatchesFireWhenTheirNodeIsDeleted(t *testing.T) {
 // through before the connection broke leaves the directory, and the call
 // succeeds once it finds it.
 func TestCreateDirRidesOutALostReply(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		proxy := zktest.NewProxy(t, b.Addr())

@@ -24,6 +24,7 @@ import (
 // A protected create whose reply is cut leaves exactly one node, owned by
 // the session, and returns its path.
 func TestCreateProtectedLostReply(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		proxy := zktest.NewProxy(t, b.Addr())
 		c := connect(t, []string{proxy.Addr()})
@@ -57,6 +58,7 @@ func TestCreateProtectedLostReply(t *testing.T) {
 // (and when it lists before the connection is back, it gives up with an
 // error, stranding the node all the same).
 func TestGoZookeeperProtectedCreateFallsShort(t *testing.T) {
+	t.Parallel()
 	zkSrv := zktest.SharedZooKeeper(t)
 	proxy := zktest.NewProxy(t, zkSrv.Servers()[0])
 	ctx := testCtx(t)
@@ -153,6 +155,7 @@ var protectedZxidCreates = []createdWith{
 // holds the new node and every node created before it (here, the client's
 // own earlier nodes). After a lost reply there is no listing.
 func TestCreateProtectedZxid(t *testing.T) {
+	t.Parallel()
 	for _, cw := range protectedZxidCreates {
 		t.Run(cw.name, func(t *testing.T) { testCreateProtectedZxid(t, cw) })
 	}
@@ -214,6 +217,7 @@ func testCreateProtectedZxid(t *testing.T, cw createdWith) {
 // gives up with the context's error, and deletes in the background the
 // node that the request, applied after, left.
 func TestCreateProtectedGivenUpCleansUp(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		proxy := zktest.NewProxy(t, b.Addr())
 		c := connect(t, []string{proxy.Addr()})
@@ -246,6 +250,7 @@ func TestCreateProtectedGivenUpCleansUp(t *testing.T) {
 // that would own its node is lost while it waits for the connection: it
 // does not go on to create the node under the next session.
 func TestCreateProtectedEndsWithItsSession(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		p := newProxied(t, b, zktest.Scale(time.Second))
 		ctx := testCtx(t)
@@ -283,6 +288,7 @@ func TestCreateProtectedEndsWithItsSession(t *testing.T) {
 // delete it by hand), instead of trying again every few seconds for as
 // long as the client lives.
 func TestCreateProtectedCleanupGivesUp(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		want error
@@ -366,6 +372,7 @@ func requestCount(t *testing.T, reader *sdkmetric.ManualReader) uint64 {
 // through a disconnect: it gives up only on errors that trying again
 // cannot cure.
 func TestCreateProtectedCleanupRidesOutDisconnects(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		proxy := zktest.NewProxy(t, b.Addr())
@@ -400,6 +407,7 @@ func TestCreateProtectedCleanupRidesOutDisconnects(t *testing.T) {
 // pacing its look-ups once its session is lost: the node would outlive the
 // session, so the create waits on (within its context) for the next one.
 func TestCreateProtectedPacedAfterSessionLoss(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		proxy := zktest.NewProxy(t, b.Addr())
@@ -450,6 +458,7 @@ func TestCreateProtectedPacedAfterSessionLoss(t *testing.T) {
 // linger, for others to see and act on, until the server expires the
 // session.
 func TestCreateProtectedSessionGivenUpCleansUp(t *testing.T) {
+	t.Parallel()
 	b := zktest.ReferenceBackend(t)
 	ctx := testCtx(t)
 	timeout := zktest.Scale(4 * time.Second)

@@ -12,6 +12,7 @@ import (
 // doubling from reconnectMin up to its cap; a connection that ends quickly
 // does not reset them.
 func TestReconnectorDelays(t *testing.T) {
+	t.Parallel()
 	r := newReconnector([]string{"a:1", "b:2"}, 10*time.Second)
 	assert.Equal(t, reconnectMax, r.cap)
 
@@ -51,6 +52,7 @@ func TestReconnectorDelays(t *testing.T) {
 // Clients given the same servers try them in different orders, each
 // client every server in turn.
 func TestReconnectorShufflesServers(t *testing.T) {
+	t.Parallel()
 	servers := []string{"a:1", "b:2", "c:3", "d:4", "e:5", "f:6"}
 	firsts := map[string]bool{}
 	for range 100 {

@@ -15,6 +15,7 @@ import (
 // (go-zookeeper's own host provider pauses a second before every attempt on
 // a single server, so with a 2 s timeout it lost this session.)
 func TestBlipOfHalfTheTimeoutKeepsSession(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		timeout := zktest.Scale(2 * time.Second)
 		p := newProxied(t, b, timeout)
@@ -49,6 +50,7 @@ func TestBlipOfHalfTheTimeoutKeepsSession(t *testing.T) {
 // win its session back in between (Reconnected, then Lost once the close
 // lands), which ExpireSession answers by trying again.
 func TestServerExpiryIsSeenPromptly(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers, client.WithSessionTimeout(zktest.Scale(10*time.Second)))
 		sess := c.Session()
@@ -85,6 +87,7 @@ func TestServerExpiryIsSeenPromptly(t *testing.T) {
 // A call made while the client is suspended fails at once with a retryable
 // error, and is not sent later: it was never queued.
 func TestCallWhileSuspendedFailsAtOnce(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		p := newProxied(t, b, zktest.Scale(10*time.Second))
 		ctx := testCtx(t)
@@ -129,6 +132,7 @@ func TestCallWhileSuspendedFailsAtOnce(t *testing.T) {
 // Otherwise those nodes, whose holders were told they are gone, would live
 // for as long as the client (a lock nobody holds and nobody can take).
 func TestLostSessionIsNotResumed(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		p := newProxied(t, b, zktest.Scale(time.Second))
 
@@ -153,6 +157,7 @@ func TestLostSessionIsNotResumed(t *testing.T) {
 // stops the clock of the suspension it ends, so a second suspension that
 // starts soon after is not cut short by the first one's timer.
 func TestSuspensionAfterReconnectHasItsOwnTimeout(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		timeout := zktest.Scale(2 * time.Second)
 		p := newProxied(t, b, timeout)

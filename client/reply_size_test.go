@@ -67,6 +67,7 @@ func requireTooLarge(t *testing.T, err error, op, path string, limit int) {
 // that no retry loop retries, and the connection, the session and the
 // other calls go on: the reply is skipped, not read.
 func TestReplyTooLarge(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		w := connect(t, b.Servers)
@@ -154,6 +155,7 @@ func TestReplyTooLarge(t *testing.T) {
 
 // A too large reply's error names the call and the limit.
 func TestReplyTooLargeError(t *testing.T) {
+	t.Parallel()
 	err := &client.ReplyTooLargeError{Op: "children", Path: "/a", Size: 2000000, Limit: client.DefaultMaxBuffer + 64<<10}
 	assert.True(t, errors.Is(err, client.ErrReplyTooLarge))
 	assert.Equal(t, `zkit: children "/a": reply too large: 2000000 bytes, more than the 1114111 the client reads (WithMaxBuffer + 64 KiB)`, err.Error())
@@ -164,6 +166,7 @@ func TestReplyTooLargeError(t *testing.T) {
 // is refused before anything is sent: sent, it would be applied and its
 // results never read.
 func TestMultiReply(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		c := connect(t, b.Servers)

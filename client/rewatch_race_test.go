@@ -16,6 +16,7 @@ import (
 // go-zookeeper's race on that zxid (go-zookeeper/zk#35) within a few
 // reconnects. The watches set before each reconnect fire.
 func TestCallsAtReconnectDoNotRace(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(60*time.Second))
 		defer cancel()

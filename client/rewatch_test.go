@@ -20,6 +20,7 @@ import (
 // away: every kind together, and each kind alone (a SetWatches with an
 // empty list must say so, not send a null one, which servers refuse).
 func TestWatchSetAfterReconnectIsNotFiredBySetWatches(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		p := newProxied(t, b, zktest.Scale(4*time.Second))
 		ctx := testCtx(t)
@@ -99,6 +100,7 @@ func TestWatchSetAfterReconnectIsNotFiredBySetWatches(t *testing.T) {
 // zxid the last connection ended at, and a watch whose node did not
 // change stays quiet until it does.
 func TestWatchesSetAgainFireOnlyForChanges(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		p := newProxied(t, b, zktest.Scale(10*time.Second))
 		ctx := testCtx(t)

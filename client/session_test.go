@@ -14,6 +14,7 @@ import (
 // A server restart shorter than the session timeout keeps the session and
 // its ephemeral nodes, and subscribers see Suspended then Reconnected.
 func TestServerRestartKeepsSession(t *testing.T) {
+	t.Parallel()
 	zk := zktest.StartZooKeeper(t)
 	c := connect(t, zk.Servers(), client.WithSessionTimeout(zktest.Scale(20*time.Second)))
 	ctx := testCtx(t)
@@ -51,6 +52,7 @@ func TestServerRestartKeepsSession(t *testing.T) {
 // after the server. Once the network heals the client has a new session at
 // once.
 func TestPartitionLongerThanTimeoutLosesSession(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		timeout := zktest.Scale(time.Second)
 		p := newProxied(t, b, timeout)
@@ -118,6 +120,7 @@ func TestPartitionLongerThanTimeoutLosesSession(t *testing.T) {
 // ends the Session with ErrSessionExpired as the cause, and the watches
 // set under it with an error that says the session was lost.
 func TestServerExpiryLosesSession(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		ctx := testCtx(t)
@@ -156,6 +159,7 @@ func TestServerExpiryLosesSession(t *testing.T) {
 
 // Close delivers StateClosed last and ends every subscription.
 func TestCloseEndsSubscriptions(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		c, err := client.Connect(ctx, b.Servers)
@@ -188,6 +192,7 @@ func TestCloseEndsSubscriptions(t *testing.T) {
 // new session instead. The proxy's latency holds the answer back across the
 // moment the client gives the session up.
 func TestLostSessionIsNotResumedByAttemptInFlight(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		timeout := zktest.Scale(2 * time.Second)
 		p := newProxied(t, b, timeout)
@@ -221,6 +226,7 @@ func TestLostSessionIsNotResumedByAttemptInFlight(t *testing.T) {
 // After Close every call fails at once with an error matching ErrClosed,
 // AddAuth included.
 func TestEveryCallAfterCloseIsErrClosed(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		c, err := client.Connect(ctx, b.Servers)
@@ -281,6 +287,7 @@ func TestEveryCallAfterCloseIsErrClosed(t *testing.T) {
 // with Close, Close waits for it to return, and after Close Go runs
 // nothing.
 func TestGoLivesWithTheClient(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := connect(t, b.Servers)
 		started, returned := make(chan struct{}), make(chan struct{})

@@ -15,6 +15,7 @@ import (
 // that arrived wins over the break, and the caller is not told that the
 // outcome is unknown.
 func TestReplyBeforeBreakWins(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(60*time.Second))
 		defer cancel()

@@ -18,6 +18,7 @@ import (
 // operation and outcome, the state changes, a suspension and a lost
 // session.
 func TestTelemetry(t *testing.T) {
+	t.Parallel()
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	srv := zktest.NewServer(t)
@@ -115,6 +116,7 @@ func attr(set attribute.Set, key string) string {
 // reconnects), and one that Close ends. Neither came back, and neither
 // ran into the client's own loss timer.
 func TestEverySuspensionIsRecorded(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		reader := sdkmetric.NewManualReader()
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
@@ -157,6 +159,7 @@ func TestEverySuspensionIsRecorded(t *testing.T) {
 // context ended before its reply came is retryable, a write unknown; the
 // server answered neither, so neither is an error.
 func TestOutcomeOfCallsCutOff(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		reader := sdkmetric.NewManualReader()
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))

@@ -15,6 +15,7 @@ import (
 )
 
 func TestTLS(t *testing.T) {
+	t.Parallel()
 	ca := zktest.NewCA(t)
 	zktest.EachTLSBackend(t, ca, func(t *testing.T, b zktest.Backend) {
 		// A client that trusts the CA connects, by IP address or by name
@@ -105,6 +106,7 @@ func TestTLS(t *testing.T) {
 // first bytes of the handshake, as it would when restarting, so the client
 // retries; when Connect gives up it says what the last attempt saw.
 func TestTLSToAPlainPort(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(time.Second))
 		defer cancel()
@@ -117,6 +119,7 @@ func TestTLSToAPlainPort(t *testing.T) {
 // A server that answers the handshake with something else than TLS is
 // not a TLS server: Connect says so at once.
 func TestTLSToAServerWithoutTLS(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()
@@ -142,6 +145,7 @@ func TestTLSToAServerWithoutTLS(t *testing.T) {
 // A server that requires a client certificate refuses a client without
 // one, or with one it does not trust; Connect says so at once.
 func TestTLSClientCertificateRequired(t *testing.T) {
+	t.Parallel()
 	ca := zktest.NewCA(t)
 	cfg := ca.ServerTLS(t)
 	cfg.ClientAuth = tls.RequireAndVerifyClientCert
@@ -165,6 +169,7 @@ func TestTLSClientCertificateRequired(t *testing.T) {
 
 // Connect's error names the last failure when no server answered in time.
 func TestConnectTimeoutSaysWhy(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()

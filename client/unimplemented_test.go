@@ -16,6 +16,7 @@ import (
 // an error (TTL nodes on a ZooKeeper without extended types) or also
 // closes the connection (containers on a ZooKeeper older than 3.5).
 func TestUnimplemented(t *testing.T) {
+	t.Parallel()
 	check := func(t *testing.T, servers []string, container bool) {
 		c := connect(t, servers)
 		ctx := testCtx(t)

@@ -31,6 +31,7 @@ import (
 // a reader after the reconnect could find the write not applied just
 // before it was).
 func TestCallQueuedBehindCredentialsIsNotSentLater(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		a := newCredentialed(t, b, b.Addr())
 		f, c, observer, base := a.f, a.c, a.observer, a.base
@@ -83,6 +84,7 @@ func TestCallQueuedBehindCredentialsIsNotSentLater(t *testing.T) {
 // under it, was never sent: it fails with a retryable error, not an
 // unknown outcome, and is not applied.
 func TestRequestThatCouldNotBeWrittenIsNotSent(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		f := &faultConns{addr: b.Addr()}
 		c := connect(t, b.Servers, client.WithDialer(f.dial))
@@ -111,6 +113,7 @@ func TestRequestThatCouldNotBeWrittenIsNotSent(t *testing.T) {
 // credential sent again, so that they never meet ErrNoAuth for a node
 // those credentials open.
 func TestCredentialsAnsweredAfterTheCallerLeftAreAwaited(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		proxy := zktest.NewProxy(t, b.Addr())
 		a := newCredentialed(t, b, proxy.Addr())
@@ -155,6 +158,7 @@ func TestCredentialsAnsweredAfterTheCallerLeftAreAwaited(t *testing.T) {
 // ended. (go-zookeeper kept such a request in its send queue and sent it on
 // the next connection.)
 func TestAddAuthNotSentIsNeverSentLater(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		a := newCredentialed(t, b, b.Addr())
 		f, c, ctx := a.f, a.c, testCtx(t)
@@ -221,6 +225,7 @@ func TestAddAuthNotSentIsNeverSentLater(t *testing.T) {
 // subscribers see AuthFailed, the client reconnects to the same session,
 // and it does not send the refused credentials again.
 func TestAddAuthRefused(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		f := &faultConns{addr: b.Addr(), countMark: []byte("no-such-scheme")}
 		c := connect(t, b.Servers, client.WithDialer(f.dial))

@@ -10,6 +10,7 @@ import (
 )
 
 func TestValidatePath(t *testing.T) {
+	t.Parallel()
 	good := []string{"/", "/a", "/a/b", "/a-b_c.d", "/a/.b", "/a/b..", "/zk\u00e9"}
 	for _, p := range good {
 		assert.Empty(t, ValidatePath(p, false), p)
@@ -39,6 +40,7 @@ func TestValidatePath(t *testing.T) {
 }
 
 func TestInputErrorIsTyped(t *testing.T) {
+	t.Parallel()
 	c := &Client{cfg: defaultConfig()}
 	err := c.checkData("set", "/x", make([]byte, MaxData("/x")+1))
 	var ie *InputError
@@ -51,6 +53,7 @@ func TestInputErrorIsTyped(t *testing.T) {
 }
 
 func TestProtectedNames(t *testing.T) {
+	t.Parallel()
 	id := NewProtectedID()
 	require.Len(t, id, 36)
 	assert.Equal(t, byte('4'), id[14], "version 4 uuid: %s", id)
@@ -71,6 +74,7 @@ func TestProtectedNames(t *testing.T) {
 }
 
 func TestSplitJoinPath(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ path, parent, name string }{
 		{"/a", "/", "a"}, {"/a/b/c", "/a/b", "c"}, {"/", "", "/"},
 	}
@@ -85,6 +89,7 @@ func TestSplitJoinPath(t *testing.T) {
 }
 
 func TestValidateACL(t *testing.T) {
+	t.Parallel()
 	good := [][]ACL{
 		OpenACL,
 		WorldACL(PermRead),

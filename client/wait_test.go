@@ -17,6 +17,7 @@ import (
 // session loss for the next session, waits out a suspension, and fails
 // with ErrClosed on a closed client.
 func TestWaitConnected(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		proxy := zktest.NewProxy(t, b.Addr())
@@ -80,6 +81,7 @@ func TestWaitConnected(t *testing.T) {
 // error that retrying cannot cure, and never retries a write whose outcome
 // is unknown.
 func TestRetry(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		proxy := zktest.NewProxy(t, b.Addr())
@@ -126,6 +128,7 @@ func TestRetry(t *testing.T) {
 // is sent, and the error is the context's, not "outcome unknown", even for
 // a write.
 func TestCancelledBeforeSend(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		proxy := zktest.NewProxy(t, b.Addr())
 		c := connect(t, []string{proxy.Addr()})
@@ -154,6 +157,7 @@ func TestCancelledBeforeSend(t *testing.T) {
 // are refused before anything is sent, as one oversize create is; the
 // connection stays up. CheckMulti says so beforehand, sending nothing.
 func TestOversizeMulti(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := testCtx(t)
 		c := connect(t, b.Servers)
@@ -183,6 +187,7 @@ func TestOversizeMulti(t *testing.T) {
 
 // Server errors name the call and the path.
 func TestErrorsNameTheCall(t *testing.T) {
+	t.Parallel()
 	srv := zktest.NewServer(t)
 	c := connect(t, srv.Servers())
 	_, _, err := c.Get(testCtx(t), "/no/such/node")
@@ -193,6 +198,7 @@ func TestErrorsNameTheCall(t *testing.T) {
 // A subscription whose events are never read holds no goroutine once its
 // client is closed; its events are still there for a late reader.
 func TestUnreadSubscriptionAfterClose(t *testing.T) {
+	t.Parallel()
 	srv := zktest.NewServer(t)
 	c := connect(t, srv.Servers())
 	sub := c.Subscribe()
@@ -216,6 +222,7 @@ func stacks() string {
 // closed, and WaitConnected, waiting while the client is suspended,
 // returns ErrClosed at once instead of at the end of its context.
 func TestCloseEndsWaitConnected(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		proxy := zktest.NewProxy(t, b.Addr())
 		c := connect(t, []string{proxy.Addr()}, client.WithSessionTimeout(zktest.Scale(20*time.Second)))

@@ -33,6 +33,7 @@ func unfired(ch chan WatchEvent) bool { return len(ch) == 0 }
 // An event fires the kinds of watch ZooKeeper's client fires for it, once,
 // with the caller's path; a call that set no watch files none.
 func TestWatchSetFiresByKind(t *testing.T) {
+	t.Parallel()
 	w := newWatchSet(7)
 	data := fileWatch(w, 7, jute.OpGetData, "/ns/a", 0)
 	exists := fileWatch(w, 7, jute.OpExists, "/ns/a", 0)              // on a node: a data watch
@@ -61,6 +62,7 @@ func TestWatchSetFiresByKind(t *testing.T) {
 // A session's end ends its watches with why; a watch filed by a reply of
 // another session ends at once; a new session starts empty.
 func TestWatchSetEndsWithItsSession(t *testing.T) {
+	t.Parallel()
 	w := newWatchSet(7)
 	a := fileWatch(w, 7, jute.OpGetData, "/a", 0)
 	assert.Len(t, w.resume(7), 1, "the same session sets its watches again")
@@ -104,6 +106,7 @@ func TestWatchSetEndsWithItsSession(t *testing.T) {
 // SetWatches carries each watch under its kind, relative to the zxid
 // given, split so that no request's paths pass the limit.
 func TestSetWatchesFrames(t *testing.T) {
+	t.Parallel()
 	keys := []watchKey{{"/d", kindData}, {"/e", kindExist}, {"/c", kindChild}}
 	frames := setWatchesFrames(keys, 42)
 	require.Len(t, frames, 1)
@@ -138,6 +141,7 @@ func TestSetWatchesFrames(t *testing.T) {
 // With persistent watches among them, the watches go in SetWatches2, each
 // under its kind; without, in SetWatches, which every server knows.
 func TestSetWatches2Frames(t *testing.T) {
+	t.Parallel()
 	keys := []watchKey{{"/d", kindData}, {"/e", kindExist}, {"/c", kindChild}, {"/p", kindPersist}, {"/r", kindRecursive}}
 	frames := setWatchesFrames(keys, 42)
 	require.Len(t, frames, 1)
@@ -161,6 +165,7 @@ func fileFeed(w *watchSet, session int64, path string, mode WatchMode) *WatchFee
 // the mode the feeds need) and tells each feed to read again; a new
 // session ends them.
 func TestWatchSetResumesFeeds(t *testing.T) {
+	t.Parallel()
 	w := newWatchSet(7)
 	node := fileFeed(w, 7, "/ns/a", NonRecursive)
 	tree := fileFeed(w, 7, "/ns/b", Recursive)
@@ -186,6 +191,7 @@ func TestWatchSetResumesFeeds(t *testing.T) {
 // of the path, and the server's own event of that kind (a child watch
 // set again on a reconnect) does not reach them twice.
 func TestWatchSetSynthesizesChildrenChanged(t *testing.T) {
+	t.Parallel()
 	w := newWatchSet(7)
 	tree := fileFeed(w, 7, "/ns/b", Recursive)
 	node := fileFeed(w, 7, "/ns/b", NonRecursive)

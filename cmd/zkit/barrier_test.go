@@ -18,6 +18,7 @@ import (
 // The first member's CMD does not start before the last member arrives;
 // both exit with their CMD's status, and nothing is left behind.
 func TestBarrierRunsTogether(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	var out, errb syncBuffer
 	first := make(chan int, 1)
@@ -51,6 +52,7 @@ func TestBarrierRunsTogether(t *testing.T) {
 }
 
 func TestBarrierWaitTimesOut(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	r := zkit(t, "barrier", "/lonely", "--count", "2", "--wait", "200ms", "--servers", servers, "--", "true")
 	if r.status != exitTimeout {
@@ -65,6 +67,7 @@ func TestBarrierWaitTimesOut(t *testing.T) {
 // A member that vanishes inside the barrier: the command still waits for
 // every node to go, then says so with status 5.
 func TestBarrierMemberLost(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	other := barrier.NewDouble(c, "/lost", 2)
 	entered := make(chan error, 1)
@@ -92,6 +95,7 @@ func TestBarrierMemberLost(t *testing.T) {
 }
 
 func TestBarrierBadArguments(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{},
 		{"/x", "--", "true"},
@@ -117,6 +121,7 @@ func TestBarrierBadArguments(t *testing.T) {
 // no CMD starts before every process has arrived, and no process gets out
 // before every CMD has ended.
 func TestBarrierProcesses(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, _, _ := env(t)
 	res := t.TempDir()
@@ -162,6 +167,7 @@ func TestBarrierProcesses(t *testing.T) {
 // stopped by SIGTERM while it waits for the others to leave, its CMD done
 // with status 0, exits 0, as it exits with CMD's status when CMD failed.
 func TestBarrierStoppedWhileLeavingExitsWithCommandStatus(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, _, _ := env(t)
 	path := zktest.UniquePath(t)

@@ -16,6 +16,7 @@ import (
 // zkit bench prints the anchors' lines, zkit's ratio to each baseline, and
 // a PNG plot.
 func TestBench(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	plot := filepath.Join(dir, "bench.png")
 	anchor := filepath.Join(dir, "curator.txt") // the anchors' format, with a W2 point zkit does not run here
@@ -57,6 +58,7 @@ func TestBench(t *testing.T) {
 
 // --csv prints a header and a row per point, commentary on stderr.
 func TestBenchCSV(t *testing.T) {
+	t.Parallel()
 	r := zkit(t, "bench", "--warmup", "0", "--dur", "200ms", "--clients", "1,2", "--workloads", "W4", "--csv")
 	if r.status != 0 {
 		t.Fatalf("status %d: %s", r.status, r.stderr)
@@ -80,6 +82,7 @@ func TestBenchCSV(t *testing.T) {
 }
 
 func TestBenchBadFlags(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--workloads", "W9"},
 		{"--clients", "0"},
@@ -98,6 +101,7 @@ func TestBenchBadFlags(t *testing.T) {
 // under a root of the run's and deletes it when the run ends: as the demo
 // does, it leaves nothing behind.
 func TestBenchCleansUp(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := b.Connect(t)
 		r := zkitOn(t, b.Addr(), exitOK, "bench", "--warmup", "0", "--dur", "100ms", "--clients", "2", "--workloads", "W1,W4", "--baseline")
@@ -113,6 +117,7 @@ func TestBenchCleansUp(t *testing.T) {
 
 // A run stopped by SIGINT deletes its nodes too, and exits 130.
 func TestBenchCleansUpWhenStopped(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := b.Connect(t)

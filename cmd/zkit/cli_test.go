@@ -15,6 +15,7 @@ import (
 // advice for scripts that start zkit in the background; a subcommand's
 // points there.
 func TestHelpExitsZeroEverywhere(t *testing.T) {
+	t.Parallel()
 	var paths [][]string
 	var walk func(c *cobra.Command, path []string)
 	walk = func(c *cobra.Command, path []string) {
@@ -56,6 +57,7 @@ func TestHelpExitsZeroEverywhere(t *testing.T) {
 
 // With nothing listening, the error names the address and the fixes.
 func TestUnreachableNamesAddressAndFix(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +76,7 @@ func TestUnreachableNamesAddressAndFix(t *testing.T) {
 
 // Global flags work before the command, after it, and after its arguments.
 func TestGlobalFlagsAnywhere(t *testing.T) {
+	t.Parallel()
 	servers, _, _ := env(t)
 	for _, args := range [][]string{
 		{"--servers", servers, "lock", "/g", "--", "true"},
@@ -87,6 +90,7 @@ func TestGlobalFlagsAnywhere(t *testing.T) {
 }
 
 func TestUnknownCommandIsUsage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"frobnicate"}, {"help", "frobnicate"}} {
 		r := zkit(t, args...)
 		if r.status != exitUsage || r.stdout != "" {
@@ -97,6 +101,7 @@ func TestUnknownCommandIsUsage(t *testing.T) {
 }
 
 func TestVersionAndCompletion(t *testing.T) {
+	t.Parallel()
 	if r := zkit(t, "version"); r.status != 0 || !strings.HasPrefix(r.stdout, "zkit ") || !strings.Contains(r.stdout, "go-zookeeper") {
 		t.Fatalf("zkit version: %+v", r)
 	}
@@ -112,6 +117,7 @@ func TestVersionAndCompletion(t *testing.T) {
 // "context deadline exceeded" failure (status 1): the commands that take
 // --wait say the servers are unreachable, within the time they waited.
 func TestUnreachableWithShortWait(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -143,6 +149,7 @@ func TestUnreachableWithShortWait(t *testing.T) {
 // (its process group, which signals it gets, --kill-after): semaphore and
 // discover register run CMD exactly as lock does.
 func TestHelpOfEveryCommandThatRunsCMDSaysHowItRuns(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"lock", "elect", "semaphore", "members", "discover", "rendezvous", "barrier"} {
 		r := zkit(t, "help", name)
 		if r.status != exitOK || !strings.Contains(r.stdout, "How CMD runs:") || !strings.Contains(r.stdout, "--kill-after") {

@@ -18,6 +18,7 @@ import (
 )
 
 func TestConfigSetAndGet(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	if r := zkit(t, "config", "/app/config", "set", "workers=8", "db=primary", "debug=true", "--servers", servers); r.status != 0 || r.stdout != "" {
 		t.Fatalf("set: %+v", r)
@@ -45,6 +46,7 @@ func TestConfigSetAndGet(t *testing.T) {
 }
 
 func TestConfigGetErrors(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	r := zkit(t, "config", "/nothing", "get", "--servers", servers)
 	if r.status != exitFailed {
@@ -66,6 +68,7 @@ func TestConfigGetErrors(t *testing.T) {
 }
 
 func TestConfigBadArguments(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{},
 		{"/x"},
@@ -109,6 +112,7 @@ func TestConfigBadArguments(t *testing.T) {
 // watch prints the current configuration, then one line per publish, and
 // stops on SIGINT with status 0.
 func TestConfigWatch(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, c, ctx := env(t)
 	if _, err := configwatch.New(c, "/w", configwatch.Raw).Set(ctx, configwatch.Values{"n": []byte("1")}); err != nil {
@@ -181,6 +185,7 @@ func drain(ch <-chan string) []string {
 // with a byte that is not UTF-8) is not valid JSON, so set stores it as a
 // JSON string, as it does any other non-JSON VALUE.
 func TestConfigGetIsValidJSONAfterNonUTF8Value(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	zkitOn(t, servers, exitOK, "config", "/cfg", "set", "a=\"\xff\"", "b=\xfe", "c=8")
 	data, _, err := c.Get(ctx, "/cfg/a")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestCounterCommand(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	path := zktest.UniquePath(t) + "/builds"
 	for _, tc := range []struct {
@@ -63,6 +64,7 @@ func TestCounterCommand(t *testing.T) {
 }
 
 func TestCounterCommandUsage(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	base := zktest.UniquePath(t)
 	for _, tc := range []struct {
@@ -98,6 +100,7 @@ func TestCounterCommandUsage(t *testing.T) {
 // zkit connects, as a value that is no 64-bit integer is: it does not
 // depend on what the servers hold.
 func TestCounterValueOutsideEncodingIsUsageBeforeConnecting(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"counter", "/c", "set", "3000000000", "--encoding", "int"},
 		{"counter", "/c", "cas", "0", "3000000000", "--encoding", "int"},

@@ -16,6 +16,7 @@ import (
 // create -e keeps its ephemeral node until stopped, and exits 5 when the
 // node is gone meanwhile; on both servers.
 func TestCreateSequentialAndEphemeral(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		servers, c := b.Addr(), b.Connect(t)
@@ -69,6 +70,7 @@ func TestCreateSequentialAndEphemeral(t *testing.T) {
 // a TTL node unchanged and childless for its TTL, a container once its
 // last child is gone.
 func TestCreateTTLAndContainer(t *testing.T) {
+	t.Parallel()
 	zk := []zktest.Option{zktest.WithJVMArgs("-Dzookeeper.extendedTypesEnabled=true"), zktest.WithContainerCheckInterval(100 * time.Millisecond)}
 	ref := []zktest.ServerOption{zktest.ServerContainerCheckInterval(100 * time.Millisecond)}
 	zktest.EachBackendWith(t, zk, ref, func(t *testing.T, b zktest.Backend) {
@@ -99,6 +101,7 @@ func TestCreateTTLAndContainer(t *testing.T) {
 // A server that does not take TTL nodes (ZooKeeper without
 // extendedTypesEnabled) gets a failure that says what it needs.
 func TestCreateTTLRefused(t *testing.T) {
+	t.Parallel()
 	for _, b := range []zktest.Backend{zktest.RealBackend(t), zktest.ReferenceBackend(t, zktest.ServerWithoutTTL())} {
 		r := zkitOn(t, b.Addr(), exitFailed, "create", zktest.UniquePath(t), "--ttl", "1m")
 		oneErrorLine(t, r, "the servers do not take TTL nodes", "zookeeper.extendedTypesEnabled=true")
@@ -106,6 +109,7 @@ func TestCreateTTLRefused(t *testing.T) {
 }
 
 func TestCreateUsage(t *testing.T) {
+	t.Parallel()
 	expectUsage(t, "zkit create: ", [][]string{
 		{"create", "/x", "--container", "-e"},
 		{"create", "/x", "--container", "-s"},

@@ -15,6 +15,7 @@ import (
 // (--file), any bytes, NUL included, up to the most a node takes, on both
 // servers: values above the 128 KiB an argument may have.
 func TestDataFromStdinAndFile(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		servers, c := b.Addr(), b.Connect(t)
 		path := zktest.UniquePath(t) + "/node"
@@ -65,6 +66,7 @@ func TestDataFromStdinAndFile(t *testing.T) {
 // Data that is too large, or given twice, or missing, is a usage error
 // before any server is reached.
 func TestDataUsage(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "big")
 	if err := os.WriteFile(file, make([]byte, client.DefaultMaxBuffer), 0o600); err != nil {
 		t.Fatal(err)

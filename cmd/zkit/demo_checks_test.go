@@ -44,6 +44,7 @@ func checkCatches(t *testing.T, b zktest.Backend, workers int, run func(ctx cont
 // A semaphore that lets in one holder more than its maximum fails the
 // semaphore step, with 2 workers (one lease) as with 8 (four).
 func TestDemoSemaphoreCatchesOverAdmission(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		for _, workers := range []int{2, 3, 8} {
 			checkCatches(t, b, workers, func(ctx context.Context, d *demoEnv, broken bool) (string, error) {
@@ -63,6 +64,7 @@ func TestDemoSemaphoreCatchesOverAdmission(t *testing.T) {
 // first reads it) fails the rendezvous step, with 2 workers as with 8:
 // the master publishes only once every worker has read zr.
 func TestDemoRendezvousCatchesWaitThatDoesNotWait(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		for _, workers := range []int{2, 8} {
 			checkCatches(t, b, workers, func(ctx context.Context, d *demoEnv, broken bool) (string, error) {
@@ -91,6 +93,7 @@ func (e exclusiveReaders) TryRLock(ctx context.Context) (*rwlock.Lease, error) {
 // A read/write lock whose readers exclude each other fails the rwlock
 // step, whose table says "readers share", with 2 workers as with 8.
 func TestDemoRWLockCatchesExclusiveReaders(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		for _, workers := range []int{2, 8} {
 			checkCatches(t, b, workers, func(ctx context.Context, d *demoEnv, broken bool) (string, error) {
@@ -115,6 +118,7 @@ func (t eagerTerm) Resign(ctx context.Context) error { return t.Unlock(ctx) }
 // fails the election step, "one leader at a time", with 2 workers as with
 // 8, even when the simultaneous leaders' writes arrive in token order.
 func TestDemoElectionCatchesSimultaneousLeaders(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		for _, workers := range []int{2, 8} {
 			checkCatches(t, b, workers, func(ctx context.Context, d *demoEnv, broken bool) (string, error) {
@@ -140,6 +144,7 @@ func TestDemoElectionCatchesSimultaneousLeaders(t *testing.T) {
 // the fault struck: armed on a server the lock does not talk to, it never
 // does, and the step reports a violation instead of "held".
 func TestDemoLockLostReplyChecksTheFault(t *testing.T) {
+	t.Parallel()
 	d, ctx := demoEnvFor(t, zktest.ReferenceBackend(t), 2, 1)
 	d.srv = zktest.NewServer(t) // the fault's server; the lock uses d.servers
 	detail, err := lockLostReply(ctx, d)

@@ -18,6 +18,7 @@ import (
 // The main job passes its own invariant checks (zkit exits non-zero when
 // any fails) and ends with the table.
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	r := zkit(t, "demo", "--workers", "4", "--rounds", "10")
 	if r.status != 0 {
 		t.Fatalf("status %d\n%s%s", r.status, r.stdout, r.stderr)
@@ -56,6 +57,7 @@ func TestDemo(t *testing.T) {
 // A step name longer than the others' widens the column rather than
 // pushing its line out of it.
 func TestDemoStepColumns(t *testing.T) {
+	t.Parallel()
 	saved := demoSteps
 	defer func() { demoSteps = saved }()
 	demoSteps = []demoStep{{recipe: "lock", name: "short"}, {recipe: "rendezvous", name: "a step name longer than all the others"}}
@@ -68,6 +70,7 @@ func TestDemoStepColumns(t *testing.T) {
 // Against an external server, the steps that need the embedded server's
 // hooks are skipped and the table says so.
 func TestDemoExternal(t *testing.T) {
+	t.Parallel()
 	servers, _, _ := env(t)
 	r := zkit(t, "demo", "--servers", servers, "--workers", "2", "--rounds", "3")
 	if r.status != 0 {
@@ -79,6 +82,7 @@ func TestDemoExternal(t *testing.T) {
 }
 
 func TestDemoRejectsBadFlags(t *testing.T) {
+	t.Parallel()
 	if r := zkit(t, "demo", "--workers", "1"); r.status != exitUsage {
 		t.Fatalf("one worker cannot contend: status %d, want %d", r.status, exitUsage)
 	}
@@ -89,6 +93,7 @@ func TestDemoRejectsBadFlags(t *testing.T) {
 // context), and the command ends with the context's error, so that zkit
 // exits with the signal's status.
 func TestDemoStopsAtSignal(t *testing.T) {
+	t.Parallel()
 	var out, errb syncBuffer
 	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -112,6 +117,7 @@ func TestDemoStopsAtSignal(t *testing.T) {
 // guard, rather than being turned away in-process by a lease that knows it
 // ended (which says nothing about the fence).
 func TestDemoLockExpiryStaleWriteReachesServer(t *testing.T) {
+	t.Parallel()
 	srv := zktest.NewServer(t)
 	d := &demoEnv{srv: srv, servers: srv.Servers(), root: "/zkit-demo", workers: 2, rounds: 1}
 	// The first holder's node is the first sequential node on a fresh
@@ -139,6 +145,7 @@ func TestDemoLockExpiryStaleWriteReachesServer(t *testing.T) {
 // --connect-timeout and exits with the unreachable status, as every
 // command does, instead of waiting out each step's deadline in turn.
 func TestDemoUnreachable(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

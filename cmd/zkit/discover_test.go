@@ -13,6 +13,7 @@ import (
 )
 
 func TestDiscoverRegisterRunsCommandWhilePresent(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	flag := filepath.Join(t.TempDir(), "go")
 	done := make(chan result, 1)
@@ -44,6 +45,7 @@ func TestDiscoverRegisterRunsCommandWhilePresent(t *testing.T) {
 // An instance that is deleted while CMD runs is absent: CMD gets SIGTERM
 // and zkit exits 5.
 func TestDiscoverRegisterLost(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	done := make(chan result, 1)
 	running := filepath.Join(t.TempDir(), "running")
@@ -64,6 +66,7 @@ func TestDiscoverRegisterLost(t *testing.T) {
 // list NAME prints each instance as Curator stores it, with every flag of
 // register in it.
 func TestDiscoverList(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, _, _ := env(t)
 	out, _, stop := background(t, bin, "discover", "/services", "register", "api", "b", "--address", "h", "--port", "80",
@@ -90,6 +93,7 @@ func TestDiscoverList(t *testing.T) {
 }
 
 func TestDiscoverRegisterAndWatchUntilStopped(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, c, ctx := env(t)
 	watch, _, stopWatch := background(t, bin, "discover", "/services", "watch", "api", "--servers", servers)
@@ -132,6 +136,7 @@ func waitLastLine(t *testing.T, s *syncBuffer, ok func(string) bool) {
 }
 
 func TestDiscoverUsage(t *testing.T) {
+	t.Parallel()
 	expectUsage(t, "zkit discover: ", [][]string{
 		{"discover"},
 		{"discover", "/services"},

@@ -17,6 +17,7 @@ import (
 )
 
 func TestElectRunsCommandWithNodeIDAndToken(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	r := zkit(t, "elect", "/svc/sched", "--id", "host-a", "--servers", servers, "--",
 		"sh", "-c", `echo "$ZKIT_LEADER_NODE $ZKIT_LEADER_ID $ZKIT_FENCING_TOKEN"; exit 3`)
@@ -43,6 +44,7 @@ func TestElectRunsCommandWithNodeIDAndToken(t *testing.T) {
 // CMD runs only once the process leads: --wait gives up while another
 // leads, and an unbounded campaign runs CMD once the leader resigns.
 func TestElectWaitsForLeadership(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	leader, err := election.New(c, "/svc/x", "other").Campaign(ctx)
 	if err != nil {
@@ -69,6 +71,7 @@ func TestElectWaitsForLeadership(t *testing.T) {
 }
 
 func TestElectLostTerminatesCommand(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	var out, errb syncBuffer
 	done := make(chan int, 1)
@@ -104,6 +107,7 @@ func TestElectLostTerminatesCommand(t *testing.T) {
 // --observe prints one line per change, "none" included, and -o json one
 // object per line; SIGTERM ends it with status 0.
 func TestElectObserve(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, c, ctx := env(t)
 	text, _, stopText := background(t, bin, "elect", "/svc/o", "--observe", "--servers", servers)
@@ -144,6 +148,7 @@ func TestElectObserve(t *testing.T) {
 }
 
 func TestElectUsage(t *testing.T) {
+	t.Parallel()
 	expectUsage(t, "zkit elect: ", [][]string{
 		{"elect"},
 		{"elect", "/x", "--leader", "--observe"},
@@ -178,6 +183,7 @@ func TestElectUsage(t *testing.T) {
 // --requeue campaigns again after each term and runs CMD with each one won,
 // with a higher token each time, until SIGTERM.
 func TestElectRequeue(t *testing.T) {
+	t.Parallel()
 	servers, _, _ := env(t)
 	bin := buildZkit(t)
 	file := filepath.Join(t.TempDir(), "terms")
@@ -225,6 +231,7 @@ func TestElectRequeue(t *testing.T) {
 // than winning and giving up the leadership every second, forever, with
 // "term ended" on stderr each time.
 func TestElectRequeueCommandThatCannotStart(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, _, _ := env(t)
 	missing := filepath.Join(t.TempDir(), "missing")
@@ -244,6 +251,7 @@ func TestElectRequeueCommandThatCannotStart(t *testing.T) {
 // campaigning, but says that the servers are unreachable: no term began,
 // so none "ended". SIGTERM between attempts exits 0.
 func TestElectRequeueUnreachable(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // flag is on the line and whatever found the error; CMD's own status is
 // passed on as it is.
 func TestExitBaseMovesZkitsOwnStatuses(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		servers := b.Addr()
 		c := b.Connect(t)

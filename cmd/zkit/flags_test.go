@@ -10,6 +10,7 @@ import (
 // Bad flag values are usage errors before anything starts: no server is
 // needed, and none is waited for.
 func TestBadFlagValuesAreUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	quick := []string{"--dur", "100ms", "--warmup", "0", "--workloads", "W4", "--clients", "1"} // should the check fail
 	for _, args := range [][]string{
@@ -56,6 +57,7 @@ func TestBadFlagValuesAreUsageErrors(t *testing.T) {
 // --wait forever is the explicit no-limit; a plot file that can be written
 // is left as it was found.
 func TestWaitForeverAndWritablePlot(t *testing.T) {
+	t.Parallel()
 	servers, _, _ := env(t)
 	if r := zkitOn(t, servers, exitOK, "lock", "/w", "--wait", "forever", "--", "true"); r.stderr != "" {
 		t.Fatalf("stderr %q", r.stderr)

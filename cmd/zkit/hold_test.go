@@ -71,6 +71,7 @@ func (p *started) line(t *testing.T) string {
 // zkit lock PATH without CMD holds until SIGTERM, printing the node and
 // the token, then releases and exits 0; when the lock is lost it exits 5.
 func TestLockHoldsWithoutCommand(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		servers, c := b.Addr(), b.Connect(t)
@@ -110,6 +111,7 @@ func TestLockHoldsWithoutCommand(t *testing.T) {
 // zkit elect PATH without CMD leads until SIGTERM; --leader prints the
 // leader once, and "none" with status 1 when there is none.
 func TestElectHoldsWithoutCommandAndPrintsLeader(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		servers := b.Addr()

@@ -18,6 +18,7 @@ import (
 )
 
 func TestInspectLock(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	held, err := lock.New(c, "/app/lock").Lock(ctx)
 	if err != nil {
@@ -59,6 +60,7 @@ func TestInspectLock(t *testing.T) {
 // A path of no recipe is listed and said so, with status 0; a missing
 // path fails; a bad one is a usage error.
 func TestInspectUnknownMissingUsage(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	for _, p := range []string{"/plain", "/plain/a", "/plain/b"} {
 		if _, err := c.Create(ctx, p, []byte("x\ty"), client.Persistent); err != nil {
@@ -86,6 +88,7 @@ func TestInspectUnknownMissingUsage(t *testing.T) {
 // "data_base64" instead of "data", never U+FFFD in place of the bytes (a
 // long counter's 8 bytes, a binary child's data).
 func TestInspectJSONKeepsBinaryData(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	counterData := []byte{0, 0, 0, 0, 0, 0, 0, 0xff}
 	childData := []byte{0xff, 0xfe, 'a'}
@@ -143,6 +146,7 @@ func TestInspectJSONKeepsBinaryData(t *testing.T) {
 // lock, semaphore and elect write who holds it in their nodes, --id or
 // HOSTNAME-PID, and inspect shows it (ID), on both servers.
 func TestInspectShowsWhoHolds(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		servers := b.Addr()
@@ -183,6 +187,7 @@ func TestInspectShowsWhoHolds(t *testing.T) {
 }
 
 func TestHolderIDUsage(t *testing.T) {
+	t.Parallel()
 	expectUsage(t, "--id is empty", [][]string{
 		{"lock", "/x", "--id", "", "--", "true"},
 		{"semaphore", "/x", "--max", "1", "--id", "", "--", "true"},

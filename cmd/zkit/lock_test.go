@@ -18,6 +18,7 @@ import (
 )
 
 func TestLockRunsCommandWithNodeAndToken(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	r := zkit(t, "lock", "/jobs/nightly", "--servers", servers, "--",
 		"sh", "-c", `echo "$ZKIT_LOCK_NODE $ZKIT_FENCING_TOKEN"; exit 3`)
@@ -37,6 +38,7 @@ func TestLockRunsCommandWithNodeAndToken(t *testing.T) {
 }
 
 func TestLockExcludes(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	held, err := lock.New(c, "/jobs/x").Lock(ctx)
 	if err != nil {
@@ -63,6 +65,7 @@ func TestLockExcludes(t *testing.T) {
 }
 
 func TestLockReadWrite(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	r, err := rwlock.New(c, "/cfg").RLock(ctx)
 	if err != nil {
@@ -81,6 +84,7 @@ func TestLockReadWrite(t *testing.T) {
 }
 
 func TestLockLostTerminatesCommand(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	var out, errb syncBuffer
 	done := make(chan int, 1)
@@ -114,6 +118,7 @@ func TestLockLostTerminatesCommand(t *testing.T) {
 }
 
 func TestLockBadArguments(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{},
 		{"/x", "--"},
@@ -138,6 +143,7 @@ func TestLockBadArguments(t *testing.T) {
 // Two zkit lock processes never hold at once: each CMD marks the resource
 // with mkdir, which fails if the other is inside.
 func TestLockProcessesExclude(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		res := t.TempDir()
@@ -180,6 +186,7 @@ func TestLockProcessesExclude(t *testing.T) {
 
 // The binary exits with CMD's status, and prints errors as one line.
 func TestLockBinary(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, c, ctx := env(t)
 	cmd := exec.Command(bin, "lock", "/b", "--servers", servers, "--", "sh", "-c", "exit 7")

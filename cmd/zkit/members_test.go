@@ -25,6 +25,7 @@ func background(t *testing.T, bin string, args ...string) (stdout, stderr *syncB
 }
 
 func TestMembersJoinRunsCommandWhilePresent(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	flag := filepath.Join(t.TempDir(), "go")
 	done := make(chan result, 1)
@@ -56,6 +57,7 @@ func TestMembersJoinRunsCommandWhilePresent(t *testing.T) {
 // A member that is deleted while CMD runs is absent: CMD gets SIGTERM and
 // zkit exits 5.
 func TestMembersJoinLost(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	done := make(chan result, 1)
 	running := filepath.Join(t.TempDir(), "running")
@@ -74,6 +76,7 @@ func TestMembersJoinLost(t *testing.T) {
 }
 
 func TestMembersJoinAndWatchUntilStopped(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, c, ctx := env(t)
 	watch, _, stopWatch := background(t, bin, "members", "/svc", "watch", "--servers", servers)
@@ -104,6 +107,7 @@ func TestMembersJoinAndWatchUntilStopped(t *testing.T) {
 }
 
 func TestMembersUsage(t *testing.T) {
+	t.Parallel()
 	expectUsage(t, "zkit members: ", [][]string{
 		{"members"},
 		{"members", "/svc"},
@@ -136,6 +140,7 @@ func expectUsage(t *testing.T, prefix string, lines [][]string) {
 // itself) is refused with that cause and its fix, not as "held by session
 // 0x0" to be waited out.
 func TestJoinOnPersistentNodeSaysSo(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	for _, p := range []string{"/svc/p", "/services/api/p"} {
 		if err := c.EnsurePath(ctx, p); err != nil {

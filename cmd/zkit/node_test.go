@@ -14,6 +14,7 @@ import (
 // The node commands create, read, list, change and delete nodes as zkCli
 // does, text escaped, JSON with -o json, on both servers.
 func TestNodeCommands(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		servers, c := b.Addr(), b.Connect(t)
 		root := zktest.UniquePath(t)
@@ -85,6 +86,7 @@ func TestNodeCommands(t *testing.T) {
 
 // ACLs in zkCli's syntax, set and read back on both servers.
 func TestACLCommands(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		servers, c := b.Addr(), b.Connect(t)
 		path := zktest.UniquePath(t)
@@ -121,6 +123,7 @@ func TestACLCommands(t *testing.T) {
 // reading an ACL needs READ or ADMIN on the node, so 'zkit getacl' of the
 // node itself would show an ACL that allows it, or fail the same way.
 func TestNoAuthNamesTheACLThatRefused(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		servers, owner := b.Addr(), b.Connect(t, client.WithDigestAuth("owner", "secret"))
 		ctx := t.Context()
@@ -149,6 +152,7 @@ func TestNoAuthNamesTheACLThatRefused(t *testing.T) {
 }
 
 func TestParseACL(t *testing.T) {
+	t.Parallel()
 	acl, err := parseACL("x509:CN=alice,O=example:rw, world:anyone:cdrwa,auth::a")
 	want := []client.ACL{
 		{Scheme: "x509", ID: "CN=alice,O=example", Perms: client.PermRead | client.PermWrite},
@@ -168,6 +172,7 @@ func TestParseACL(t *testing.T) {
 // The root and /zookeeper are never written to or deleted, and nothing is
 // sent: no server is reachable here.
 func TestNodeCommandsRefuseRootAndZookeeper(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"delete", "/"},
 		{"delete", "/", "-R", "--yes"},
@@ -191,6 +196,7 @@ func TestNodeCommandsRefuseRootAndZookeeper(t *testing.T) {
 }
 
 func TestPrintable(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"":           "",
 		"plain text": "plain text",
@@ -210,6 +216,7 @@ func TestPrintable(t *testing.T) {
 // or under /zookeeper does not open it to writes: the paths are refused
 // as /zookeeper's own would be, before anything is sent.
 func TestNamespaceDoesNotOpenZookeeper(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"create", "/x", "--namespace", "/zookeeper"},
 		{"delete", "/quota", "-R", "--yes", "--namespace", "/zookeeper"},

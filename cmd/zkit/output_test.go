@@ -17,6 +17,7 @@ import (
 // Every command that prints data prints one JSON object a line with -o
 // json, and text with payloads escaped otherwise.
 func TestOutputJSONAndEscapedText(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		servers, c := b.Addr(), b.Connect(t)
 		ctx := t.Context()
@@ -64,6 +65,7 @@ func TestOutputJSONAndEscapedText(t *testing.T) {
 // bench -o json prints one object per point on stdout, and its commentary
 // on stderr.
 func TestBenchJSON(t *testing.T) {
+	t.Parallel()
 	r := zkit(t, "bench", "-o", "json", "--warmup", "0", "--dur", "200ms", "--clients", "1,2", "--workloads", "W4")
 	if r.status != exitOK {
 		t.Fatalf("status %d: %s", r.status, r.stderr)
@@ -88,6 +90,7 @@ func TestBenchJSON(t *testing.T) {
 // command prints a path as text, as ls and create do: by watch, and by
 // the commands that print the node they hold.
 func TestTextOutputQuotesPathsThatAreNotPrintable(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, c, ctx := env(t)
 	dir := "/odd\u2028name"

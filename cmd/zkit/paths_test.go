@@ -14,6 +14,7 @@ import (
 // An error names its path once, whether the command or the error it
 // passes on names it.
 func TestErrorsNamePathOnce(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		servers, c := b.Addr(), b.Connect(t)
 		eph := zktest.UniquePath(t)
@@ -44,6 +45,7 @@ func TestErrorsNamePathOnce(t *testing.T) {
 }
 
 func TestAboutAndCause(t *testing.T) {
+	t.Parallel()
 	conflict := &recipes.ConflictError{Path: "/t/zr", Owner: 0x1a, Reason: "owned by another session"}
 	for _, tc := range []struct{ got, want string }{
 		{about("/a", "/a", errors.New(`create "/a": zk: node exists`)), `create "/a": zk: node exists`},
@@ -64,6 +66,7 @@ func TestAboutAndCause(t *testing.T) {
 // the root keeps its children and its data. (A lock there would queue its
 // nodes among the root's children; members list would list /zookeeper.)
 func TestRecipeCommandsRefuseRoot(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := b.Connect(t)
 		proxy := zktest.NewProxy(t, b.Addr())

@@ -37,6 +37,7 @@ func zkitProcess(t *testing.T, bin string, servers []string, args ...string) *ex
 // A leader process killed outright (no resign): once its session expires
 // the waiting process leads, with a higher fencing token.
 func TestElectHandsOverWhenLeaderKilled(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		dir, path := t.TempDir(), zktest.UniquePath(t)
@@ -76,6 +77,7 @@ func TestElectHandsOverWhenLeaderKilled(t *testing.T) {
 // Processes adding 1 at once reach the exact total, each seeing its own
 // result.
 func TestCounterProcessesReachExactTotal(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		path := zktest.UniquePath(t) + "/hits"

@@ -12,6 +12,7 @@ import (
 // The paper's rendezvous from the shell: a worker waiting before the
 // master gets the address; the master's CMD ends when the launcher does.
 func TestRendezvousCommands(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, c, ctx := env(t)
 	worker := make(chan result, 1)
@@ -81,6 +82,7 @@ func TestRendezvousCommands(t *testing.T) {
 }
 
 func TestRendezvousUsage(t *testing.T) {
+	t.Parallel()
 	expectUsage(t, "zkit rendezvous: ", [][]string{
 		{"rendezvous"},
 		{"rendezvous", "/zr"},
@@ -100,6 +102,7 @@ func TestRendezvousUsage(t *testing.T) {
 // node, leaving the name to the other): zkit says so and exits 5 rather
 // than staying, silent, publishing nothing.
 func TestRendezvousPublishOwnEndsOnConflict(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, c, ctx := env(t)
 	p := start(t, bin, "rendezvous", "/svc/own", "publish", "m:1", "--own", "--servers", servers)
@@ -124,6 +127,7 @@ func TestRendezvousPublishOwnEndsOnConflict(t *testing.T) {
 // exist yet, waits for it as for zr (it creates nothing), and gets the
 // address once the launcher and the master have run.
 func TestRendezvousWaitInMissingNamespace(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := b.Connect(t)

@@ -25,6 +25,7 @@ import (
 // On real ZooKeeper the server is a JVM of the test's own, stopped with
 // SIGSTOP; on the reference server, Pause.
 func TestWaiterRidesOutSessionLoss(t *testing.T) {
+	t.Parallel()
 	t.Run("zookeeper", func(t *testing.T) {
 		z := zktest.StartZooKeeper(t)
 		waitersRideOutPause(t, z.Servers(), func(d time.Duration) {

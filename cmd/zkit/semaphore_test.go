@@ -15,6 +15,7 @@ import (
 )
 
 func TestSemaphoreRunsCommandWithNodeAndToken(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	r := zkit(t, "semaphore", "/jobs/export", "--max", "3", "--servers", servers, "--",
 		"sh", "-c", `echo "$ZKIT_SEMAPHORE_NODE $ZKIT_SEMAPHORE_MAX $ZKIT_FENCING_TOKEN"; exit 3`)
@@ -34,6 +35,7 @@ func TestSemaphoreRunsCommandWithNodeAndToken(t *testing.T) {
 }
 
 func TestSemaphoreFull(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	var held []*semaphore.Lease
 	for range 2 {
@@ -65,6 +67,7 @@ func TestSemaphoreFull(t *testing.T) {
 }
 
 func TestSemaphoreLostTerminatesCommand(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	var out, errb syncBuffer
 	done := make(chan int, 1)
@@ -98,6 +101,7 @@ func TestSemaphoreLostTerminatesCommand(t *testing.T) {
 }
 
 func TestSemaphoreBadArguments(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{},
 		{"/x", "--max", "2"},
@@ -123,6 +127,7 @@ func TestSemaphoreBadArguments(t *testing.T) {
 // zkit semaphore processes never run more than N CMDs at once: each CMD
 // puts a file of its own in a shared directory and counts the files.
 func TestSemaphoreProcesses(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		const procs, rounds, max = 5, 4, 2

@@ -47,6 +47,7 @@ func startServe(t *testing.T, args ...string) (*exec.Cmd, string) {
 }
 
 func TestServeAnswersAndStopsOnSignal(t *testing.T) {
+	t.Parallel()
 	cmd, addr := startServe(t)
 	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
@@ -73,6 +74,7 @@ func TestServeAnswersAndStopsOnSignal(t *testing.T) {
 }
 
 func TestServeErrorIsOneLine(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	out, err := exec.Command(bin, "serve", "--listen", "256.0.0.1:1").CombinedOutput()
 	if err == nil {
@@ -87,6 +89,7 @@ func TestServeErrorIsOneLine(t *testing.T) {
 // (status 2) before anything starts, as a bad --servers is, not a failure
 // to listen (status 1).
 func TestServeBadListenIsUsage(t *testing.T) {
+	t.Parallel()
 	for _, listen := range []string{"nonsense", "127.0.0.1", "127.0.0.1:99999", "127.0.0.1:-1"} {
 		r := zkit(t, "serve", "--listen", listen)
 		if r.status != exitUsage {
@@ -157,6 +160,7 @@ func refusesAfter(t *testing.T, addr string, n int) bool {
 // The settings peers' test harnesses give ZooKeeper, and ZooKeeper's
 // defaults without them.
 func TestServeHarnessSettings(t *testing.T) {
+	t.Parallel()
 	_, addr := startServe(t, "--super-digest", "super:D/InIHSb7yEEbrWz8b9l71RjZJU=", "--reconfig-enabled", "--max-client-cnxns", "3")
 	if super, reconfig := serveAnswers(t, addr); !super || reconfig != jute.ErrUnimplemented {
 		t.Errorf("with the settings: super user %v, reconfig %v; want true, Unimplemented", super, reconfig)
@@ -174,6 +178,7 @@ func TestServeHarnessSettings(t *testing.T) {
 }
 
 func TestServeBadSettingsAreUsage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--super-digest", "super:test"}, {"--super-digest", "nocolon"}, {"--max-client-cnxns", "-1"},
 	} {
@@ -187,6 +192,7 @@ func TestServeBadSettingsAreUsage(t *testing.T) {
 }
 
 func TestServeHelpListsSettings(t *testing.T) {
+	t.Parallel()
 	r := zkit(t, "serve", "--help")
 	for _, flag := range []string{"--max-client-cnxns", "--super-digest", "--reconfig-enabled"} {
 		if !strings.Contains(r.stdout, flag) {

@@ -9,6 +9,7 @@ import (
 // A server named without a port is at 2181, as ZooKeeper's clients take
 // it; an IPv6 address goes in brackets, with or without a port.
 func TestServersDefaultPort(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string][]string{
 		"127.0.0.1":                {"127.0.0.1:2181"},
 		"zk1,zk2:2182, zk3/app":    {"zk1:2181", "zk2:2182", "zk3:2181"},
@@ -39,6 +40,7 @@ func TestServersDefaultPort(t *testing.T) {
 // zkit connects to a server named without a port at 2181: whether
 // something answers there or not, it is that address it tried.
 func TestServersWithoutPortConnectTo2181(t *testing.T) {
+	t.Parallel()
 	for _, servers := range []string{"127.0.0.1", "[::1]"} {
 		r := zkit(t, "stat", "/", "--servers", servers, "--connect-timeout", "300ms")
 		switch {

@@ -17,6 +17,7 @@ import (
 // yet) exits 128+N, says so in one line, and leaves no node behind.
 // --exit-base does not move these statuses.
 func TestWaiterStoppedExitsWithSignalStatus(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := b.Connect(t)
@@ -69,6 +70,7 @@ func TestWaiterStoppedExitsWithSignalStatus(t *testing.T) {
 // waiting lock sent SIGHUP and then SIGTERM exits with SIGTERM's status. A
 // caught SIGHUP, sent first, would have counted (129).
 func TestSignalIgnoredAtStartStaysIgnored(t *testing.T) {
+	t.Parallel()
 	nohup, err := exec.LookPath("nohup")
 	if err != nil {
 		t.Fatalf("nohup (coreutils): %v", err)

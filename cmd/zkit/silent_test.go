@@ -9,6 +9,7 @@ import (
 // A server that accepts connections and never answers: --connect-timeout
 // bounds the wait, not the client's own handshake timeouts.
 func TestConnectTimeoutAgainstSilentServer(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

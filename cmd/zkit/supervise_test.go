@@ -147,6 +147,7 @@ func checkSecondAlone(t *testing.T, dir string) {
 // it), and only then does zkit release the lock: the waiting second
 // holder never sees them. zkit exits with CMD's status.
 func TestStopSignalEndsCommandGroupBeforeRelease(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		c := b.Connect(t)
@@ -173,6 +174,7 @@ func TestStopSignalEndsCommandGroupBeforeRelease(t *testing.T) {
 
 // Every command that runs CMD ends CMD's whole group before it exits.
 func TestEveryCommandEndsCommandGroup(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		for _, cmd := range [][]string{
@@ -205,6 +207,7 @@ func TestEveryCommandEndsCommandGroup(t *testing.T) {
 // kills CMD's group: CMD and its grandchild die, and the second holder,
 // which gets the lock once the dead session expires, never sees them.
 func TestKilledZkitTakesCommandGroupWithIt(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		dir, path := t.TempDir(), zktest.UniquePath(t)
@@ -226,6 +229,7 @@ func TestKilledZkitTakesCommandGroupWithIt(t *testing.T) {
 // pipe is at end of file from the start) kills CMD at once: CMD never
 // gets to its work.
 func TestSupervisorOrphanedAtStartKillsCommand(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	dir := t.TempDir()
 	ordersR, ordersW, err := os.Pipe()
@@ -282,6 +286,7 @@ func readAll(f *os.File) (string, error) {
 // grandchild at once; a grandchild that ignores SIGTERM gets SIGKILL
 // --kill-after later; zkit exits 5 only once both are gone.
 func TestLockLostEndsCommandGroup(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		dir, path := t.TempDir(), zktest.UniquePath(t)
@@ -320,6 +325,7 @@ func TestLockLostEndsCommandGroup(t *testing.T) {
 // (its parent-death signal); zkit kills the rest of CMD's group itself,
 // says so and exits 1, releasing the lock only then.
 func TestSupervisorKilledAloneZkitEndsGroup(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		dir, path := t.TempDir(), zktest.UniquePath(t)
@@ -341,6 +347,7 @@ func TestSupervisorKilledAloneZkitEndsGroup(t *testing.T) {
 // it gets SIGTERM, then SIGKILL --kill-after later, and zkit exits with
 // CMD's status, releasing the lock, only once it is gone.
 func TestCommandExitEndsWhatItLeft(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		dir, path := t.TempDir(), zktest.UniquePath(t)

@@ -89,6 +89,7 @@ func exitWithin(t *testing.T, status <-chan int) int {
 // (rather than being stopped as a background job would be), and ^C goes
 // to it.
 func TestCommandGetsTheTerminal(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, _, _ := env(t)
 	dir := t.TempDir()
@@ -118,6 +119,7 @@ func TestCommandGetsTheTerminal(t *testing.T) {
 // delete --recursive on a terminal asks first, naming how many nodes lie
 // below: "n" (or just Enter) deletes nothing, "y" deletes the subtree.
 func TestDeleteRecursiveAsksOnTerminal(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, c, ctx := env(t)
 	root := zktest.UniquePath(t)

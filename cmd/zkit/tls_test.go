@@ -13,6 +13,7 @@ import (
 // --tls-ca, --tls-cert and --tls-key against servers with a TLS client
 // port: real ZooKeeper (secureClientPort) and the reference server.
 func TestTLSFlags(t *testing.T) {
+	t.Parallel()
 	ca := zktest.NewCA(t)
 	caFile := ca.CertFile(t)
 	certFile, keyFile := ca.ClientCertFiles(t, "alice")
@@ -62,6 +63,7 @@ func TestTLSFlags(t *testing.T) {
 
 // Bad TLS flags are usage errors, before anything is dialled.
 func TestTLSFlagsUsage(t *testing.T) {
+	t.Parallel()
 	ca := zktest.NewCA(t)
 	certFile, keyFile := ca.ClientCertFiles(t, "alice")
 	for _, tc := range []struct {

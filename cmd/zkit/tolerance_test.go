@@ -13,6 +13,7 @@ import (
 // across a connection lost for less than D: CMD runs on and zkit exits
 // with CMD's status. Without it the same outage ends CMD (status 5).
 func TestToleranceKeepsCommandAcrossShortOutage(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		for _, cmd := range []string{"lock", "semaphore", "elect"} {
 			for _, tolerance := range []time.Duration{zktest.Scale(5 * time.Second), 0} {
@@ -65,6 +66,7 @@ func TestToleranceKeepsCommandAcrossShortOutage(t *testing.T) {
 }
 
 func TestToleranceUsage(t *testing.T) {
+	t.Parallel()
 	expectUsage(t, "", [][]string{
 		{"lock", "/x", "--tolerance", "-1s", "--", "true"},
 		{"semaphore", "/x", "--max", "1", "--tolerance", "-1s", "--", "true"},

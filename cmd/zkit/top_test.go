@@ -20,6 +20,7 @@ import (
 
 // top refuses to run without a terminal, and for -o json.
 func TestTopUsage(t *testing.T) {
+	t.Parallel()
 	servers, _, _ := env(t)
 	for _, args := range [][]string{{"top"}, {"top", "-o", "json"}, {"top", "relative"}, {"top", "--max-nodes", "0"}} {
 		r := zkit(t, append(args, "--servers", servers)...)
@@ -96,6 +97,7 @@ func (s *tmuxServer) waitScreen(what string, ok func(screen string) bool) string
 // What a person sees: top in a terminal shows a lock's holder once it is
 // taken, and q quits, giving the terminal back as it was.
 func TestTopInTmux(t *testing.T) {
+	t.Parallel()
 	servers, c, ctx := env(t)
 	bin := buildZkit(t)
 	root := zktest.UniquePath(t)
@@ -135,6 +137,7 @@ func TestTopInTmux(t *testing.T) {
 // keeps the last scan on screen and says why, and the view fits the
 // window.
 func TestTopModel(t *testing.T) {
+	t.Parallel()
 	m := &topModel{servers: "zk1:2181", roots: "/app", now: time.Now()}
 	for _, key := range []tea.KeyPressMsg{{Code: 'q', Text: "q"}, {Code: 'c', Mod: tea.ModCtrl}} {
 		if _, cmd := m.Update(key); cmd == nil || cmd() != tea.Quit() {
@@ -171,6 +174,7 @@ func TestTopModel(t *testing.T) {
 // is lost (not "connected": nothing is), and connected again with a
 // fresh read once a new session is established.
 func TestTopSaysWhenItsSessionIsLost(t *testing.T) {
+	t.Parallel()
 	b := zktest.ReferenceBackend(t)
 	opts, cut, heal := b.Blackhole(t)
 	c := b.Connect(t, append(opts, client.WithSessionTimeout(zktest.Scale(time.Second)))...)

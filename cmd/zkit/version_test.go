@@ -8,6 +8,7 @@ import (
 )
 
 func TestVersionNamesRevision(t *testing.T) {
+	t.Parallel()
 	bi := &debug.BuildInfo{
 		Main: debug.Module{Path: "github.com/zkit-dev/zkit", Version: "v1.2.3"},
 		Deps: []*debug.Module{{Path: "github.com/go-zookeeper/zk", Version: "v1.0.4"}},
@@ -38,6 +39,7 @@ func TestVersionNamesRevision(t *testing.T) {
 
 // The command prints what the binary's build information says.
 func TestVersionCommand(t *testing.T) {
+	t.Parallel()
 	want := buildVersion()
 	if r := zkit(t, "version"); r.status != exitOK || r.stdout != want.line()+"\n" {
 		t.Fatalf("zkit version: %+v, want %q", r, want.line())

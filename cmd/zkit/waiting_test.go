@@ -22,6 +22,7 @@ import (
 // On a terminal, a command that waits its turn says once what it waits
 // for.
 func TestWaitingSaysWhatItWaitsFor(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		servers, c := b.Addr(), b.Connect(t)
 		ctx := t.Context()
@@ -87,6 +88,7 @@ func TestWaitingSaysWhatItWaitsFor(t *testing.T) {
 
 // Off a terminal (a script's stderr) nothing is said, nor even looked up.
 func TestWaitingSaysNothingOffTerminal(t *testing.T) {
+	t.Parallel()
 	var stderr syncBuffer
 	a := &app{stderr: &stderr}
 	asked := false
@@ -99,6 +101,7 @@ func TestWaitingSaysNothingOffTerminal(t *testing.T) {
 
 // isTerminal tells a terminal from a pipe and from /dev/null.
 func TestIsTerminal(t *testing.T) {
+	t.Parallel()
 	_, tty, _ := openPTY(t)
 	null, err := os.Open(os.DevNull)
 	if err != nil {
@@ -113,6 +116,7 @@ func TestIsTerminal(t *testing.T) {
 // -v logs the client's session events, and serve -v the server's
 // connections and sessions.
 func TestVerboseLogsSessionEvents(t *testing.T) {
+	t.Parallel()
 	servers, _, _ := env(t)
 	r := zkitOn(t, servers, exitOK, "-v", "counter", "/v", "get")
 	if !strings.Contains(r.stderr, "session established") || r.stdout != "0\n" {
@@ -139,6 +143,7 @@ func TestVerboseLogsSessionEvents(t *testing.T) {
 // created after every other, and names of other shapes are no places in
 // line.
 func TestQueuePlaceInQueueOrder(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := t.Context()
 		admin, c := b.Connect(t), b.Connect(t)

@@ -11,6 +11,7 @@ import (
 // zkit watch prints the tree, "initialized", then each change, and exits 0
 // when stopped.
 func TestWatchPrintsStateThenChanges(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, c, ctx := env(t)
 	for _, p := range []string{"/w", "/w/a", "/w/a/deep"} {
@@ -45,6 +46,7 @@ func TestWatchPrintsStateThenChanges(t *testing.T) {
 // and version are absent on deleted; without --recursive the children
 // alone are followed.
 func TestWatchJSON(t *testing.T) {
+	t.Parallel()
 	bin := buildZkit(t)
 	servers, c, ctx := env(t)
 	for _, p := range []string{"/j", "/j/a", "/j/a/below"} {
@@ -95,6 +97,7 @@ func TestWatchJSON(t *testing.T) {
 }
 
 func TestWatchUsage(t *testing.T) {
+	t.Parallel()
 	expectUsage(t, "zkit watch: ", [][]string{
 		{"watch"},
 		{"watch", "relative"},

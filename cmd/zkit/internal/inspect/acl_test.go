@@ -16,6 +16,7 @@ import (
 // ACL) still sees who holds it; a scan passes over what it may not list,
 // and says so.
 func TestACL(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		s := recipetest.DigestCreatorOnly(t, b)

@@ -20,6 +20,7 @@ import (
 
 // A counter shows its value in every encoding its data fits.
 func TestCounter(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
@@ -84,6 +85,7 @@ func TestCounter(t *testing.T) {
 
 // A group shows its members by id, with their payloads and sessions.
 func TestGroup(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c1, c2 := b.Connect(t), b.Connect(t)
@@ -113,6 +115,7 @@ func TestGroup(t *testing.T) {
 
 // A double barrier shows its members, and whether ready exists.
 func TestBarrier(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c1, c2 := b.Connect(t), b.Connect(t)
@@ -145,6 +148,7 @@ func TestBarrier(t *testing.T) {
 
 // A rendezvous shows its owner and the address in it.
 func TestRendezvous(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
@@ -165,6 +169,7 @@ func TestRendezvous(t *testing.T) {
 
 // A configuration shows its keys and values, and ready.
 func TestConfig(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
@@ -186,6 +191,7 @@ func TestConfig(t *testing.T) {
 
 // A discovery base and one of its services show their instances.
 func TestDiscovery(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
@@ -222,6 +228,7 @@ func TestDiscovery(t *testing.T) {
 // A path of no recipe lists its children; a missing one is ErrNoNode; an
 // invalid one an input error before anything is sent.
 func TestUnknownMissingInvalid(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)

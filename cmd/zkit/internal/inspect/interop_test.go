@@ -72,6 +72,7 @@ func startKazoo(t *testing.T, b zktest.Backend, args ...string) (int64, *recipet
 // kazoo's Lock is shown and marked, in its own order, and a zkit lock on
 // the same path is shown holding beside it: they do not see each other.
 func TestKazooLock(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
@@ -113,6 +114,7 @@ func TestKazooLock(t *testing.T) {
 
 // kazoo's ReadLock and WriteLock are a read/write lock, in order.
 func TestKazooRWLock(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
@@ -135,6 +137,7 @@ func TestKazooRWLock(t *testing.T) {
 
 // kazoo's Semaphore: its leases hold, its lock's nodes wait.
 func TestKazooSemaphore(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
@@ -157,6 +160,7 @@ func TestKazooSemaphore(t *testing.T) {
 
 // kazoo's Party is a group, its members' ids in their data.
 func TestKazooParty(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
@@ -176,6 +180,7 @@ func TestKazooParty(t *testing.T) {
 
 // A kazoo member of a double barrier is marked, beside a zkit member.
 func TestKazooBarrier(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
@@ -212,6 +217,7 @@ func TestKazooBarrier(t *testing.T) {
 // Curator's InterProcessMutex shares zkit's layout: its nodes are marked
 // by their data, and zkit's and Curator's waiters queue in one order.
 func TestCuratorLock(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)
@@ -250,6 +256,7 @@ func TestCuratorLock(t *testing.T) {
 // Curator's InterProcessSemaphoreV2 and LeaderLatch share zkit's layouts:
 // a Curator lease is marked by its data, and a Curator leader shows its id.
 func TestCuratorSemaphoreAndLatch(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c := b.Connect(t)

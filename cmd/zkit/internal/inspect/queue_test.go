@@ -22,6 +22,7 @@ import (
 // A lock shows its holder (session, node, token) and its waiters in the
 // order they queued.
 func TestLock(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c1, c2, c3 := b.Connect(t), b.Connect(t), b.Connect(t)
@@ -69,6 +70,7 @@ func TestLock(t *testing.T) {
 // Readers hold together; a writer waits for them, and a reader behind the
 // writer waits for the writer.
 func TestRWLock(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c1, c2, c3, c4 := b.Connect(t), b.Connect(t), b.Connect(t), b.Connect(t)
@@ -115,6 +117,7 @@ func modes(nodes []inspect.Node) []string {
 
 // A semaphore's leases hold; the attempts queued at its lock wait.
 func TestSemaphore(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c1, c2, c3, c4 := b.Connect(t), b.Connect(t), b.Connect(t), b.Connect(t)
@@ -154,6 +157,7 @@ func TestSemaphore(t *testing.T) {
 
 // An election shows its leader and the candidates in order, with ids.
 func TestElection(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c1, c2, c3 := b.Connect(t), b.Connect(t), b.Connect(t)
@@ -193,6 +197,7 @@ func TestElection(t *testing.T) {
 // whose sequence number does not parse) are not shown as the queue's, and
 // a note names them: the report does not pass over them silently.
 func TestQueueNamesOtherNodes(t *testing.T) {
+	t.Parallel()
 	b := zktest.ReferenceBackend(t)
 	ctx := recipetest.Context(t)
 	c := b.Connect(t)

@@ -24,6 +24,7 @@ import (
 // A scan finds every recipe under its root, with holders and queues, and
 // the screen of zkit top shows them.
 func TestScanAndTop(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c1, c2, c3 := b.Connect(t), b.Connect(t), b.Connect(t)
@@ -104,6 +105,7 @@ func TestScanAndTop(t *testing.T) {
 // A change under a scanned root fires a watch the scan set: the next scan
 // shows it. Scans that change nothing set no second watch.
 func TestScanWatches(t *testing.T) {
+	t.Parallel()
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
 		c1, c2 := b.Connect(t), b.Connect(t)
@@ -169,6 +171,7 @@ func waitChanged(t *testing.T, s *inspect.Scanner) {
 
 // A scan stops at its maximum of nodes, and says so.
 func TestScanMaxNodes(t *testing.T) {
+	t.Parallel()
 	b := zktest.ReferenceBackend(t)
 	ctx := recipetest.Context(t)
 	c := b.Connect(t)
@@ -195,6 +198,7 @@ func TestScanMaxNodes(t *testing.T) {
 // started before the recipe's path is made (zkit top /app/locks before
 // the first lock) learns of it.
 func TestScanMissingRoot(t *testing.T) {
+	t.Parallel()
 	b := zktest.ReferenceBackend(t)
 	ctx := recipetest.Context(t)
 	c1, c2 := b.Connect(t), b.Connect(t)
@@ -224,6 +228,7 @@ func TestScanMissingRoot(t *testing.T) {
 // not read: the scan stops there and says so, rather than reading (and
 // watching) every child of a huge directory, and goes on beside it.
 func TestScanMaxNodesLargeDirectory(t *testing.T) {
+	t.Parallel()
 	b := zktest.ReferenceBackend(t)
 	ctx := recipetest.Context(t)
 	c := b.Connect(t)

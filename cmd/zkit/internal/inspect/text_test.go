@@ -28,6 +28,7 @@ func sample() *inspect.Report {
 
 // The text is aligned, escapes data, and shows only the columns used.
 func TestWriteText(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	if err := sample().WriteText(&b); err != nil {
 		t.Fatal(err)
@@ -48,6 +49,7 @@ note: a note
 
 // The JSON is one object: sessions in hex, ages in milliseconds.
 func TestJSON(t *testing.T) {
+	t.Parallel()
 	out, err := json.Marshal(sample())
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +80,7 @@ func TestJSON(t *testing.T) {
 // newline or an escape sequence in it is printed escaped, never raw into
 // the table or the terminal; a plain name is printed as it is.
 func TestWriteTextEscapesService(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	r := &inspect.Report{Path: "/svc", Kind: inspect.Discovery, Stat: &client.Stat{}, At: at, Nodes: []inspect.Node{
 		{Role: inspect.Instance, Name: "api/a-1", ID: "a-1", Service: "api", Created: at},
