@@ -414,6 +414,11 @@ type watched[T any] struct {
 // reply, a session replaced meanwhile. It waits for the client to be
 // connected again and tries once more, until ctx ends (then it returns
 // ctx's error, after the last one) or the client is closed.
+//
+// An ancestor deleted between its create and its child's (another process
+// removing a directory it found empty, or the server reaping a container)
+// is created again: EnsurePath starts over from the root, up to
+// ensureRounds times, then returns the ErrNoNode.
 func (c *Client) EnsurePath(ctx context.Context, path string, opts ...CreateOption) error {
 	if err := c.checkPath("ensurePath", path, false); err != nil {
 		return err
@@ -426,6 +431,20 @@ func (c *Client) EnsurePath(ctx context.Context, path string, opts ...CreateOpti
 	if err != nil || exists {
 		return err
 	}
+	for range ensureRounds - 1 {
+		if err := c.ensureFrom(ctx, path, opts); !errors.Is(err, ErrNoNode) {
+			return err
+		}
+	}
+	return c.ensureFrom(ctx, path, opts)
+}
+
+// ensureRounds bounds EnsurePath's starts from the root.
+const ensureRounds = 10
+
+// ensureFrom creates path's ancestors and path from the root down, each
+// unless it exists.
+func (c *Client) ensureFrom(ctx context.Context, path string, opts []CreateOption) error {
 	for i := 1; i <= len(path); i++ {
 		if i < len(path) && path[i] != '/' {
 			continue

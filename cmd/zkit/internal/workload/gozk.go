@@ -87,14 +87,25 @@ func gozkConnectAt(ctx context.Context, p Point, what string) ([]*zk.Conn, strin
 // gozkPath creates a fresh path under root/gozk/what, and its parents.
 func gozkPath(c *zk.Conn, root, what string) (string, error) {
 	p := fmt.Sprintf("%s/gozk/%s/%d-%d", root, what, time.Now().UnixNano(), pathSeq.Add(1))
+	var err error
+	for range 10 { // again from the top when another run's cleanup removed an ancestor
+		if err = gozkEnsure(c, p); !errors.Is(err, zk.ErrNoNode) {
+			break
+		}
+	}
+	return p, err
+}
+
+// gozkEnsure creates p and its ancestors, each unless it exists.
+func gozkEnsure(c *zk.Conn, p string) error {
 	cur := ""
 	for _, part := range strings.Split(p[1:], "/") {
 		cur += "/" + part
 		if _, err := c.Create(cur, nil, 0, openACL); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return "", err
+			return err
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // GozkLock is W1_lock on go-zookeeper's own zk.Lock.
