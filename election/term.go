@@ -33,9 +33,10 @@ func (t *Term) ID() string { return t.e.id }
 // Node is the full path of the leader's node.
 func (t *Term) Node() string { return t.lease.Node() }
 
-// Token is the term's fencing token: the czxid of its node. The tokens of
-// successive terms of one election strictly increase, across sessions and
-// restarts of the ensemble.
+// Token is the term's fencing token: recipes.TokenOf the czxid of its node
+// (the czxid times recipes.MaxHolders), the same number Leader.Token gives
+// for this term. The tokens of successive terms of one election strictly
+// increase, across sessions and restarts of the ensemble.
 func (t *Term) Token() int64 { return t.lease.Token() }
 
 // Session is the session that owns the term's node.
