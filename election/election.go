@@ -80,6 +80,9 @@ func (e *Election) Campaign(ctx context.Context) (*Term, error) {
 // campaign is Campaign for the call op; with prev set it gives prev up in
 // the same transaction as it joins (Term.Requeue).
 func (e *Election) campaign(ctx context.Context, op string, prev *Term) (*Term, error) {
+	if err := recipes.CheckDir(op, e.Path(), "election"); err != nil {
+		return nil, err
+	}
 	if reason := checkID(e.id); reason != "" {
 		return nil, &client.InputError{Op: op, Path: e.Path(), Reason: reason}
 	}
