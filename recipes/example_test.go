@@ -350,3 +350,38 @@ func ExampleOptions() {
 	// Output:
 	// w1 2s 2s
 }
+
+// Several leases handed back in one call: two shared turns of a queue,
+// released together.
+func ExampleUnlockAll() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	read := recipes.Kind{Marker: "read-", Recipe: "reads"} // shared: readers hold together
+	q := recipes.NewQueue(c, "/app/reads", nil, read)
+	var held []*recipes.Lease
+	for range 2 {
+		l, err := q.Acquire(ctx, recipes.AcquireOptions{Kind: read})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		held = append(held, l)
+	}
+	fmt.Println("released:", recipes.UnlockAll(ctx, held...))
+	fmt.Println("first ended with:", held[0].Err())
+	// Output:
+	// released: <nil>
+	// first ended with: zkit: released
+}

@@ -206,6 +206,24 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	return l.result
 }
 
+// UnlockAll releases leases all at once, each as its Unlock does (Done
+// closed at once, the node deleted while ctx allows, otherwise in the
+// background for as long as the client lives), and waits for them all: one
+// that fails does not keep the others from being released. It returns nil
+// when every lease was held until UnlockAll was called; otherwise the
+// errors of those that were not, or whose delete ctx cut short, each
+// naming its node, joined with errors.Join (errors.Is(err, ErrLost) tells
+// that one had been lost). Calling it again returns the same errors.
+func UnlockAll(ctx context.Context, leases ...*Lease) error {
+	errs := make([]error, len(leases))
+	var wg sync.WaitGroup
+	for i, l := range leases {
+		wg.Go(func() { errs[i] = l.Unlock(ctx) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // unlock is Unlock's work, done once. With join set, a lease held until
 // now, not shared and released with a plain delete is released by join
 // instead: join sends its next create in one transaction with del, the
