@@ -52,7 +52,9 @@
 // [Election.Leader] reads who leads now, and [Election.Observe] follows it:
 // the owner of the lowest node, or [NoLeader]. Observation is
 // level-triggered: after churn or a reconnect the last value delivered is
-// the current leader.
+// the current leader. [Election.Participants] lists every candidate in
+// line order, the leader first, Curator's LeaderLatch candidates among
+// them, as LeaderLatch's getParticipants does.
 //
 // Do not write to election nodes: zkit candidates would wait for a
 // confirmation, and Curator's would take the node's new data as the

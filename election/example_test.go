@@ -247,3 +247,61 @@ func ExampleTerm_Requeue() {
 	// leading: host-a
 	// leading: host-b
 }
+
+// Participants lists the candidates in line order, the leader first, as
+// Curator's LeaderLatch getParticipants does.
+func ExampleElection_Participants() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	const dir = "/app/election/indexer"
+	term, err := election.New(c, dir, "host-a").Campaign(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	waiting, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		election.New(c, dir, "host-b").Campaign(waiting) // waits behind host-a
+	}()
+	// Wait until host-b is in line.
+	for {
+		names, _, changed, err := c.ChildrenW(ctx, dir)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if len(names) == 2 {
+			break
+		}
+		<-changed
+	}
+	ps, err := election.New(c, dir, "").Participants(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, p := range ps {
+		fmt.Println(p.ID, "leader:", p.Leader)
+	}
+	cancel() // host-b gives up
+	<-done
+	term.Resign(ctx)
+	// Output:
+	// host-a leader: true
+	// host-b leader: false
+}
