@@ -113,7 +113,7 @@ func (e *Election) campaign(ctx context.Context, op string, prev *Term) (*Term, 
 		}
 	}
 	lease := t.Hold(recipes.LeaseOptions{SuspendTolerance: e.cfg.Tolerance(), Logger: e.cfg.Logger, PlainRelease: true})
-	return &Term{lease: lease, e: e}, nil
+	return &Term{lease: lease, e: e, id: e.id}, nil
 }
 
 // checkID returns why id cannot name a participant, or "". Ids are

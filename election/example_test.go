@@ -305,3 +305,45 @@ func ExampleElection_Participants() {
 	// host-a leader: true
 	// host-b leader: false
 }
+
+// A leader changes what it publishes without resigning, as etcd's
+// Proclaim does: here the address it serves on.
+func ExampleTerm_Proclaim() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	const dir = "/app/election/api"
+	term, err := election.New(c, dir, "10.0.0.1:8080").Campaign(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// It moved to another port: publish it, and lead on.
+	if err := term.Proclaim(ctx, "10.0.0.1:9090"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	l, err := election.New(c, dir, "").Leader(ctx)
+	fmt.Println("leader:", l.ID, err)
+	fmt.Println("same term:", l.Token == term.Token(), term.Err())
+
+	term.Resign(ctx)
+	// Once the term has ended, nothing is published.
+	err = term.Proclaim(ctx, "10.0.0.1:7070")
+	fmt.Println("after Resign:", errors.Is(err, election.ErrReleased))
+	// Output:
+	// leader: 10.0.0.1:9090 <nil>
+	// same term: true <nil>
+	// after Resign: true
+}
