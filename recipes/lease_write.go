@@ -54,7 +54,7 @@ func (l *Lease) Update(ctx context.Context, data []byte) error {
 			// The client's next session would write a node it does not own.
 			l.lose(LostSession(l.c, l.sess.Err()), true)
 			continue
-		case l.unsettled():
+		case l.inDoubt():
 			applied, err := l.settle(ctx)
 			switch {
 			case err != nil:
@@ -99,8 +99,8 @@ func (l *Lease) Update(ctx context.Context, data []byte) error {
 	}
 }
 
-// unsettled reports whether a write of the lease's is of unknown outcome.
-func (l *Lease) unsettled() bool {
+// inDoubt reports whether a write of the lease's is of unknown outcome.
+func (l *Lease) inDoubt() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.pending != nil
