@@ -1,15 +1,23 @@
 package cache
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/zkit-dev/zkit/client"
 )
 
 // ErrClosed is the error of a cache that was closed: by Close, or with its
-// client (the error then matches client.ErrClosed too).
-var ErrClosed = errors.New("zkit: cache closed")
+// client. It matches client.ErrClosed (errors.Is), so that one check covers
+// a closed cache and a closed client; a cache closed with its client says
+// so in its error's text too.
+var ErrClosed error = closedError{}
+
+type closedError struct{}
+
+func (closedError) Error() string { return "zkit: cache closed" }
+
+// Is makes errors.Is(ErrClosed, client.ErrClosed) true.
+func (closedError) Is(target error) bool { return target == client.ErrClosed }
 
 // errClientClosed stops a cache whose client was closed: it matches
 // ErrClosed and client.ErrClosed.

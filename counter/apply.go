@@ -119,7 +119,7 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 			// written: ours and theirs.
 			data, st, err = e.writeServing(ctx, v, ds)
 		} else {
-			st, err = e.write(ctx, v, data, calls[0].acl)
+			st, err = e.write(ctx, v, data, calls[0].create)
 		}
 		switch {
 		case err == nil:
@@ -146,9 +146,10 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 			e.view = view{known: true, at: time.Now()}
 			fresh, failed = true, true
 		case errors.Is(err, client.ErrNoNode):
-			// The parent is missing: create it, as Curator does. Creating
-			// a parent twice is harmless, so trouble doing it is retried.
-			perr := e.c.EnsurePath(ctx, parent(e.path))
+			// The parent is missing: create it, as Curator does, with the
+			// counter's ACL. Creating a parent twice is harmless, so
+			// trouble doing it is retried.
+			perr := e.c.EnsurePath(ctx, parent(e.path), calls[0].create...)
 			if perr != nil && !client.IsOutcomeUnknown(perr) && !client.IsRetryable(perr) {
 				return fail(calls, perr)
 			}
@@ -180,16 +181,12 @@ func (e *engine) apply(ctx context.Context, calls []*call) []result {
 }
 
 // write stores data if the node is still as v says, and updates the view.
-func (e *engine) write(ctx context.Context, v view, data []byte, acl []client.ACL) (stamp, error) {
+func (e *engine) write(ctx context.Context, v view, data []byte, create []client.CreateOption) (stamp, error) {
 	if !v.exists {
-		var opts []client.CreateOption
-		if len(acl) > 0 {
-			opts = append(opts, client.WithACL(acl...))
-		}
 		// The create's reply carries the node's Stat: its czxid resolves
 		// a later write whose reply is lost. A node this engine created
 		// is a counter's (see check).
-		_, st, err := e.c.CreateStat(ctx, e.path, data, client.Persistent, opts...)
+		_, st, err := e.c.CreateStat(ctx, e.path, data, client.Persistent, create...)
 		if err != nil {
 			return stamp{}, err
 		}

@@ -23,8 +23,8 @@ var opNames = [...]string{opGet: "get", opAdd: "add", opSet: "set", opCAS: "comp
 // order to the value read and written with one conditional write.
 type call struct {
 	kind    opKind
-	a, b    int64 // add: delta; set: value; compareAndSet: old, new
-	acl     []client.ACL
+	a, b    int64                 // add: delta; set: value; compareAndSet: old, new
+	create  []client.CreateOption // the ACL of what it creates: the counter, its parents
 	log     *slog.Logger
 	done    chan struct{} // closed once res is set
 	res     result

@@ -104,7 +104,7 @@ func (k *Counter) do(ctx context.Context, cl *call) result {
 	if err := k.c.Context().Err(); err != nil {
 		return result{err: fmt.Errorf("zkit: %s %q: %w", op, k.path, client.ErrClosed)}
 	}
-	cl.acl, cl.log = k.cfg.ACL, k.cfg.Log()
+	cl.create, cl.log = k.cfg.CreateOptions(), k.cfg.Log()
 	ctx, span := recipekit.InstrumentsOf(k.c).Start(ctx, "counter", opNames[cl.kind], k.path)
 	defer span.End()
 	r := engineFor(k.c, k.path, k.cfg.enc).do(ctx, cl)
@@ -150,9 +150,12 @@ type config struct {
 // same encoding.
 func WithEncoding(e Encoding) Option { return func(c *config) { c.enc = e } }
 
-// WithACL gives the counter node, when Add, Set or CompareAndSet creates
-// it, acl instead of the client's default ACL. Parents created on the way
-// get the client's default ACL.
+// WithACL gives the nodes Add, Set and CompareAndSet create acl instead
+// of the client's default ACL: the counter's node and the missing parents
+// created on the way to it, as a lock gives its ACL to the directories it
+// creates. A parent created with acl must let the counter be created in it
+// (client.PermCreate): with an acl without it, create the parents first.
+// Nodes that exist keep their ACL.
 func WithACL(acl ...client.ACL) Option {
 	return func(c *config) { c.ACL, c.aclSet = acl, true }
 }

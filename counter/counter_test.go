@@ -373,21 +373,27 @@ func TestBadInput(t *testing.T) {
 	})
 }
 
+// WithACL reaches every node the counter creates: its own and the
+// missing parents on the way to it, as a lock's and a barrier's do. With a
+// creator-only ACL, clients without the identity can neither read nor
+// count, nor create beside it; a client with it counts as usual.
 func TestACL(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
-		c := b.Connect(t)
-		path := counterPath(t)
-		acl := client.WorldACL(client.PermRead | client.PermWrite | client.PermDelete | client.PermAdmin)
-		if _, err := counter.New(c, path, counter.WithACL(acl...)).Add(ctx, 1); err != nil {
+		s := recipetest.DigestCreatorOnly(t, b)
+		path := s.Base + "/app/count"
+		if _, err := counter.New(s.Owner, path, counter.WithACL(s.ACL...)).Add(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := c.GetACL(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != 1 || got[0] != acl[0] {
-			t.Fatalf("counter node ACL %v, want %v", got, acl)
+		s.RequireACL(t, s.Base, s.Base+"/app", path)
+		s.RequireNoAuth(t, "read the counter", func(c *client.Client) error { _, err := counter.New(c, path).Get(ctx); return err })
+		s.RequireNoAuth(t, "count", func(c *client.Client) error { _, err := counter.New(c, path).Add(ctx, 1); return err })
+		s.RequireNoAuth(t, "create beside it", func(c *client.Client) error {
+			_, err := c.Create(ctx, s.Base+"/app/other", nil, client.Persistent)
+			return err
+		})
+		if v, err := counter.New(s.Peer, path, counter.WithACL(s.ACL...)).Add(ctx, 1); err != nil || v != 2 {
+			t.Fatalf("a peer with the identity counts: %d, %v; want 2", v, err)
 		}
 	})
 }

@@ -173,6 +173,12 @@ func TestDelegationRefused(t *testing.T) {
 		path := counterPath(t)
 		acl := client.WorldACL(client.PermRead | client.PermWrite | client.PermDelete | client.PermAdmin)
 		cs := []*client.Client{b.Connect(t), b.Connect(t), b.Connect(t)}
+		// The parents get the ACL too, which would keep the counter from
+		// being created in them: they are made beforehand.
+		parent, _ := client.SplitPath(path)
+		if err := cs[0].EnsurePath(recipetest.Context(t), parent); err != nil {
+			t.Fatal(err)
+		}
 		if err := counter.New(cs[0], path, counter.WithACL(acl...)).Set(recipetest.Context(t), 0); err != nil {
 			t.Fatal(err)
 		}

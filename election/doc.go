@@ -52,9 +52,17 @@
 // [Election.Leader] reads who leads now, and [Election.Observe] follows it:
 // the owner of the lowest node, or [NoLeader]. Observation is
 // level-triggered: after churn or a reconnect the last value delivered is
-// the current leader.
+// the current leader. [Election.Participants] lists every candidate in
+// line order, the leader first, Curator's LeaderLatch candidates among
+// them, as LeaderLatch's getParticipants does.
 //
-// Do not write to election nodes: zkit candidates would wait for a
-// confirmation, and Curator's would take the node's new data as the
-// leader's id.
+// A leader publishes a new id without resigning with [Term.Proclaim]
+// (etcd's Proclaim): a write to its own node, conditional on the version
+// the term last wrote, which the term takes for its own. Each such write
+// wakes the candidate right behind, which a zkit candidate answers with
+// one listing before it waits on; Curator's LeaderLatch candidates stop
+// watching at any event but a deletion, so do not Proclaim in an election
+// they take part in. Nobody else should write to election nodes: a term
+// whose node someone else writes ends (ErrNodeDeleted), and Curator's
+// candidates would take the node's new data for the leader's id.
 package election

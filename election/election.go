@@ -80,6 +80,9 @@ func (e *Election) Campaign(ctx context.Context) (*Term, error) {
 // campaign is Campaign for the call op; with prev set it gives prev up in
 // the same transaction as it joins (Term.Requeue).
 func (e *Election) campaign(ctx context.Context, op string, prev *Term) (*Term, error) {
+	if err := recipes.CheckDir(op, e.Path(), "election"); err != nil {
+		return nil, err
+	}
 	if reason := checkID(e.id); reason != "" {
 		return nil, &client.InputError{Op: op, Path: e.Path(), Reason: reason}
 	}
@@ -110,7 +113,7 @@ func (e *Election) campaign(ctx context.Context, op string, prev *Term) (*Term, 
 		}
 	}
 	lease := t.Hold(recipes.LeaseOptions{SuspendTolerance: e.cfg.Tolerance(), Logger: e.cfg.Logger, PlainRelease: true})
-	return &Term{lease: lease, e: e}, nil
+	return &Term{lease: lease, e: e, id: e.id}, nil
 }
 
 // checkID returns why id cannot name a participant, or "". Ids are

@@ -232,3 +232,28 @@ func TestLeaderIgnoresForeignNodes(t *testing.T) {
 		term.Resign(ctx)
 	})
 }
+
+// A term's Token is recipes.TokenOf its node's czxid, as its doc says, and
+// the one Leader reports for it.
+func TestTokenIsTokenOfCzxid(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		ctx := recipetest.Context(t)
+		c := b.Connect(t)
+		e := election.New(c, electionPath(t, c), "a")
+		term, err := e.Campaign(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer term.Resign(ctx)
+		_, st, err := c.Exists(ctx, term.Node())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := recipes.TokenOf(st.Czxid); term.Token() != want || want == st.Czxid {
+			t.Fatalf("Token() = %d, want TokenOf(czxid %d) = %d", term.Token(), st.Czxid, want)
+		}
+		if l, err := e.Leader(ctx); err != nil || l.Token != term.Token() {
+			t.Fatalf("Leader() = %v (token %d), %v; want token %d", l, l.Token, err, term.Token())
+		}
+	})
+}

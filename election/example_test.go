@@ -247,3 +247,103 @@ func ExampleTerm_Requeue() {
 	// leading: host-a
 	// leading: host-b
 }
+
+// Participants lists the candidates in line order, the leader first, as
+// Curator's LeaderLatch getParticipants does.
+func ExampleElection_Participants() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	const dir = "/app/election/indexer"
+	term, err := election.New(c, dir, "host-a").Campaign(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	waiting, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		election.New(c, dir, "host-b").Campaign(waiting) // waits behind host-a
+	}()
+	// Wait until host-b is in line.
+	for {
+		names, _, changed, err := c.ChildrenW(ctx, dir)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if len(names) == 2 {
+			break
+		}
+		<-changed
+	}
+	ps, err := election.New(c, dir, "").Participants(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, p := range ps {
+		fmt.Println(p.ID, "leader:", p.Leader)
+	}
+	cancel() // host-b gives up
+	<-done
+	term.Resign(ctx)
+	// Output:
+	// host-a leader: true
+	// host-b leader: false
+}
+
+// A leader changes what it publishes without resigning, as etcd's
+// Proclaim does: here the address it serves on.
+func ExampleTerm_Proclaim() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	const dir = "/app/election/api"
+	term, err := election.New(c, dir, "10.0.0.1:8080").Campaign(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// It moved to another port: publish it, and lead on.
+	if err := term.Proclaim(ctx, "10.0.0.1:9090"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	l, err := election.New(c, dir, "").Leader(ctx)
+	fmt.Println("leader:", l.ID, err)
+	fmt.Println("same term:", l.Token == term.Token(), term.Err())
+
+	term.Resign(ctx)
+	// Once the term has ended, nothing is published.
+	err = term.Proclaim(ctx, "10.0.0.1:7070")
+	fmt.Println("after Resign:", errors.Is(err, election.ErrReleased))
+	// Output:
+	// leader: 10.0.0.1:9090 <nil>
+	// same term: true <nil>
+	// after Resign: true
+}

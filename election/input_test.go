@@ -12,7 +12,8 @@ import (
 )
 
 // Invalid ids get an *client.InputError from Campaign, and invalid paths
-// (the root among them) from Leader and Observe, before anything is sent. (Campaign's invalid
+// (the root among them) from Leader, Participants and Observe, before
+// anything is sent. (Campaign's invalid
 // paths are the contract's.)
 func TestBadInput(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
@@ -35,6 +36,10 @@ func TestBadInput(t *testing.T) {
 			e := election.New(c, p, "")
 			if _, err := e.Leader(ctx); !isInput(err) {
 				t.Errorf("Leader at %q = %v, want an *client.InputError", p, err)
+			}
+			var ie *client.InputError
+			if _, err := e.Participants(ctx); !isInput(err) || !errors.As(err, &ie) || ie.Op != "participants" {
+				t.Errorf("Participants at %q = %v, want an *client.InputError naming participants", p, err)
 			}
 			feed := e.Observe(ctx)
 			for range feed.Values() {

@@ -18,7 +18,8 @@ import (
 // election: each kind takes over from the other, in queue order, and in
 // particular a LeaderLatch right behind a resigning or requeueing zkit
 // leader leads (it reacts to NodeDeleted only, so zkit resigns with a
-// plain delete, alone or in Requeue's transaction).
+// plain delete, alone or in Requeue's transaction). zkit's Participants
+// and Curator's getParticipants list both kinds, in the same order.
 func TestCuratorInterop(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
@@ -50,6 +51,15 @@ func TestCuratorInterop(t *testing.T) {
 		java.Expect("j1 sees a") // Curator reads zkit's node data as the id
 		java.Send("j1 has")
 		java.Expect("j1 has false")
+		participants := func(want string) {
+			t.Helper()
+			if got := lineOf(participantsOf(t, observer)); got != want {
+				t.Fatalf("zkit lists the participants %q, want %q", got, want)
+			}
+			java.Send("j2 participants")
+			java.Expect("j2 participants " + want)
+		}
+		participants("a* j1 b j2")
 
 		// zkit resigns: the LeaderLatch right behind it leads.
 		if err := a.Resign(ctx); err != nil {
@@ -60,6 +70,7 @@ func TestCuratorInterop(t *testing.T) {
 		if got := leader(); got != "j1" {
 			t.Fatalf("Leader() = %q while j1 leads", got)
 		}
+		participants("j1* b j2")
 
 		// Curator resigns (close: a plain delete): zkit's candidate leads.
 		java.Send("j1 close")

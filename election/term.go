@@ -2,6 +2,7 @@ package election
 
 import (
 	"context"
+	"sync"
 
 	"github.com/zkit-dev/zkit/client"
 	"github.com/zkit-dev/zkit/recipes"
@@ -24,18 +25,28 @@ import (
 // term to term, and are refused there when a higher token has been seen.
 type Term struct {
 	lease *recipes.Lease
-	e     *Election // whose Campaign returned it
+	e     *Election  // whose Campaign returned it
+	mu    sync.Mutex // guards id
+	id    string     // the id published: the Election's, or the last proclaimed
+
+	proclaiming sync.Mutex // one Proclaim at a time: id is the last written
 }
 
-// ID is the leader's participant id.
-func (t *Term) ID() string { return t.e.id }
+// ID is the leader's participant id: the Election's, or the one it
+// proclaimed last (Proclaim).
+func (t *Term) ID() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.id
+}
 
 // Node is the full path of the leader's node.
 func (t *Term) Node() string { return t.lease.Node() }
 
-// Token is the term's fencing token: the czxid of its node. The tokens of
-// successive terms of one election strictly increase, across sessions and
-// restarts of the ensemble.
+// Token is the term's fencing token: recipes.TokenOf the czxid of its node
+// (the czxid times recipes.MaxHolders), the same number Leader.Token gives
+// for this term. The tokens of successive terms of one election strictly
+// increase, across sessions and restarts of the ensemble.
 func (t *Term) Token() int64 { return t.lease.Token() }
 
 // Session is the session that owns the term's node.
@@ -62,6 +73,52 @@ func (t *Term) Guard() client.Op { return t.lease.Guard() }
 // ErrReleased after Resign or Requeue, ErrLost otherwise.
 func (t *Term) Multi(ctx context.Context, ops ...client.Op) ([]client.OpResult, error) {
 	return t.lease.Multi(ctx, ops...)
+}
+
+// Proclaim publishes id as the leader's participant id in place of the one
+// it campaigned with, without resigning, as etcd's Proclaim does: it
+// writes the term's node, whose data Leader, Observe and Participants
+// report (and Curator's LeaderLatch, in getLeader and getParticipants).
+// ID returns it from then on; the Election's next candidacies (Campaign,
+// Requeue, Run's next terms) campaign with the Election's own id again.
+//
+// Proclaim is fenced: it writes only while the term lasts, with a write
+// conditional on the version of the node that the term last wrote, which
+// ZooKeeper refuses once the node is gone (with its session, or deleted)
+// or has been written by someone else. On a term that has ended, or whose
+// end the write finds, nothing is published and Proclaim returns an error
+// matching the term's Err: ErrLost (its session lost, matching
+// client.ErrSessionLost or client.ErrClosed too; ErrNodeDeleted), or
+// ErrReleased after Resign. If the write's reply is lost, Proclaim reads
+// the node back; if ctx ends first, its error matches
+// client.ErrOutcomeUnknown: the id was published or not, and the term goes
+// on either way (the next Proclaim settles which). An id that Campaign
+// would refuse is an *client.InputError, before anything is sent.
+//
+// Each write wakes the candidate right behind the leader, which watches
+// the leader's node: a zkit candidate lists the election once more and
+// waits on. Curator's LeaderLatch, though, reacts only to the deletion of
+// the node it watches and stops watching at any other event: a LeaderLatch
+// right behind a leader that proclaims would not see that leader resign,
+// and would wait until its own connection is lost (its reconnect makes it
+// look again). Do not Proclaim in an election in which Curator's
+// LeaderLatch candidates take part.
+func (t *Term) Proclaim(ctx context.Context, id string) error {
+	if reason := checkID(id); reason != "" {
+		return &client.InputError{Op: "proclaim", Path: t.Node(), Reason: reason}
+	}
+	if err := recipes.CheckData(t.e.c, "proclaim", t.Node(), []byte(id)); err != nil {
+		return err
+	}
+	t.proclaiming.Lock()
+	defer t.proclaiming.Unlock()
+	if err := t.lease.Update(ctx, []byte(id)); err != nil {
+		return recipes.Wrap("proclaim", t.Node(), err)
+	}
+	t.mu.Lock()
+	t.id = id
+	t.mu.Unlock()
+	return nil
 }
 
 // Resign ends the term: Done is closed at once, then the node is deleted,

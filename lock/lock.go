@@ -74,6 +74,9 @@ func (l *Lock) Path() string { return l.q.Dir() }
 // With WithCombining, goroutines calling Lock on the same Lock share one
 // place in the queue (see WithCombining).
 func (l *Lock) Lock(ctx context.Context) (*Lease, error) {
+	if err := l.check("lock"); err != nil {
+		return nil, err
+	}
 	var (
 		lease *Lease
 		err   error
@@ -93,9 +96,16 @@ func (l *Lock) Lock(ctx context.Context) (*Lease, error) {
 // returns ErrLocked otherwise. It does not wait for other holders, only for
 // the server's replies (ctx bounds those).
 func (l *Lock) TryLock(ctx context.Context) (*Lease, error) {
+	if err := l.check("try lock"); err != nil {
+		return nil, err
+	}
 	lease, err := l.q.Acquire(ctx, l.options(true))
 	return lease, recipes.Wrap("try lock", l.Path(), err)
 }
+
+// check refuses an invalid path, or the root, in an *client.InputError
+// that names op, the call: before anything is sent.
+func (l *Lock) check(op string) error { return recipes.CheckDir(op, l.Path(), "lock") }
 
 func (l *Lock) options(try bool) recipes.AcquireOptions {
 	return recipes.AcquireOptions{Kind: kind, Data: l.cfg.data, Try: try, Options: l.cfg.Options}

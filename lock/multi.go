@@ -77,7 +77,7 @@ func (m *MultiLock) acquire(ctx context.Context, op string, take func(*Lock, con
 	}
 	parts := make([]recipes.Part, len(m.locks))
 	for i, l := range m.locks {
-		if err := recipes.CheckDir(op, l.Path(), "lock"); err != nil {
+		if err := l.check(op); err != nil {
 			return nil, err
 		}
 		parts[i] = recipes.Part{Path: l.Path(), Acquire: func(ctx context.Context) (*Lease, error) { return take(l, ctx) }}

@@ -111,4 +111,9 @@
 // InterProcessMutex and InterProcessReadWriteLock, go-zookeeper's zk.Lock)
 // share a queue with zkit safely: their waiters treat any event as "look
 // again".
+//
+// The one exception is a holder writing its own node of a Confirmed kind
+// (Lease.Update: a leader that proclaims a new id). Waiters of such a kind
+// take no event for their turn before a listing confirms it, so the write
+// costs the waiter right behind one listing, and misleads no one.
 package recipes

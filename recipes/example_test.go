@@ -350,3 +350,78 @@ func ExampleOptions() {
 	// Output:
 	// w1 2s 2s
 }
+
+// Several leases handed back in one call: two shared turns of a queue,
+// released together.
+func ExampleUnlockAll() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	read := recipes.Kind{Marker: "read-", Recipe: "reads"} // shared: readers hold together
+	q := recipes.NewQueue(c, "/app/reads", nil, read)
+	var held []*recipes.Lease
+	for range 2 {
+		l, err := q.Acquire(ctx, recipes.AcquireOptions{Kind: read})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		held = append(held, l)
+	}
+	fmt.Println("released:", recipes.UnlockAll(ctx, held...))
+	fmt.Println("first ended with:", held[0].Err())
+	// Output:
+	// released: <nil>
+	// first ended with: zkit: released
+}
+
+// A leader publishing a new value in its node without giving up its place:
+// Update writes the node of a lease whose waiters confirm their turn on
+// the server (an election's, as election's Term.Proclaim does), and the
+// lease takes the write for its own.
+func ExampleLease_Update() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	latch := recipes.LatchKind // Confirmed: its waiters check their turn
+	q := recipes.NewQueue(c, "/app/leader", nil, latch)
+	lease, err := q.Acquire(ctx, recipes.AcquireOptions{Kind: latch, Data: []byte("10.0.0.1:80")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := lease.Update(ctx, []byte("10.0.0.1:8080")); err != nil {
+		fmt.Println(err)
+		return
+	}
+	data, _, err := c.Get(ctx, lease.Node())
+	fmt.Println(string(data), err)
+	fmt.Println("still held:", lease.Err() == nil)
+	fmt.Println(lease.Unlock(ctx))
+	// Output:
+	// 10.0.0.1:8080 <nil>
+	// still held: true
+	// <nil>
+}

@@ -174,7 +174,7 @@ func (j *JointLease) Multi(ctx context.Context, ops ...client.Op) ([]client.OpRe
 // released together (see Lease.Unlock, whose waiting and background rules
 // apply to each). It returns nil when every part was held until Unlock was
 // called; otherwise the reason the joint lease had ended (matching ErrLost)
-// or the first part's error. Calling Unlock again returns the same result.
+// or the parts' errors (UnlockAll). Calling Unlock again returns the same result.
 func (j *JointLease) Unlock(ctx context.Context) error {
 	j.once.Do(func() {
 		var lost error
@@ -182,19 +182,9 @@ func (j *JointLease) Unlock(ctx context.Context) error {
 			lost = context.Cause(j.ctx)
 		}
 		j.cancel(ErrReleased)
-		errs := make([]error, len(j.parts))
-		var wg sync.WaitGroup
-		for i, l := range j.parts {
-			wg.Go(func() {
-				errs[i] = l.Unlock(ctx)
-			})
-		}
-		wg.Wait()
-		switch {
-		case lost != nil:
+		j.result = UnlockAll(ctx, j.parts...)
+		if lost != nil {
 			j.result = lost
-		default:
-			j.result = errors.Join(errs...)
 		}
 	})
 	return j.result

@@ -47,6 +47,17 @@ type Lease struct {
 	batch  *batch    // the holders sharing the node, if a Combiner's
 	once   sync.Once
 	result error
+
+	// The lease's own writes (Update), for a node whose waiters confirm
+	// their turn (Kind.Confirmed): writeMu orders them; mu guards
+	// version, the node's data version as the lease last wrote it, and
+	// pending, the data of a write in flight or of unknown outcome (nil
+	// when there is none).
+	writable bool
+	writeMu  sync.Mutex
+	mu       sync.Mutex
+	version  int32
+	pending  []byte
 }
 
 // LeaseOptions configures how a Lease treats connection trouble.
@@ -71,13 +82,15 @@ type LeaseOptions struct {
 	// ticket's node (see Kind.Recipe).
 	Recipe string
 
-	batch *batch // the Combiner's batch whose first holder this is
+	batch    *batch // the Combiner's batch whose first holder this is
+	writable bool   // the node's waiters confirm their turn (Kind.Confirmed): Update may write it
 }
 
 func newLease(t *Ticket, opts LeaseOptions) *Lease {
 	if opts.Recipe == "" {
 		opts.Recipe = t.node.Kind.Recipe
 	}
+	opts.writable = t.node.Kind.Confirmed
 	return hold(t.q.c, t.sess, t.path, t.token, t.self, opts)
 }
 
@@ -99,7 +112,7 @@ func hold(c *client.Client, sess *client.Session, path string, czxid int64, self
 	ctx, cancel := context.WithCancelCause(context.Background())
 	l := &Lease{c: c, sess: sess, path: path, token: TokenOf(czxid),
 		log: recipekit.Logger(opts.Logger), ctx: ctx, cancel: cancel, plain: opts.PlainRelease,
-		recipe: opts.Recipe, since: time.Now(), batch: opts.batch}
+		recipe: opts.Recipe, since: time.Now(), batch: opts.batch, writable: opts.writable}
 	if b := l.batch; b != nil {
 		b.first(l)
 	}
@@ -206,6 +219,24 @@ func (l *Lease) Unlock(ctx context.Context) error {
 	return l.result
 }
 
+// UnlockAll releases leases all at once, each as its Unlock does (Done
+// closed at once, the node deleted while ctx allows, otherwise in the
+// background for as long as the client lives), and waits for them all: one
+// that fails does not keep the others from being released. It returns nil
+// when every lease was held until UnlockAll was called; otherwise the
+// errors of those that were not, or whose delete ctx cut short, each
+// naming its node, joined with errors.Join (errors.Is(err, ErrLost) tells
+// that one had been lost). Calling it again returns the same errors.
+func UnlockAll(ctx context.Context, leases ...*Lease) error {
+	errs := make([]error, len(leases))
+	var wg sync.WaitGroup
+	for i, l := range leases {
+		wg.Go(func() { errs[i] = l.Unlock(ctx) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // unlock is Unlock's work, done once. With join set, a lease held until
 // now, not shared and released with a plain delete is released by join
 // instead: join sends its next create in one transaction with del, the
@@ -302,9 +333,14 @@ func (l *Lease) monitor(self <-chan client.WatchEvent, t *tolerance) {
 				self, arm = ch, nil
 			}
 		case ev := <-self:
-			switch ev.Type {
-			case client.EventNotWatching:
+			switch {
+			case ev.Type == client.EventNotWatching:
 				l.lose(LostSession(l.c, ev.Err), true)
+			case ev.Type == client.EventNodeDataChanged && l.writable:
+				// Written: by Update, or by someone else. The node read
+				// back tells (watchSelf), and the watch is set again.
+				self, arm = nil, time.After(0)
+				continue
 			default:
 				// Deleted, or written (which tells the next waiter that
 				// this node was released): either way it is not held.
@@ -318,16 +354,16 @@ func (l *Lease) monitor(self <-chan client.WatchEvent, t *tolerance) {
 }
 
 // watchSelf sets the watch on the lease's node: the cause of the lease's
-// end if the node is gone or was written meanwhile, retry if the
-// connection is down.
+// end if the node is gone or was written meanwhile by anyone but the
+// lease (Update), retry if the connection is down.
 func (l *Lease) watchSelf() (ch <-chan client.WatchEvent, retry bool, cause error) {
-	_, st, ch, err := l.c.GetW(l.node(), l.path)
+	data, st, ch, err := l.c.GetW(l.node(), l.path)
 	switch {
 	case errors.Is(err, client.ErrNoNode):
 		return nil, false, ErrNodeDeleted
 	case err != nil:
 		return nil, true, nil // the session's loss, if that is it, ends the lease
-	case st.Version != 0 || st.EphemeralOwner != l.sess.ID():
+	case st.EphemeralOwner != l.sess.ID() || !l.wrote(data, st):
 		return nil, false, ErrNodeDeleted // written: released by someone else
 	}
 	return ch, false, nil

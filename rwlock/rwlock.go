@@ -95,7 +95,7 @@ func (rw *RWLock) read(ctx context.Context, op string, try bool) (*Lease, error)
 	if rw.holds(rw.writes) {
 		return nil, recipes.Wrap(op, rw.Path(), ErrDowngrade)
 	}
-	l, err := rw.q.Acquire(ctx, rw.options(readKind, try))
+	l, err := rw.acquire(ctx, op, readKind, try)
 	if err != nil {
 		return nil, recipes.Wrap(op, rw.Path(), err)
 	}
@@ -107,12 +107,22 @@ func (rw *RWLock) write(ctx context.Context, op string, try bool) (*Lease, error
 	if rw.holds(rw.reads) {
 		return nil, recipes.Wrap(op, rw.Path(), ErrUpgrade)
 	}
-	l, err := rw.q.Acquire(ctx, rw.options(writeKind, try))
+	l, err := rw.acquire(ctx, op, writeKind, try)
 	if err != nil {
 		return nil, recipes.Wrap(op, rw.Path(), err)
 	}
 	rw.track(rw.writes, l)
 	return l, nil
+}
+
+// acquire takes a lease of kind, after refusing an invalid path, or the
+// root, in an *client.InputError that names op, the call: before anything
+// is sent.
+func (rw *RWLock) acquire(ctx context.Context, op string, kind recipes.Kind, try bool) (*Lease, error) {
+	if err := recipes.CheckDir(op, rw.Path(), "read/write lock"); err != nil {
+		return nil, err
+	}
+	return rw.q.Acquire(ctx, rw.options(kind, try))
 }
 
 // holds reports whether a lease in set is still held.

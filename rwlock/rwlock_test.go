@@ -24,8 +24,8 @@ func TestContract(t *testing.T) {
 			return rwlock.New(p.Client, p.Path, rwlock.WithSuspendTolerance(p.SuspendTolerance))
 		},
 		Modes: []rw{
-			{Name: "write", Marker: "__WRIT__", Exclusive: true, Acquire: (*rwlock.RWLock).Lock, Try: (*rwlock.RWLock).TryLock},
-			{Name: "read", Marker: "__READ__", Acquire: (*rwlock.RWLock).RLock, Try: (*rwlock.RWLock).TryRLock},
+			{Name: "write lock", Marker: "__WRIT__", Exclusive: true, Acquire: (*rwlock.RWLock).Lock, Try: (*rwlock.RWLock).TryLock},
+			{Name: "read lock", Marker: "__READ__", Acquire: (*rwlock.RWLock).RLock, Try: (*rwlock.RWLock).TryRLock},
 		},
 		Release: (*rwlock.Lease).Unlock,
 	})

@@ -47,9 +47,7 @@ func ExampleNew() {
 	}
 	_, err = exports.TryAcquire(ctx)
 	fmt.Println("a third while both are held:", errors.Is(err, semaphore.ErrNoLease))
-	for _, l := range both {
-		l.Unlock(ctx)
-	}
+	both.Unlock(ctx) // hands them all back
 	// Output:
 	// held: true
 	// export: <nil>

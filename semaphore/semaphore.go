@@ -120,9 +120,10 @@ func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
 // forever. n must be between 1 and Max, and n lease nodes with their
 // data must fit in one request (an *client.InputError otherwise, before
 // anything is sent). Its errors, and the cleanup on every error,
-// are Acquire's. Each lease is released on its own (Unlock); each has its
-// own node and token.
-func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*Lease, error) {
+// are Acquire's. Each lease has its own node and token, may be lost on its
+// own (someone deletes its node) and released on its own (Unlock); the
+// Leases' Unlock releases them all in one call.
+func (s *Semaphore) AcquireN(ctx context.Context, n int) (Leases, error) {
 	leases, err := s.acquire(ctx, "acquire", n, false)
 	return leases, recipes.Wrap(fmt.Sprintf("acquire %d of", n), s.path, err)
 }

@@ -88,6 +88,7 @@ func TestReadersCreateNoNamespace(t *testing.T) {
 			{"inspect", "/x"},
 			{"counter", "/n", "get"},
 			{"elect", "/e", "--leader"},
+			{"elect", "/e", "--participants"},
 			{"members", "/g", "list"},
 			{"discover", "/s", "list"},
 			{"config", "/cfg", "get"},

@@ -22,7 +22,8 @@
 //     pass; a.withClient(ctx, fn) runs fn with such a client and closes it.
 //     Both create the namespace if it is missing: a command that only
 //     reads what is there (ls, get, stat, getacl, inspect, top, counter
-//     get, elect --leader, members list, discover list, config get) uses
+//     get, elect --leader and --participants, members list, discover
+//     list, config get) uses
 //     a.connectToRead and a.withReader instead, which create nothing and
 //     fail, saying so, when the namespace is missing, and one that waits
 //     for nodes to appear (watch, elect --observe, members watch,

@@ -19,6 +19,7 @@ type electFlags struct {
 	wait      time.Duration
 	observe   bool
 	leader    bool
+	list      bool // --participants
 	json      bool
 	tolerance time.Duration
 	requeue   bool
@@ -27,8 +28,8 @@ type electFlags struct {
 func newElectCmd(a *app) *cobra.Command {
 	var f electFlags
 	cmd := &cobra.Command{
-		Use:   "elect PATH [--id ID] [--wait D] [--tolerance D] [--requeue] [-- CMD [ARGS]] | elect PATH --leader | --observe",
-		Short: "Run CMD while leader of an election, or lead until interrupted; print the leader",
+		Use:   "elect PATH [--id ID] [--wait D] [--tolerance D] [--requeue] [-- CMD [ARGS]] | elect PATH --leader | --observe | --participants",
+		Short: "Run CMD while leader of an election, or lead until interrupted; print the leader or the candidates",
 		Long: `Campaigns in the leader election at PATH, runs CMD once this process leads, and
 exits with CMD's status (resigning, so that the next candidate takes over).
 
@@ -62,12 +63,18 @@ in the election it prints "none" ({"leader":false}) and exits 1.
 while no candidate is in the election. With -o json each line is an object:
 {"leader":true,"id":...,"node":...,"token":...} or {"leader":false}.
 
+--participants prints every candidate in line order, the leader first, one line each:
+"ID NODE leader" for the leader, "ID NODE candidate" for the others; with -o json one
+line, [{"id":...,"node":...,"leader":true},...]. It exits 0, printing nothing ([] with
+-o json), when no candidate is in the election.
+
 The election is Curator's LeaderLatch layout: Java and Go processes compete on the same
 PATH.`,
 		Example: `  zkit elect /services/scheduler --id "$(hostname)" -- ./scheduler
   zkit elect /services/scheduler --wait 30s -- ./scheduler --once
   zkit elect /services/scheduler --requeue -- ./scheduler --one-pass
   zkit elect /services/scheduler --leader
+  zkit elect /services/scheduler --participants
   zkit elect /services/scheduler --observe -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, argv, err := electArgs(cmd, args, f)
@@ -77,6 +84,8 @@ PATH.`,
 			switch {
 			case f.leader:
 				return a.printLeader(cmd.Context(), path)
+			case f.list:
+				return a.printParticipants(cmd.Context(), path)
 			case f.observe:
 				return a.observeLeader(cmd.Context(), path, a.json() || f.json)
 			}
@@ -88,6 +97,7 @@ PATH.`,
 	waitFlag(fl, &f.wait, "give up (status 4) if not leading within D")
 	fl.BoolVar(&f.leader, "leader", false, "print the current leader and exit (status 1 if none)")
 	fl.BoolVar(&f.observe, "observe", false, "print the leader whenever it changes, until interrupted")
+	fl.BoolVar(&f.list, "participants", false, "print every candidate, the leader first, and exit")
 	fl.BoolVar(&f.json, "json", false, "with --observe: one JSON object per line")
 	fl.MarkDeprecated("json", "use -o json")
 	fl.DurationVar(&f.tolerance, "tolerance", 0, "keep the leadership across a connection lost for up to D")
@@ -96,25 +106,31 @@ PATH.`,
 }
 
 func electArgs(cmd *cobra.Command, args []string, f electFlags) (path string, argv []string, err error) {
-	before, argv, err := positional(cmd, args, 1, "PATH (zkit elect PATH [-- CMD [ARGS]], or zkit elect PATH --leader|--observe)")
+	before, argv, err := positional(cmd, args, 1, "PATH (zkit elect PATH [-- CMD [ARGS]], or zkit elect PATH --leader|--observe|--participants)")
 	if err != nil {
 		return "", nil, err
 	}
 	path = before[0]
 	idSet := cmd.Flags().Changed("id")
-	reader := map[bool]string{true: "--leader", false: "--observe"}[f.leader]
+	reader := "" // the flag that reads the election instead of campaigning, if any
+	for flag, set := range map[string]bool{"--leader": f.leader, "--observe": f.observe, "--participants": f.list} {
+		if set && reader != "" {
+			return "", nil, usagef("--leader, --observe and --participants exclude each other")
+		}
+		if set {
+			reader = flag
+		}
+	}
 	switch {
-	case f.leader && f.observe:
-		return "", nil, usagef("--leader and --observe exclude each other")
-	case (f.leader || f.observe) && argv != nil:
+	case reader != "" && argv != nil:
 		return "", nil, usagef("%s runs no CMD (drop what follows --)", reader)
-	case (f.leader || f.observe) && (idSet || cmd.Flags().Changed("wait") || f.tolerance != 0):
+	case reader != "" && (idSet || cmd.Flags().Changed("wait") || f.tolerance != 0):
 		return "", nil, usagef("--id, --wait and --tolerance are for campaigning, not with %s", reader)
 	case !f.observe && f.json:
 		return "", nil, usagef("--json (deprecated: -o json) goes with --observe")
 	case argv != nil && len(argv) == 0:
 		return "", nil, usagef("missing CMD after -- (zkit elect PATH -- CMD [ARGS])")
-	case f.requeue && (argv == nil || f.leader || f.observe):
+	case f.requeue && (argv == nil || reader != ""):
 		return "", nil, usagef("--requeue runs CMD with each term: give it CMD (zkit elect PATH --requeue -- CMD [ARGS])")
 	case f.requeue && cmd.Flags().Changed("wait"):
 		return "", nil, usagef("--requeue campaigns until interrupted: it takes no --wait")
@@ -259,6 +275,39 @@ func (a *app) printLeader(ctx context.Context, path string) error {
 		}
 		return nil
 	})
+}
+
+// printParticipants prints the candidates of path in line order, the
+// leader first: nothing (-o json: []) when there is none.
+func (a *app) printParticipants(ctx context.Context, path string) error {
+	return a.withReader(ctx, func(c *client.Client) error {
+		ps, err := election.New(c, path, "").Participants(ctx)
+		if err != nil {
+			return failf("%s", about(path, path, err))
+		}
+		if a.json() {
+			out := make([]participantJSON, len(ps))
+			for i, p := range ps {
+				out[i] = participantJSON{ID: p.ID, Node: p.Node, Leader: p.Leader}
+			}
+			return a.writeJSON(out)
+		}
+		for _, p := range ps {
+			role := "candidate"
+			if p.Leader {
+				role = "leader"
+			}
+			fmt.Fprintf(a.stdout, "%s %s %s\n", printable(p.ID), printable(p.Node), role)
+		}
+		return nil
+	})
+}
+
+// participantJSON is one candidate in the JSON output of --participants.
+type participantJSON struct {
+	ID     string `json:"id"`
+	Node   string `json:"node"`
+	Leader bool   `json:"leader"`
 }
 
 // leaderLine renders one observation: "ID NODE TOKEN" or "none", or

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zkit-dev/zkit/election"
+	"github.com/zkit-dev/zkit/internal/recipetest"
 	"github.com/zkit-dev/zkit/zktest"
 )
 
@@ -147,6 +149,45 @@ func TestElectObserve(t *testing.T) {
 	}
 }
 
+// --participants prints the candidates in line order, the leader first,
+// and -o json one line of them; with none it prints nothing ([]), status 0.
+func TestElectParticipants(t *testing.T) {
+	servers, c, ctx := env(t)
+	const path = "/svc/p"
+	if r := zkitOn(t, servers, exitOK, "elect", path, "--participants"); r.stdout != "" {
+		t.Fatalf("--participants with no candidate printed %q", r.stdout)
+	}
+	if r := zkitOn(t, servers, exitOK, "elect", path, "--participants", "-o", "json"); r.stdout != "[]\n" {
+		t.Fatalf("--participants -o json with no candidate printed %q", r.stdout)
+	}
+	term, err := election.New(c, path, "host a").Campaign(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer term.Resign(ctx)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go election.New(c, path, "b").Campaign(wctx)
+	var ps []election.Participant
+	recipetest.Eventually(t, "b in line", func() bool {
+		ps, err = election.New(c, path, "").Participants(ctx)
+		return err == nil && len(ps) == 2
+	})
+	want := "host a " + term.Node() + " leader\nb " + ps[1].Node + " candidate\n"
+	if r := zkitOn(t, servers, exitOK, "elect", path, "--participants"); r.stdout != want {
+		t.Fatalf("--participants printed %q, want %q", r.stdout, want)
+	}
+	r := zkitOn(t, servers, exitOK, "elect", path, "--participants", "-o", "json")
+	var got []struct {
+		ID, Node string
+		Leader   bool
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || len(got) != 2 || strings.Count(r.stdout, "\n") != 1 ||
+		got[0].ID != "host a" || got[0].Node != term.Node() || !got[0].Leader || got[1].ID != "b" || got[1].Leader {
+		t.Fatalf("--participants -o json printed %q (%v)", r.stdout, err)
+	}
+}
+
 func TestElectUsage(t *testing.T) {
 	t.Parallel()
 	expectUsage(t, "zkit elect: ", [][]string{
@@ -165,6 +206,12 @@ func TestElectUsage(t *testing.T) {
 		{"elect", "/x", "/y", "--observe"},
 		{"elect", "/x", "--requeue"},
 		{"elect", "/x", "--requeue", "--leader"},
+		{"elect", "/x", "--participants", "--leader"},
+		{"elect", "/x", "--participants", "--observe"},
+		{"elect", "/x", "--participants", "--", "true"},
+		{"elect", "/x", "--participants", "--id", "a"},
+		{"elect", "/x", "--participants", "--tolerance", "1s"},
+		{"elect", "/x", "--requeue", "--participants", "--", "true"},
 		{"elect", "/x", "--requeue", "--wait", "1s", "--", "true"},
 	})
 	// An id the election refuses is a usage error too, said before

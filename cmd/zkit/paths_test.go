@@ -85,6 +85,7 @@ func TestRecipeCommandsRefuseRoot(t *testing.T) {
 			{"semaphore", "/", "--max", "1", "--", "true"},
 			{"elect", "/", "--", "true"},
 			{"elect", "/", "--leader"},
+			{"elect", "/", "--participants"},
 			{"counter", "/", "get"},
 			{"counter", "/", "add", "1"},
 			{"members", "/", "join", "x", "--", "true"},

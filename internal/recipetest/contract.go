@@ -48,7 +48,9 @@ type QueueRecipe[R any, L Lease] struct {
 // Mode is one way a participant acquires: exclusively (a lock, a write
 // lock, a leadership) or shared with the other shared modes (a read lock).
 type Mode[R any, L Lease] struct {
-	Name      string // in subtest names: "lock", "write", "read", ...
+	// Name is the acquire call's, as the recipe names it in its errors
+	// ("lock", "write lock", "campaign"); a Try's is "try " and Name.
+	Name      string
 	Marker    string // its nodes are "<path>/_c_<uuid>-<Marker><10-digit seq>"
 	Exclusive bool
 	// Acquire waits for the turn (Lock, RLock, Campaign).
@@ -93,7 +95,8 @@ type Mode[R any, L Lease] struct {
 //   - CancelAndTimeout: a cancelled or timed-out acquire leaves no node.
 //   - Try: a try on a free queue holds, on a held one fails with
 //     recipes.ErrWouldBlock and leaves no node.
-//   - BadInput: invalid paths give an *client.InputError and send nothing.
+//   - BadInput: invalid paths give an *client.InputError that names the
+//     call (the mode's Name), and send nothing.
 //   - ForeignNodes: children of other shapes are ignored.
 //   - OtherRecipe: a path holding another queue recipe's node is refused
 //     with recipes.ErrOtherRecipe, leaving no node; such a node that

@@ -113,8 +113,9 @@ func (q *contract[R, L]) try(t *testing.T, b zktest.Backend) {
 }
 
 // badInput: invalid paths, and the root (a recipe needs a node of its
-// own), give an *client.InputError from every call, and nothing is sent:
-// no request reaches the server, nothing is created, the session lives on.
+// own), give an *client.InputError from every call, naming that call (the
+// mode's Name), and nothing is sent: no request reaches the server,
+// nothing is created, the session lives on.
 func (q *contract[R, L]) badInput(t *testing.T, b zktest.Backend) {
 	ctx := Context(t)
 	proxy := zktest.NewProxy(t, b.Addr())
@@ -130,8 +131,11 @@ func (q *contract[R, L]) badInput(t *testing.T, b zktest.Backend) {
 			for name, call := range calls {
 				_, err := call(q.participant(c, path, 0), ctx)
 				var ie *client.InputError
-				if !errors.As(err, &ie) || !errors.Is(err, client.ErrInvalidInput) {
+				switch {
+				case !errors.As(err, &ie) || !errors.Is(err, client.ErrInvalidInput):
 					t.Errorf("%s on %q: %v, want an *client.InputError", name, path, err)
+				case ie.Op != name:
+					t.Errorf("%s on %q: %v, names %q, want the call %q", name, path, err, ie.Op, name)
 				}
 			}
 		}

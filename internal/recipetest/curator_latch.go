@@ -72,6 +72,14 @@ public class LatchPeer {
                     case "close": latches.remove(id).close(); out(id + " closed"); break;
                     case "has": out(id + " has " + latches.get(id).hasLeadership()); break;
                     case "leader": out(id + " sees " + latches.get(id).getLeader().getId()); break;
+                    case "participants": {
+                        StringBuilder b = new StringBuilder(id + " participants");
+                        for (Participant p : latches.get(id).getParticipants()) {
+                            b.append(' ').append(p.getId()).append(p.isLeader() ? "*" : "");
+                        }
+                        out(b.toString());
+                        break;
+                    }
                     case "churn":
                         new Thread(() -> churn(id, f[2], Integer.parseInt(f[3]), f[4])).start();
                         break;
@@ -95,6 +103,8 @@ public class LatchPeer {
 //	ID close                        closes it; prints "ID closed"
 //	ID has                          prints "ID has true" or "ID has false" (hasLeadership)
 //	ID leader                       prints "ID sees LEADER-ID" (getLeader)
+//	ID participants                 prints "ID participants P1* P2 ..." (getParticipants: their
+//	                                ids in Curator's order, the leader's marked with *)
 //	ID churn PATH ROUNDS HOLDER     in a thread of its own, ROUNDS times: a new latch, await
 //	                                leadership, create the ephemeral node HOLDER, delete it,
 //	                                close; prints "ID churned N" with N the creates that
