@@ -40,6 +40,7 @@ type engine struct {
 	oneShot *armed // one-shot mode: the session's watches; nil with a persistent watch
 
 	nodes     map[string]*wnode // by path, the caller's
+	created   map[string]int64  // the Czxid of the last node an event said was created at a path (deletions.go)
 	dirty     map[string]struct{}
 	published bool // the first snapshot of this load is out
 	count     int
@@ -59,7 +60,8 @@ type wnode struct {
 var errFallback = errors.New("server refused addWatch: persistent watches need ZooKeeper 3.6")
 
 func newEngine(c *Cache, q *reads, oneShot *armed) *engine {
-	return &engine{c: c, q: q, oneShot: oneShot, nodes: map[string]*wnode{}, dirty: map[string]struct{}{}}
+	return &engine{c: c, q: q, oneShot: oneShot, nodes: map[string]*wnode{}, created: map[string]int64{},
+		dirty: map[string]struct{}{}}
 }
 
 // start reads the whole tree.
@@ -84,8 +86,9 @@ func (e *engine) reconcile(path string) {
 	e.q.send(request{op: readData, path: path, list: e.c.depth(path) < e.c.cfg.depth})
 }
 
-// event handles a watch event: it reads what changed again. An event that
-// says the watch ended returns why.
+// event handles a watch event: it reads what changed again, and notes
+// when nodes were created and deleted where the server says it. An event
+// that says the watch ended returns why.
 func (e *engine) event(ev client.WatchEvent) error {
 	p := ev.Path
 	if ev.Type == client.EventNotWatching {
@@ -98,10 +101,16 @@ func (e *engine) event(ev client.WatchEvent) error {
 	switch ev.Type {
 	case client.EventNodeCreated:
 		if in {
+			if ev.Zxid > 0 {
+				e.created[p] = ev.Zxid
+			}
 			e.reconcile(p)
 		}
 		e.refreshParent(p)
 	case client.EventNodeDeleted:
+		if in {
+			e.deletedAt(p, ev.Zxid)
+		}
 		if e.oneShot != nil {
 			if in {
 				e.reconcile(p) // and set the watches again, if the node is back
@@ -132,6 +141,24 @@ func (e *engine) event(ev client.WatchEvent) error {
 		}
 	}
 	return nil
+}
+
+// deletedAt notes, for the events, that the node at p was deleted at zxid
+// (0: the server did not say). The node deleted is the latest the engine
+// knows of that was created before zxid: the one its image holds, or the
+// one an event said was created (see deletions.go).
+func (e *engine) deletedAt(p string, zxid int64) {
+	czxid := e.created[p]
+	delete(e.created, p)
+	if czxid >= zxid {
+		czxid = 0
+	}
+	if n := e.nodes[p]; n != nil && n.node.Stat.Czxid < zxid {
+		czxid = max(czxid, n.node.Stat.Czxid)
+	}
+	if czxid > 0 {
+		e.c.deleted(p, czxid, zxid)
+	}
 }
 
 // refreshParent reads the parent of a node created or deleted under a

@@ -27,14 +27,16 @@ func (t EventType) String() string { return eventNames[t] }
 
 // Event is one change of the cached tree. Data and Stat are the node's
 // (none for Deleted, Initialized and Reset); Data is shared with the
-// snapshots that hold the node: do not modify it. Zxid is the transaction the
-// event brings the receiver up to: the node's Mzxid for Created and
-// Changed, for Deleted the zxid of the snapshot in which the node is gone
-// (ZooKeeper does not say when a node was deleted; for a node deleted and
-// created again, the new node's Czxid), for Initialized that of the first
-// snapshot, and for Reset the zxid the receiver had reached (the
-// differences that follow bring it up to the snapshot read under the new
-// session). Zxids never decrease from one event to the next.
+// snapshots that hold the node: do not modify it. Zxid is the transaction
+// the event reports: the node's Mzxid for Created and Changed (the last
+// write of what the event shows); for Deleted the delete's zxid when the
+// server said it (ZooKeeper 3.9 and later send it with the watch event that
+// announces the delete), else 0: unknown, since a deleted node leaves no
+// Stat to read it from (ZooKeeper 3.8; a delete while the connection was
+// lost); for Initialized the zxid of the first snapshot; and for Reset
+// the zxid the receiver had reached (the differences that follow bring it
+// up to the snapshot read under the new session). The zxids that are not
+// 0 never decrease from one event to the next.
 type Event struct {
 	Type EventType
 	Path string
@@ -69,23 +71,35 @@ func (c *Cache) Events() <-chan Event {
 
 // delivery computes and sends the events.
 type delivery struct {
-	c    *Cache
-	out  chan Event
-	told map[string]*Node // what the receiver knows
-	base *Snapshot        // the snapshot the pending events lead to
-	gen  int
-	init bool  // Initialized was sent
-	at   int64 // the zxid of the last event sent
+	c         *Cache
+	out       chan Event
+	told      map[string]*Node // what the receiver knows
+	base      *Snapshot        // the snapshot the pending events lead to
+	deletions deletions        // when nodes the receiver may know were deleted
+	gen       int
+	init      bool  // Initialized was sent
+	at        int64 // the zxid the receiver has reached
+}
+
+// queued is an event to send, and the zxid it brings the receiver up to,
+// which orders the events: its Zxid, or, for a delete of unknown zxid, the
+// latest it can have been (the snapshot's zxid, or the Czxid of the node
+// that took the path's place).
+type queued struct {
+	Event
+	at int64
 }
 
 func (d *delivery) run() {
 	defer close(d.out)
-	var queue []Event
+	var queue []queued
 	for {
 		d.c.mu.Lock()
 		s, ch := d.c.snap, d.c.changed
 		all, dirty := d.c.evAll, d.c.evDirty
 		d.c.evAll, d.c.evDirty = false, map[string]struct{}{}
+		d.deletions.take(d.c.deletions)
+		d.c.deletions = nil
 		d.c.mu.Unlock()
 		if s != nil && s != d.base {
 			if d.base == nil {
@@ -102,12 +116,12 @@ func (d *delivery) run() {
 			queue = d.diff(s, dirty)
 		}
 		var out chan Event
-		var next Event
+		var next queued
 		if len(queue) > 0 {
 			out, next = d.out, queue[0]
 		}
 		select {
-		case out <- next:
+		case out <- next.Event:
 			queue = queue[1:]
 			d.apply(next)
 		case <-ch:
@@ -120,19 +134,19 @@ func (d *delivery) run() {
 // diff lists what the receiver must be told to know s: about the paths
 // in dirty (those that may have changed since the receiver's view was
 // last compared), or all paths if dirty is nil.
-func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []Event {
-	var ev []Event
+func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []queued {
+	var ev []queued
 	compare := func(p string) {
 		old, told := d.told[p]
 		n, ok := s.Get(p)
 		switch {
 		case !ok && told:
-			ev = append(ev, Event{Type: Deleted, Path: p, Zxid: s.zxid})
+			ev = append(ev, d.deleted(old, s.zxid))
 		case !ok:
 		case !told:
 			ev = append(ev, nodeEvent(Created, n))
 		case old.Stat.Czxid != n.Stat.Czxid:
-			ev = append(ev, Event{Type: Deleted, Path: p, Zxid: n.Stat.Czxid}, nodeEvent(Created, n))
+			ev = append(ev, d.deleted(old, n.Stat.Czxid), nodeEvent(Created, n))
 		case old.Stat.Mzxid != n.Stat.Mzxid || !bytes.Equal(old.Data, n.Data):
 			ev = append(ev, nodeEvent(Changed, n))
 		}
@@ -149,8 +163,15 @@ func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []Event {
 			}
 		}
 	}
-	slices.SortStableFunc(ev, func(a, b Event) int {
-		if c := cmp.Compare(a.Zxid, b.Zxid); c != 0 {
+	d.deletions.keep(func(p string, del deletion) bool {
+		// Needed while the receiver knows the node, or may yet be told of
+		// it: s holds it, or a later snapshot may (deleted after s).
+		old, told := d.told[p]
+		n, ok := s.Get(p)
+		return told && old.Stat.Czxid == del.czxid || ok && n.Stat.Czxid == del.czxid || del.zxid > s.zxid
+	})
+	slices.SortStableFunc(ev, func(a, b queued) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
 			return c
 		}
 		if (a.Type == Deleted) != (b.Type == Deleted) {
@@ -166,21 +187,35 @@ func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []Event {
 	})
 	if s.gen != d.gen {
 		// Not s's zxid: the differences that follow are older.
-		ev = append([]Event{{Type: Reset, Zxid: d.at}}, ev...)
+		ev = append([]queued{at(Event{Type: Reset, Zxid: d.at})}, ev...)
 	}
 	if !d.init {
-		ev = append(ev, Event{Type: Initialized, Zxid: s.zxid})
+		ev = append(ev, at(Event{Type: Initialized, Zxid: s.zxid}))
 	}
 	return ev
 }
 
-func nodeEvent(t EventType, n *Node) Event {
-	return Event{Type: t, Path: n.Path, Data: n.Data, Stat: n.Stat, Zxid: n.Stat.Mzxid}
+// deleted is the event that the node old is gone, by a delete no later
+// than latest: with the delete's zxid when the server said it.
+func (d *delivery) deleted(old *Node, latest int64) queued {
+	zxid := d.deletions.of(old.Path, old.Stat.Czxid)
+	if zxid == 0 {
+		return queued{Event{Type: Deleted, Path: old.Path}, latest}
+	}
+	return at(Event{Type: Deleted, Path: old.Path, Zxid: zxid})
 }
 
-// apply records that the receiver has ev.
-func (d *delivery) apply(ev Event) {
-	d.at = max(d.at, ev.Zxid)
+func nodeEvent(t EventType, n *Node) queued {
+	return at(Event{Type: t, Path: n.Path, Data: n.Data, Stat: n.Stat, Zxid: n.Stat.Mzxid})
+}
+
+// at queues ev at its own zxid.
+func at(ev Event) queued { return queued{ev, ev.Zxid} }
+
+// apply records that the receiver has the event q.
+func (d *delivery) apply(q queued) {
+	ev := q.Event
+	d.at = max(d.at, q.at)
 	switch ev.Type {
 	case Created, Changed:
 		d.told[ev.Path], _ = d.base.Get(ev.Path)
