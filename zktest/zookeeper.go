@@ -66,6 +66,7 @@ type node struct {
 	index                            int
 	clientPort, quorumPort, elecPort int
 	securePort                       int    // 0 without WithTLS
+	adminPort                        int    // 0 without WithAdminServer
 	dir                              string // zoo.cfg, data/, server.log
 	proc                             *process
 	restarting                       sync.Mutex // held by restart: one at a time
@@ -97,6 +98,7 @@ type config struct {
 	jvmArgs      []string
 	startTimeout time.Duration
 	tlsCA        *CA
+	admin        bool
 }
 
 func newConfig(opts []Option) config {
@@ -158,6 +160,21 @@ func WithContainerCheckInterval(d time.Duration) Option {
 // directory) with their types, ssl.clientAuth, and authProvider.x509.
 func WithTLS(ca *CA) Option {
 	return func(c *config) { c.tlsCA = ca }
+}
+
+// WithAdminServer turns on every node's admin server (ZooKeeper's HTTP
+// interface to its commands, admin.enableServer, which zktest's zoo.cfg
+// turns off otherwise) on a port of its own on 127.0.0.1, listed by
+// AdminServers. Debian's ZooKeeper needs Jetty, the servlet API and
+// Jackson in /usr/share/java for it (the packages libjetty9-java,
+// libservlet-api-java and libjackson2-databind-java); without them the
+// node serves clients but not HTTP. It sets admin.enableServer,
+// admin.serverAddress and admin.serverPort.
+func WithAdminServer() Option {
+	return func(c *config) {
+		c.admin = true
+		c.settings["admin.enableServer"] = "true"
+	}
 }
 
 // WithStartTimeout bounds how long starting (or restarting) waits for the
@@ -236,7 +253,10 @@ const maxNotificationInterval = 2 * time.Second
 func startOnce(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error) {
 	perNode := 3
 	if cfg.tlsCA != nil {
-		perNode = 4
+		perNode++
+	}
+	if cfg.admin {
+		perNode++
 	}
 	z := &ZooKeeper{inst: inst, cfg: cfg, dir: dir}
 	if n > 1 && cfg.peerLinksUnsupported() == "" {
@@ -256,8 +276,12 @@ func startOnce(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error)
 		p := ports[perNode*i:]
 		nd := &node{index: i, clientPort: p[0], quorumPort: p[1], elecPort: p[2],
 			dir: filepath.Join(dir, fmt.Sprintf("node%d", i))}
+		extra := p[3:perNode]
 		if cfg.tlsCA != nil {
-			nd.securePort = p[3]
+			nd.securePort, extra = extra[0], extra[1:]
+		}
+		if cfg.admin {
+			nd.adminPort = extra[0]
 		}
 		z.nodes = append(z.nodes, nd)
 	}
@@ -390,7 +414,7 @@ func (z *ZooKeeper) writeConfig(nd *node) error {
 	}
 	var extra []string
 	for k := range z.cfg.settings {
-		if !seen[k] && !reservedSettings[k] && !strings.HasPrefix(k, "server.") {
+		if !seen[k] && !reservedSettings[k] && !strings.HasPrefix(k, "server.") && !(nd.adminPort != 0 && strings.HasPrefix(k, "admin.server")) {
 			extra = append(extra, k)
 		}
 	}
@@ -401,6 +425,9 @@ func (z *ZooKeeper) writeConfig(nd *node) error {
 	fmt.Fprintf(&b, "dataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n", data, nd.clientPort)
 	if nd.securePort != 0 {
 		fmt.Fprintf(&b, "secureClientPort=%d\nsecureClientPortAddress=127.0.0.1\n", nd.securePort)
+	}
+	if nd.adminPort != 0 {
+		fmt.Fprintf(&b, "admin.serverAddress=127.0.0.1\nadmin.serverPort=%d\n", nd.adminPort)
 	}
 	if len(z.nodes) > 1 {
 		b.WriteString("quorumListenOnAllIPs=false\n")
@@ -645,6 +672,20 @@ func (z *ZooKeeper) SecureServers() []string {
 	return s
 }
 
+// AdminServers returns the address ("127.0.0.1:port") of every node's
+// admin server (http://ADDR/commands/NAME), in node order; nil unless the
+// servers were started WithAdminServer.
+func (z *ZooKeeper) AdminServers() []string {
+	if !z.cfg.admin {
+		return nil
+	}
+	s := make([]string, len(z.nodes))
+	for i, nd := range z.nodes {
+		s[i] = net.JoinHostPort("127.0.0.1", strconv.Itoa(nd.adminPort))
+	}
+	return s
+}
+
 // ConnectString returns Servers joined with commas, the form most ZooKeeper
 // clients take.
 func (z *ZooKeeper) ConnectString() string { return strings.Join(z.Servers(), ",") }
@@ -790,7 +831,7 @@ func (z *ZooKeeper) checkPorts(nd *node) error {
 		name string
 		port int
 	}
-	ports := []namedPort{{"client", nd.clientPort}, {"secure client", nd.securePort}}
+	ports := []namedPort{{"client", nd.clientPort}, {"secure client", nd.securePort}, {"admin", nd.adminPort}}
 	if len(z.nodes) > 1 {
 		ports = append(ports, namedPort{"quorum", nd.quorumPort}, namedPort{"election", nd.elecPort})
 	}
