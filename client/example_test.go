@@ -202,3 +202,22 @@ func ExampleClient_MultiRead() {
 	fmt.Printf("%s %v %d\n", rs[0].Data, errors.Is(rs[1].Err, client.ErrNoNode), len(rs[2].Children))
 	// Output: 1 true 2
 }
+
+// Add a server to an ensemble that runs with reconfigEnabled=true, as its
+// super user. The new server must already run, started with the current
+// configuration plus itself (see Reconfig). This example needs such an
+// ensemble, so it is not run.
+func ExampleClient_Reconfig() {
+	ctx := context.Background()
+	c, err := client.Connect(ctx, []string{"zk1:2181", "zk2:2181", "zk3:2181"},
+		client.WithAuth("digest", []byte("super:secret")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	cfg, _, err := c.Reconfig(ctx, client.ConfigChange{Add: []string{"server.4=zk4:2888:3888:participant;2181"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s", cfg) // the new configuration, its version last
+}
