@@ -221,3 +221,23 @@ func ExampleClient_Reconfig() {
 	}
 	fmt.Printf("%s", cfg) // the new configuration, its version last
 }
+
+// A client that follows the ensemble's membership: on an ensemble with a
+// dynamic configuration it learns every server from the one it is given,
+// and moves as reconfigurations add and remove servers. On a server
+// without one (the bundled reference server here) it keeps its servers.
+func ExampleWithEnsembleTracker() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers(), client.WithEnsembleTracker())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Println(len(c.Servers()), "server")
+	// Output: 1 server
+}
