@@ -79,6 +79,13 @@ func (c *Client) Reconfig(ctx context.Context, change ConfigChange) ([]byte, *St
 	return got.v, got.stat, err
 }
 
+// Validate returns the *InputError Reconfig would return for ch, or nil:
+// a check before connecting.
+func (ch ConfigChange) Validate() error {
+	_, err := ch.request()
+	return err
+}
+
 // request is the change on the wire: comma-separated lists, and -1 for
 // any version.
 func (ch ConfigChange) request() (*jute.ReconfigRequest, error) {

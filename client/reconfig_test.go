@@ -87,3 +87,10 @@ func TestReconfig(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, strings.Contains(string(cfg), "server.4="), "server 4 is still in %q", cfg)
 }
+
+// Validate says what Reconfig would refuse, without a client.
+func TestConfigChangeValidate(t *testing.T) {
+	assert.NoError(t, client.ConfigChange{Remove: []string{"3"}}.Validate())
+	var in *client.InputError
+	assert.True(t, errors.As(client.ConfigChange{Remove: []string{"three"}}.Validate(), &in))
+}

@@ -18,13 +18,14 @@ func newEnsembleCmd(a *app) *cobra.Command {
 		Long: `Looks after the ensemble as a whole:
 
   status    every server of --servers: its mode, zxid, latency, outstanding requests,
-            connections, watches and version, and whether a quorum answers`,
+            connections, watches and version, and whether a quorum answers
+  reconfig  change the membership: --add, --remove or --members (ZooKeeper 3.5+)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("name what to do: status")
+			return usagef("name what to do: status or reconfig")
 		},
 	}
-	cmd.AddCommand(newEnsembleStatusCmd(a))
+	cmd.AddCommand(newEnsembleStatusCmd(a), newEnsembleReconfigCmd(a))
 	return cmd
 }
 
