@@ -23,17 +23,18 @@ type Cache struct {
 	oneShot atomic.Bool   // the server refused addWatch, or WithOneShotWatches
 	syncReq chan struct{} // a WaitFor asks the engine for a sync
 
-	mu      sync.Mutex
-	snap    *Snapshot // nil until the first load
-	gen     int       // reloads after a session expiry
-	changed chan struct{}
-	stale   bool
-	since   time.Time
-	err     error // why the cache stopped
-	want    int64 // the highest zxid a WaitFor waits for
-	events  *delivery
-	evDirty map[string]struct{} // paths changed since the events were last computed
-	evAll   bool                // or everything
+	mu        sync.Mutex
+	snap      *Snapshot // nil until the first load
+	gen       int       // reloads after a session expiry
+	changed   chan struct{}
+	stale     bool
+	since     time.Time
+	err       error // why the cache stopped
+	want      int64 // the highest zxid a WaitFor waits for
+	events    *delivery
+	evDirty   map[string]struct{} // paths changed since the events were last computed
+	evAll     bool                // or everything
+	deletions deletions           // deletes not yet taken by the events (deletions.go)
 
 	// The cache's goroutine's alone: what it holds of the current session.
 	feed  *client.WatchFeed    // the persistent watch

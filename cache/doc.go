@@ -84,7 +84,11 @@
 // new session (the differences follow). Delivery is level-triggered, like
 // recipes.Follow: the cache never waits for the receiver, and a slow
 // receiver is told the difference between what it knows and the latest
-// snapshot, so it always ends on the current tree.
+// snapshot, so it always ends on the current tree. An event's zxid is that
+// of the transaction it reports; a delete's is known only when the server
+// sends it with the watch event that announced the delete (ZooKeeper 3.9
+// and later), and is 0 otherwise: a deleted node leaves no Stat to read
+// it from.
 //
 // # Loss
 //

@@ -41,6 +41,7 @@ type engine struct {
 
 	image     trie                           // the nodes held, by key; shared with the snapshots
 	kids      map[string]map[string]struct{} // by key: the children of the nodes whose children changed since the last snapshot
+	created   map[string]int64               // by path: the Czxid of the last node the image did not show, since the last snapshot (deletions.go)
 	dirty     map[string]struct{}            // the paths changed since the last snapshot, once the first is out
 	published bool                           // the first snapshot of this load is out
 	bytes     int64
@@ -76,8 +77,9 @@ func (e *engine) reconcile(path string) {
 	e.q.send(request{op: readData, path: path, list: e.c.depth(path) < e.c.cfg.depth})
 }
 
-// event handles a watch event: it reads what changed again. An event that
-// says the watch ended returns why.
+// event handles a watch event: it reads what changed again, and notes
+// when nodes were created and deleted where the server says it. An event
+// that says the watch ended returns why.
 func (e *engine) event(ev client.WatchEvent) error {
 	p := ev.Path
 	if ev.Type == client.EventNotWatching {
@@ -90,12 +92,16 @@ func (e *engine) event(ev client.WatchEvent) error {
 	switch ev.Type {
 	case client.EventNodeCreated:
 		if in {
+			if ev.Zxid > 0 {
+				e.known(p, ev.Zxid)
+			}
 			e.reconcile(p)
 		}
 		e.refreshParent(p)
 	case client.EventNodeDeleted:
 		if e.oneShot != nil {
 			if in {
+				e.deletedAt(p, ev.Zxid)
 				e.reconcile(p) // and set the watches again, if the node is back
 			}
 			return nil
@@ -106,6 +112,7 @@ func (e *engine) event(ev client.WatchEvent) error {
 				e.q.send(request{op: readData, path: p})
 			}
 			e.remove(p)
+			e.deletedAt(p, ev.Zxid)
 		}
 		e.refreshParent(p)
 	case client.EventNodeDataChanged:
@@ -124,6 +131,35 @@ func (e *engine) event(ev client.WatchEvent) error {
 		}
 	}
 	return nil
+}
+
+// deletedAt notes, for the events, that the node at p was deleted at zxid
+// (0: the server did not say). The node deleted is the latest the engine
+// knows of that was created before zxid: the one its image holds, or the
+// last one it did not (created, see deletions.go).
+func (e *engine) deletedAt(p string, zxid int64) {
+	czxid := e.created[p]
+	delete(e.created, p)
+	if czxid >= zxid {
+		czxid = 0
+	}
+	if n := e.image.get(e.c.key(p)); n != nil && n.stat.czxid < zxid {
+		czxid = max(czxid, n.stat.czxid)
+	}
+	if czxid > 0 {
+		e.c.deleted(p, czxid, zxid)
+	}
+}
+
+// known notes that the node at p created at czxid may be gone from the
+// image, or not in it yet, when the event of its delete comes: an event
+// said it was created, or the image let it go (a read found it gone, or a
+// listing did not show it, before the engine took the delete's event).
+func (e *engine) known(p string, czxid int64) {
+	if e.created == nil {
+		e.created = map[string]int64{}
+	}
+	e.created[p] = max(e.created[p], czxid)
 }
 
 // refreshParent reads the parent of a node created or deleted under a
@@ -321,6 +357,7 @@ func (e *engine) drop(p string, n *entry) {
 		}
 	}
 	delete(e.kids, n.key)
+	e.known(p, n.stat.czxid)
 	e.image = e.image.without(n.key)
 	e.bytes -= int64(len(p) + len(n.data))
 	e.touch(p)
@@ -429,6 +466,9 @@ func (e *engine) publish(zxid int64) {
 		return
 	}
 	e.dirty = nil // not cleared: a map keeps the room it once needed
+	// The image is exact at zxid: a later delete removes a node it holds
+	// or one created after zxid (deletions.go).
+	maps.DeleteFunc(e.created, func(_ string, czxid int64) bool { return czxid <= zxid })
 	e.published = true
 	if first && e.c.wanted() > zxid {
 		e.q.send(request{op: readSync})

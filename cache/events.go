@@ -27,14 +27,16 @@ func (t EventType) String() string { return eventNames[t] }
 
 // Event is one change of the cached tree. Data and Stat are the node's
 // (none for Deleted, Initialized and Reset); Data is shared with the
-// snapshots that hold the node: do not modify it. Zxid is the transaction the
-// event brings the receiver up to: the node's Mzxid for Created and
-// Changed, for Deleted the zxid of the snapshot in which the node is gone
-// (ZooKeeper does not say when a node was deleted; for a node deleted and
-// created again, the new node's Czxid), for Initialized that of the first
-// snapshot, and for Reset the zxid the receiver had reached (the
-// differences that follow bring it up to the snapshot read under the new
-// session). Zxids never decrease from one event to the next.
+// snapshots that hold the node: do not modify it. Zxid is the transaction
+// the event reports: the node's Mzxid for Created and Changed (the last
+// write of what the event shows); for Deleted the delete's zxid when the
+// server said it (ZooKeeper 3.9 and later send it with the watch event that
+// announces the delete), else 0: unknown, since a deleted node leaves no
+// Stat to read it from (ZooKeeper 3.8; a delete while the connection was
+// lost); for Initialized the zxid of the first snapshot; and for Reset
+// the zxid the receiver had reached (the differences that follow bring it
+// up to the snapshot read under the new session). The zxids that are not
+// 0 never decrease from one event to the next.
 type Event struct {
 	Type EventType
 	Path string
@@ -75,24 +77,36 @@ func (c *Cache) Events() <-chan Event {
 // the receiver has every event of the last, and when the receiver has
 // them all it is the snapshot's own, which costs nothing more.
 type delivery struct {
-	c    *Cache
-	out  chan Event
-	told trie      // what the receiver knew when the events pending were computed
-	base *Snapshot // the snapshot the pending events lead to
-	gen  int
-	init bool  // Initialized was sent
-	at   int64 // the zxid of the last event sent
+	c         *Cache
+	out       chan Event
+	told      trie      // what the receiver knew when the events pending were computed
+	base      *Snapshot // the snapshot the pending events lead to
+	deletions deletions // when nodes the receiver may know were deleted
+	gen       int
+	init      bool  // Initialized was sent
+	at        int64 // the zxid the receiver has reached
+}
+
+// queued is an event to send, and the zxid it brings the receiver up to,
+// which orders the events: its Zxid, or, for a delete of unknown zxid, the
+// latest it can have been (the snapshot's zxid, or the Czxid of the node
+// that took the path's place).
+type queued struct {
+	Event
+	at int64
 }
 
 func (d *delivery) run() {
 	defer close(d.out)
-	var queue []Event // from told to base
-	sent := 0         // queue[:sent] were sent
+	var queue []queued // from told to base
+	sent := 0          // queue[:sent] were sent
 	for {
 		d.c.mu.Lock()
 		s, ch := d.c.snap, d.c.changed
 		all, dirty := d.c.evAll, d.c.evDirty
 		d.c.evAll, d.c.evDirty = false, map[string]struct{}{}
+		d.deletions.take(d.c.deletions)
+		d.c.deletions = nil
 		d.c.mu.Unlock()
 		if s != nil && s != d.base {
 			if d.base == nil {
@@ -117,12 +131,12 @@ func (d *delivery) run() {
 			queue, sent = nil, 0
 		}
 		var out chan Event
-		var next Event
+		var next queued
 		if sent < len(queue) {
 			out, next = d.out, queue[sent]
 		}
 		select {
-		case out <- next:
+		case out <- next.Event:
 			sent++
 			d.sent(next)
 		case <-ch:
@@ -135,19 +149,19 @@ func (d *delivery) run() {
 // diff lists what the receiver must be told to know s: about the paths
 // in dirty (those that may have changed since the receiver's view was
 // last compared), or all paths if dirty is nil.
-func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []Event {
-	var ev []Event
+func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []queued {
+	var ev []queued
 	compare := func(p string) {
 		key, _ := keyOf(s.root, p)
 		old, n := d.told.get(key), s.nodes.get(key)
 		switch {
 		case n == nil && old != nil:
-			ev = append(ev, Event{Type: Deleted, Path: p, Zxid: s.zxid})
+			ev = append(ev, d.deleted(p, old, s.zxid))
 		case n == nil:
 		case old == nil:
 			ev = append(ev, nodeEvent(Created, p, n))
 		case old.stat.czxid != n.stat.czxid:
-			ev = append(ev, Event{Type: Deleted, Path: p, Zxid: n.stat.czxid}, nodeEvent(Created, p, n))
+			ev = append(ev, d.deleted(p, old, n.stat.czxid), nodeEvent(Created, p, n))
 		case old.stat.mzxid != n.stat.mzxid || !bytes.Equal(old.data, n.data):
 			ev = append(ev, nodeEvent(Changed, p, n))
 		}
@@ -164,8 +178,15 @@ func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []Event {
 			}
 		})
 	}
-	slices.SortStableFunc(ev, func(a, b Event) int {
-		if c := cmp.Compare(a.Zxid, b.Zxid); c != 0 {
+	d.deletions.keep(func(p string, del deletion) bool {
+		// Needed while the receiver knows the node, or may yet be told of
+		// it: s holds it, or a later snapshot may (deleted after s).
+		key, _ := keyOf(s.root, p)
+		old, n := d.told.get(key), s.nodes.get(key)
+		return old != nil && old.stat.czxid == del.czxid || n != nil && n.stat.czxid == del.czxid || del.zxid > s.zxid
+	})
+	slices.SortStableFunc(ev, func(a, b queued) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
 			return c
 		}
 		if (a.Type == Deleted) != (b.Type == Deleted) {
@@ -181,23 +202,36 @@ func (d *delivery) diff(s *Snapshot, dirty map[string]struct{}) []Event {
 	})
 	if s.gen != d.gen {
 		// Not s's zxid: the differences that follow are older.
-		ev = append([]Event{{Type: Reset, Zxid: d.at}}, ev...)
+		ev = append([]queued{at(Event{Type: Reset, Zxid: d.at})}, ev...)
 	}
 	if !d.init {
-		ev = append(ev, Event{Type: Initialized, Zxid: s.zxid})
+		ev = append(ev, at(Event{Type: Initialized, Zxid: s.zxid}))
 	}
 	return ev
 }
 
-func nodeEvent(t EventType, p string, n *entry) Event {
-	return Event{Type: t, Path: p, Data: n.data, Stat: n.fullStat(), Zxid: n.stat.mzxid}
+// deleted is the event that old, the node at p, is gone, by a delete no
+// later than latest: with the delete's zxid when the server said it.
+func (d *delivery) deleted(p string, old *entry, latest int64) queued {
+	zxid := d.deletions.of(p, old.stat.czxid)
+	if zxid == 0 {
+		return queued{Event{Type: Deleted, Path: p}, latest}
+	}
+	return at(Event{Type: Deleted, Path: p, Zxid: zxid})
 }
 
-// sent records that the receiver has ev; what it knows of the nodes is
-// brought up to date later (learn).
-func (d *delivery) sent(ev Event) {
-	d.at = max(d.at, ev.Zxid)
-	switch ev.Type {
+func nodeEvent(t EventType, p string, n *entry) queued {
+	return at(Event{Type: t, Path: p, Data: n.data, Stat: n.fullStat(), Zxid: n.stat.mzxid})
+}
+
+// at queues ev at its own zxid.
+func at(ev Event) queued { return queued{ev, ev.Zxid} }
+
+// sent records that the receiver has the event q; what it knows of the
+// nodes is brought up to date later (learn).
+func (d *delivery) sent(q queued) {
+	d.at = max(d.at, q.at)
+	switch q.Type {
 	case Initialized:
 		d.init = true
 	case Reset:
@@ -206,7 +240,7 @@ func (d *delivery) sent(ev Event) {
 }
 
 // learn brings told up to date with events of base's that were sent.
-func (d *delivery) learn(sent []Event) {
+func (d *delivery) learn(sent []queued) {
 	for _, ev := range sent {
 		key, _ := keyOf(d.base.root, ev.Path)
 		switch ev.Type {

@@ -24,7 +24,10 @@ func follow(t *testing.T, c *cache.Cache) *follower {
 	go func() {
 		for ev := range c.Events() {
 			f.mu.Lock()
-			if ev.Zxid < f.last {
+			switch {
+			case ev.Zxid == 0 && ev.Type != cache.Deleted:
+				f.errs = append(f.errs, fmt.Errorf("event %v %s without a zxid", ev.Type, ev.Path))
+			case ev.Zxid != 0 && ev.Zxid < f.last: // 0: a delete whose zxid the server did not say
 				f.errs = append(f.errs, fmt.Errorf("event %v %s at %#x after %#x", ev.Type, ev.Path, ev.Zxid, f.last))
 			}
 			f.last = max(f.last, ev.Zxid)

@@ -191,7 +191,8 @@ func TestSessionExpiry(t *testing.T) {
 // reset event, and the zxids of the events never go back: the reset does
 // not claim the snapshot it announces (whose differences are still to
 // come), so a receiver that skips events at or below the last zxid it
-// has seen misses none of them.
+// has seen (but those without one, deletes whose zxid is unknown) misses
+// none of them.
 func TestResetKeepsZxidOrder(t *testing.T) {
 	eachMode(t, func(t *testing.T, b zktest.Backend, opts ...cache.Option) {
 		ctx := recipetest.Context(t)

@@ -120,6 +120,9 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 		c.Close()
 		return nil, err
 	}
+	if c.cfg.trackEnsemble {
+		c.Go(c.trackEnsemble)
+	}
 	return c, nil
 }
 

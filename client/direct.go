@@ -139,6 +139,9 @@ var wireErrors = map[int32]error{
 	int32(jute.ErrInvalidACL):              ErrInvalidACL,
 	int32(jute.ErrAuthFailed):              ErrAuthFailed,
 	int32(jute.ErrNoWatcher):               ErrNoWatcher,
+	int32(jute.ErrReconfigDisabled):        ErrReconfigDisabled,
+	int32(jute.ErrReconfigInProgress):      ErrReconfigInProgress,
+	int32(jute.ErrNewConfigNoQuorum):       ErrNewConfigNoQuorum,
 }
 
 // juteACL is acl as the wire encodes it.

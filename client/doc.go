@@ -95,6 +95,15 @@
 // whose holders were told they are gone. (Curator does the same when it
 // declares a session lost: it injects an expiry into its ZooKeeper handle.)
 //
+// # When the ensemble changes
+//
+// ZooKeeper 3.5 and later can change an ensemble's membership while it
+// runs (Reconfig). UpdateServers gives the client the new servers and
+// moves its connection, on the same session, off a server that left, and
+// to added servers with the probability that keeps clients spread evenly
+// (see rebalance.go); WithEnsembleTracker does it by itself whenever the
+// configuration in ConfigNode changes, as Curator's EnsembleTracker does.
+//
 // # Why zkit speaks the protocol itself
 //
 // Speaking the protocol itself, rather than wrapping another Go client,

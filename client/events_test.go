@@ -95,17 +95,29 @@ func TestSubscribeAfterClose(t *testing.T) {
 
 // A watch event carries the zxid of the transaction that fired it where
 // the server says it (ZooKeeper 3.9 and later; the reference server with
-// ServerWatchEventZxids), on the watch's channel and to subscribers alike;
-// 0 where it does not (ZooKeeper 3.8 and the reference server by default
-// send -1): never a zxid of another transaction.
+// ServerWatchEventZxids), on the watch's channel, to subscribers and in
+// persistent watches' feeds alike (a recursive feed's events of a child,
+// and the children-changed event a non-recursive feed on the parent is
+// told); 0 where it does not (ZooKeeper 3.8 and the reference server by
+// default send -1): never a zxid of another transaction.
 func TestWatchEventZxid(t *testing.T) {
 	t.Parallel()
 	for _, b := range recipetest.EventZxidBackends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			c, writer := b.Connect(t), b.Connect(t)
 			ctx := testCtx(t)
-			path := zktest.UniquePath(t)
-			require.NoError(t, writer.EnsurePath(ctx, path))
+			dir := zktest.UniquePath(t)
+			path := dir + "/x"
+			require.NoError(t, writer.EnsurePath(ctx, dir))
+			recursive, err := c.Watch(ctx, dir, client.Recursive)
+			require.NoError(t, err)
+			defer recursive.Close()
+			flat, err := c.Watch(ctx, dir, client.NonRecursive)
+			require.NoError(t, err)
+			defer flat.Close()
+			_, err = writer.Create(ctx, path, nil, client.Persistent)
+			require.NoError(t, err)
+			created := writer.LastZxid()
 			sub := c.Subscribe()
 			defer sub.Close()
 			_, _, deleted, err := c.GetW(ctx, path)
@@ -114,6 +126,8 @@ func TestWatchEventZxid(t *testing.T) {
 			want := int64(0)
 			if b.SendsZxid {
 				want = writer.LastZxid() // the delete's
+			} else {
+				created = 0
 			}
 			ev := <-deleted
 			assert.Equal(t, client.WatchEvent{Type: client.EventNodeDeleted, Path: path, Zxid: want}, ev)
@@ -122,6 +136,12 @@ func TestWatchEventZxid(t *testing.T) {
 					assert.Equal(t, want, e.Zxid, "the subscriber's event")
 					break
 				}
+			}
+			assert.Equal(t, client.WatchEvent{Type: client.EventNodeCreated, Path: path, Zxid: created}, <-recursive.Events(), "the recursive feed")
+			assert.Equal(t, client.WatchEvent{Type: client.EventNodeDeleted, Path: path, Zxid: want}, <-recursive.Events(), "the recursive feed")
+			for _, zxid := range []int64{created, want} {
+				assert.Equal(t, client.WatchEvent{Type: client.EventNodeChildrenChanged, Path: dir, Zxid: zxid},
+					<-flat.Events(), "the non-recursive feed")
 			}
 		})
 	}

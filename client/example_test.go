@@ -202,3 +202,42 @@ func ExampleClient_MultiRead() {
 	fmt.Printf("%s %v %d\n", rs[0].Data, errors.Is(rs[1].Err, client.ErrNoNode), len(rs[2].Children))
 	// Output: 1 true 2
 }
+
+// Add a server to an ensemble that runs with reconfigEnabled=true, as its
+// super user. The new server must already run, started with the current
+// configuration plus itself (see Reconfig). This example needs such an
+// ensemble, so it is not run.
+func ExampleClient_Reconfig() {
+	ctx := context.Background()
+	c, err := client.Connect(ctx, []string{"zk1:2181", "zk2:2181", "zk3:2181"},
+		client.WithAuth("digest", []byte("super:secret")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	cfg, _, err := c.Reconfig(ctx, client.ConfigChange{Add: []string{"server.4=zk4:2888:3888:participant;2181"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s", cfg) // the new configuration, its version last
+}
+
+// A client that follows the ensemble's membership: on an ensemble with a
+// dynamic configuration it learns every server from the one it is given,
+// and moves as reconfigurations add and remove servers. On a server
+// without one (the bundled reference server here) it keeps its servers.
+func ExampleWithEnsembleTracker() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers(), client.WithEnsembleTracker())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Println(len(c.Servers()), "server")
+	// Output: 1 server
+}

@@ -439,9 +439,10 @@ func (w *watchSet) unwatchAll(ts []*transition) {
 	}
 }
 
-// feedLocked hands the event typ on path to the feeds it concerns, and
-// returns the removals to start for feeds it ended by overflowing.
-func (w *watchSet) feedLocked(typ EventType, path string) []*transition {
+// feedLocked hands the event typ on path, of the transaction zxid (0:
+// unknown), to the feeds it concerns, and returns the removals to start
+// for feeds it ended by overflowing.
+func (w *watchSet) feedLocked(typ EventType, path string, zxid int64) []*transition {
 	if len(w.persist) == 0 {
 		return nil
 	}
@@ -453,7 +454,7 @@ func (w *watchSet) feedLocked(typ EventType, path string) []*transition {
 			full = append(full, f)
 		}
 	}
-	ev := WatchEvent{Type: typ, Path: w.rel(path)}
+	ev := WatchEvent{Type: typ, Path: w.rel(path), Zxid: zxid}
 	if p := w.persist[path]; p != nil {
 		for _, f := range p.feeds {
 			switch {
@@ -481,7 +482,7 @@ func (w *watchSet) feedLocked(typ EventType, path string) []*transition {
 				case a == parent && w.childrenSynthesizedLocked(a) && (typ == EventNodeCreated || typ == EventNodeDeleted):
 					// A non-recursive feed on a path the server watches
 					// recursively: a child came or went.
-					push(f, WatchEvent{Type: EventNodeChildrenChanged, Path: w.rel(a)})
+					push(f, WatchEvent{Type: EventNodeChildrenChanged, Path: w.rel(a), Zxid: zxid})
 				}
 			}
 		}

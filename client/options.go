@@ -30,6 +30,7 @@ type config struct {
 	nsMode         int // what Connect does with the namespace: nsCreate, nsCheck or nsAsIs
 	meters         metric.MeterProvider
 	tracers        trace.TracerProvider
+	trackEnsemble  bool // WithEnsembleTracker
 }
 
 type authCred struct {

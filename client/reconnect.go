@@ -3,6 +3,7 @@ package client
 import (
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -40,9 +41,12 @@ const (
 )
 
 // reconnector picks the server of each connection attempt and paces the
-// attempts. Only the session loop uses it.
+// attempts. The session loop makes the attempts; UpdateServers changes the
+// servers (rebalance.go), hence the lock.
 type reconnector struct {
+	mu          sync.Mutex
 	servers     []string
+	first       []string      // servers to try before the others, in order: a move (rebalance.go)
 	cap         time.Duration // the longest delay between attempts
 	next        int           // index of the server to try next
 	failures    int           // attempts since the last stable connection
@@ -57,8 +61,15 @@ func newReconnector(servers []string, sessionTimeout time.Duration) *reconnector
 
 // attempt returns the server to try next and how long to wait first.
 func (r *reconnector) attempt() (string, time.Duration) {
-	server := r.servers[r.next]
-	r.next = (r.next + 1) % len(r.servers)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var server string
+	if len(r.first) > 0 {
+		server, r.first = r.first[0], r.first[1:]
+	} else {
+		server = r.servers[r.next]
+		r.next = (r.next + 1) % len(r.servers)
+	}
 	if !r.connectedAt.IsZero() {
 		if time.Since(r.connectedAt) >= stableConnection {
 			r.failures = 0
@@ -85,4 +96,9 @@ func (r *reconnector) delay() time.Duration {
 }
 
 // connected records that the last server attempt returned gave a session.
-func (r *reconnector) connected() { r.connectedAt = time.Now() }
+func (r *reconnector) connected() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.connectedAt = time.Now()
+	r.first = nil // the move is done
+}

@@ -166,7 +166,7 @@ func (w *watchSet) fire(b []byte, zxid int64) {
 		parents = w.keys[k]
 		delete(w.keys, k)
 	}
-	unwatch := w.feedLocked(typ, ev.Path)
+	unwatch := w.feedLocked(typ, ev.Path, zxid)
 	w.mu.Unlock()
 	for _, ch := range fired {
 		ch <- WatchEvent{Type: typ, Path: w.rel(ev.Path), Zxid: zxid}

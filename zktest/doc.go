@@ -13,6 +13,9 @@
 //     n-node ensemble; both return once clients can open sessions and are
 //     stopped in t.Cleanup. Kill, Restart and Leader drive failovers, Mode
 //     tells what a member is, and Partition (see Faults) splits an ensemble.
+//     An ensemble started WithReconfig can change its membership at run
+//     time (dynamic reconfiguration): Join starts a server that can be
+//     added to it, ServerLine is what a reconfiguration adds.
 //   - SharedZooKeeper returns one standalone server per test binary, started
 //     on first use (a JVM takes seconds to start). Tests share it and keep
 //     apart with UniquePath.

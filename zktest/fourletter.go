@@ -32,3 +32,28 @@ func WatchedPaths(ctx context.Context, addr string, session int64) (map[string]b
 	}
 	return paths, nil
 }
+
+// ConnectedSessions returns the sessions whose clients are connected to
+// the server at addr, as its four-letter word cons lists them (real
+// ZooKeeper and the reference server alike): a test uses it to tell which
+// server a client is on.
+func ConnectedSessions(ctx context.Context, addr string) (map[int64]bool, error) {
+	out, err := FourLetterWord(ctx, addr, "cons")
+	if err != nil {
+		return nil, err
+	}
+	sessions := map[int64]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		_, rest, ok := strings.Cut(line, ",sid=0x")
+		if !ok {
+			continue // a connection without a session yet, or no connection
+		}
+		hex, _, _ := strings.Cut(rest, ",")
+		id, err := strconv.ParseUint(strings.TrimSuffix(hex, ")"), 16, 64)
+		if err != nil {
+			return nil, fmt.Errorf("zktest: cons: %q: %w", line, err)
+		}
+		sessions[int64(id)] = true
+	}
+	return sessions, nil
+}

@@ -213,6 +213,18 @@ var serverJars = []struct {
 	{"commons-io", false},
 	{"commons-cli", false},
 	{"audience-annotations", false},
+	// The admin server (admin.enableServer, off in zktest's zoo.cfg unless
+	// WithConfig turns it on): Jetty, the servlet API and Jackson.
+	{"servlet-api", false},
+	{"jetty9-server", false},
+	{"jetty9-servlet", false},
+	{"jetty9-http", false},
+	{"jetty9-io", false},
+	{"jetty9-util", false},
+	{"jetty9-security", false},
+	{"jackson-databind", false},
+	{"jackson-core", false},
+	{"jackson-annotations", false},
 }
 
 // installFromJarDir picks the server's jars by name from a directory of jars

@@ -100,6 +100,12 @@ func claimPort(port int) (f *os.File, ok bool) {
 	}
 }
 
+// add makes more's ports c's too, released with c's.
+func (c *portClaims) add(more *portClaims) {
+	c.ports = append(c.ports, more.ports...)
+	c.files = append(c.files, more.files...)
+}
+
 // release lets the ports go, for this process and others. It may be called
 // more than once, and on nil.
 func (c *portClaims) release() {

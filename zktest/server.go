@@ -118,8 +118,14 @@ func ServerContainerCheckInterval(d time.Duration) ServerOption {
 // ServerSuperUser makes a client that adds digest auth "user:password" a
 // super user, who passes every ACL check (ZooKeeper's superDigest).
 func ServerSuperUser(user, password string) ServerOption {
+	return ServerSuperDigest(superDigest(user, password))
+}
+
+// superDigest is ZooKeeper's digest of "user:password": "user:" and the
+// base64 SHA-1 of it.
+func superDigest(user, password string) string {
 	sum := sha1.Sum([]byte(user + ":" + password))
-	return ServerSuperDigest(user + ":" + base64.StdEncoding.EncodeToString(sum[:]))
+	return user + ":" + base64.StdEncoding.EncodeToString(sum[:])
 }
 
 // ServerSuperDigest makes a client whose digest identity is digest (as

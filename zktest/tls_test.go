@@ -68,7 +68,7 @@ func TestWithTLSConfig(t *testing.T) {
 	cfg := newConfig([]Option{WithTLS(ca), WithConfig("ssl.clientAuth", "need")})
 	nd := &node{clientPort: 2181, securePort: 2281, dir: dir}
 	z := &ZooKeeper{inst: &Install{}, cfg: cfg, dir: dir, nodes: []*node{nd}}
-	if err := z.writeConfig(nd); err != nil {
+	if err := z.writeConfig(nd, nil); err != nil {
 		t.Fatal(err)
 	}
 	zooCfg, err := os.ReadFile(filepath.Join(dir, "zoo.cfg"))

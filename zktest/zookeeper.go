@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,6 +67,7 @@ type node struct {
 	index                            int
 	clientPort, quorumPort, elecPort int
 	securePort                       int    // 0 without WithTLS
+	adminPort                        int    // 0 without WithAdminServer
 	dir                              string // zoo.cfg, data/, server.log
 	proc                             *process
 	restarting                       sync.Mutex // held by restart: one at a time
@@ -97,6 +99,8 @@ type config struct {
 	jvmArgs      []string
 	startTimeout time.Duration
 	tlsCA        *CA
+	admin        bool
+	reconfig     bool // WithReconfig: the server lines in a dynamic configuration file (reconfig.go)
 }
 
 func newConfig(opts []Option) config {
@@ -158,6 +162,21 @@ func WithContainerCheckInterval(d time.Duration) Option {
 // directory) with their types, ssl.clientAuth, and authProvider.x509.
 func WithTLS(ca *CA) Option {
 	return func(c *config) { c.tlsCA = ca }
+}
+
+// WithAdminServer turns on every node's admin server (ZooKeeper's HTTP
+// interface to its commands, admin.enableServer, which zktest's zoo.cfg
+// turns off otherwise) on a port of its own on 127.0.0.1, listed by
+// AdminServers. Debian's ZooKeeper needs Jetty, the servlet API and
+// Jackson in /usr/share/java for it (the packages libjetty9-java,
+// libservlet-api-java and libjackson2-databind-java); without them the
+// node serves clients but not HTTP. It sets admin.enableServer,
+// admin.serverAddress and admin.serverPort.
+func WithAdminServer() Option {
+	return func(c *config) {
+		c.admin = true
+		c.settings["admin.enableServer"] = "true"
+	}
 }
 
 // WithStartTimeout bounds how long starting (or restarting) waits for the
@@ -236,7 +255,10 @@ const maxNotificationInterval = 2 * time.Second
 func startOnce(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error) {
 	perNode := 3
 	if cfg.tlsCA != nil {
-		perNode = 4
+		perNode++
+	}
+	if cfg.admin {
+		perNode++
 	}
 	z := &ZooKeeper{inst: inst, cfg: cfg, dir: dir}
 	if n > 1 && cfg.peerLinksUnsupported() == "" {
@@ -258,8 +280,12 @@ func startOnce(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error)
 		p := ports[perNode*i:]
 		nd := &node{index: i, clientPort: p[0], quorumPort: p[1], elecPort: p[2],
 			dir: filepath.Join(dir, fmt.Sprintf("node%d", i))}
+		extra := p[3:perNode]
 		if cfg.tlsCA != nil {
-			nd.securePort = p[3]
+			nd.securePort, extra = extra[0], extra[1:]
+		}
+		if cfg.admin {
+			nd.adminPort = extra[0]
 		}
 		z.nodes = append(z.nodes, nd)
 	}
@@ -267,7 +293,7 @@ func startOnce(inst *Install, dir string, n int, cfg config) (*ZooKeeper, error)
 		z.peers.start(z.nodes)
 	}
 	for _, nd := range z.nodes {
-		if err := z.writeConfig(nd); err != nil {
+		if err := z.writeConfig(nd, z.initialMembers()); err != nil {
 			z.Stop()
 			return nil, err
 		}
@@ -315,7 +341,10 @@ var reservedSettings = map[string]bool{
 	"quorumListenOnAllIPs": true, "secureClientPort": true, "secureClientPortAddress": true,
 }
 
-func (z *ZooKeeper) writeConfig(nd *node) error {
+// writeConfig writes nd's zoo.cfg. members are the server lines of a
+// dynamic configuration file (WithReconfig); without it zoo.cfg lists the
+// servers itself.
+func (z *ZooKeeper) writeConfig(nd *node, members []string) error {
 	data := filepath.Join(nd.dir, "data")
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return fmt.Errorf("zktest: %w", err)
@@ -341,7 +370,7 @@ func (z *ZooKeeper) writeConfig(nd *node) error {
 	}
 	var extra []string
 	for k := range z.cfg.settings {
-		if !seen[k] && !reservedSettings[k] && !strings.HasPrefix(k, "server.") {
+		if !seen[k] && !reservedSettings[k] && !strings.HasPrefix(k, "server.") && !(nd.adminPort != 0 && strings.HasPrefix(k, "admin.server")) {
 			extra = append(extra, k)
 		}
 	}
@@ -349,13 +378,26 @@ func (z *ZooKeeper) writeConfig(nd *node) error {
 	for _, k := range extra {
 		fmt.Fprintf(&b, "%s=%s\n", k, z.cfg.settings[k])
 	}
-	fmt.Fprintf(&b, "dataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n", data, nd.clientPort)
+	fmt.Fprintf(&b, "dataDir=%s\n", data)
+	if !z.cfg.reconfig {
+		// With a dynamic configuration the client port is on the
+		// server's line.
+		fmt.Fprintf(&b, "clientPort=%d\nclientPortAddress=127.0.0.1\n", nd.clientPort)
+	}
 	if nd.securePort != 0 {
 		fmt.Fprintf(&b, "secureClientPort=%d\nsecureClientPortAddress=127.0.0.1\n", nd.securePort)
 	}
-	if len(z.nodes) > 1 {
+	if nd.adminPort != 0 {
+		fmt.Fprintf(&b, "admin.serverAddress=127.0.0.1\nadmin.serverPort=%d\n", nd.adminPort)
+	}
+	nodes := z.all()
+	if z.cfg.reconfig {
+		if err := writeDynamicConfig(&b, nd, members); err != nil {
+			return err
+		}
+	} else if len(nodes) > 1 {
 		b.WriteString("quorumListenOnAllIPs=false\n")
-		for _, o := range z.nodes {
+		for _, o := range nodes {
 			quorum, elec := o.quorumPort, o.elecPort
 			if z.peers != nil && o != nd {
 				// nd reaches o through the links (nd→o): see partition.go.
@@ -363,6 +405,8 @@ func (z *ZooKeeper) writeConfig(nd *node) error {
 			}
 			fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d\n", o.index+1, quorum, elec)
 		}
+	}
+	if len(nodes) > 1 || z.cfg.reconfig {
 		if err := os.WriteFile(filepath.Join(data, "myid"), []byte(strconv.Itoa(nd.index+1)+"\n"), 0o644); err != nil {
 			return fmt.Errorf("zktest: %w", err)
 		}
@@ -443,7 +487,7 @@ func (z *ZooKeeper) javaArgs(nd *node) []string {
 		"-Dzookeeper.log.dir=" + nd.dir,
 		"-Dzookeeper.jmx.log4j.disable=true",
 	}
-	if len(z.nodes) > 1 {
+	if len(z.all()) > 1 || z.cfg.reconfig {
 		// A member looking for a quorum retries its election connections
 		// with a backoff that grows to a minute by default, and a quorum
 		// that serves does not come looking for it: a member cut off for
@@ -576,8 +620,9 @@ func (nd *node) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Ito
 // Servers returns the client address ("127.0.0.1:port") of every node, in
 // node order, whether or not the node is running.
 func (z *ZooKeeper) Servers() []string {
-	s := make([]string, len(z.nodes))
-	for i, nd := range z.nodes {
+	nodes := z.all()
+	s := make([]string, len(nodes))
+	for i, nd := range nodes {
 		s[i] = nd.addr()
 	}
 	return s
@@ -589,9 +634,25 @@ func (z *ZooKeeper) SecureServers() []string {
 	if z.cfg.tlsCA == nil {
 		return nil
 	}
-	s := make([]string, len(z.nodes))
-	for i, nd := range z.nodes {
+	nodes := z.all()
+	s := make([]string, len(nodes))
+	for i, nd := range nodes {
 		s[i] = net.JoinHostPort("127.0.0.1", strconv.Itoa(nd.securePort))
+	}
+	return s
+}
+
+// AdminServers returns the address ("127.0.0.1:port") of every node's
+// admin server (http://ADDR/commands/NAME), in node order; nil unless the
+// servers were started WithAdminServer.
+func (z *ZooKeeper) AdminServers() []string {
+	if !z.cfg.admin {
+		return nil
+	}
+	nodes := z.all()
+	s := make([]string, len(nodes))
+	for i, nd := range nodes {
+		s[i] = net.JoinHostPort("127.0.0.1", strconv.Itoa(nd.adminPort))
 	}
 	return s
 }
@@ -626,17 +687,26 @@ func (z *ZooKeeper) PID(i int) int {
 
 // checkIndex reports an error unless i names a node.
 func (z *ZooKeeper) checkIndex(i int) error {
-	if i < 0 || i >= len(z.nodes) {
-		return fmt.Errorf("node index %d out of range [0,%d)", i, len(z.nodes))
+	if n := len(z.all()); i < 0 || i >= n {
+		return fmt.Errorf("node index %d out of range [0,%d)", i, n)
 	}
 	return nil
 }
 
 func (z *ZooKeeper) node(i int) *node {
-	if i < 0 || i >= len(z.nodes) {
-		panic(fmt.Sprintf("zktest: node index %d out of range [0,%d)", i, len(z.nodes)))
+	nodes := z.all()
+	if i < 0 || i >= len(nodes) {
+		panic(fmt.Sprintf("zktest: node index %d out of range [0,%d)", i, len(nodes)))
 	}
-	return z.nodes[i]
+	return nodes[i]
+}
+
+// all returns the nodes: those started first, then those that joined
+// (Join), whether or not they run.
+func (z *ZooKeeper) all() []*node {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return slices.Clone(z.nodes)
 }
 
 func (z *ZooKeeper) fatalf(format string, args ...any) {
@@ -741,8 +811,8 @@ func (z *ZooKeeper) checkPorts(nd *node) error {
 		name string
 		port int
 	}
-	ports := []namedPort{{"client", nd.clientPort}, {"secure client", nd.securePort}}
-	if len(z.nodes) > 1 {
+	ports := []namedPort{{"client", nd.clientPort}, {"secure client", nd.securePort}, {"admin", nd.adminPort}}
+	if len(z.all()) > 1 {
 		ports = append(ports, namedPort{"quorum", nd.quorumPort}, namedPort{"election", nd.elecPort})
 	}
 	for _, p := range ports {
@@ -768,12 +838,13 @@ func (z *ZooKeeper) checkPorts(nd *node) error {
 // partition: whether it can serve.
 func (z *ZooKeeper) reachesQuorum(i int) bool {
 	reach := 0
-	for j := range z.nodes {
+	nodes := z.all()
+	for j := range nodes {
 		if j == i || z.PID(j) != 0 && (z.peers == nil || z.peers.reaches(i, j)) {
 			reach++
 		}
 	}
-	return 2*reach > len(z.nodes)
+	return 2*reach > len(nodes)
 }
 
 // Leader returns the index of the node that is the leader (for a standalone
@@ -948,7 +1019,7 @@ func signalWait(p *process, sig os.Signal, d time.Duration, after func()) error 
 
 // logTails writes the end of every node's log to the test log.
 func (z *ZooKeeper) logTails(t testing.TB) {
-	for i, nd := range z.nodes {
+	for i, nd := range z.all() {
 		t.Logf("zktest: last lines of node %d's log %s:\n%s", i, filepath.Join(nd.dir, "server.log"), tail(filepath.Join(nd.dir, "server.log"), 30))
 	}
 }

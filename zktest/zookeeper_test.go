@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -752,4 +754,48 @@ func TestRestartKilledEnsemble(t *testing.T) {
 	if _, err := z.Leader(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// WithAdminServer gives each node an admin server on 127.0.0.1 alone,
+// which answers ZooKeeper's commands over HTTP (JSON), also where the
+// four-letter words are not whitelisted (but srvr, which ZooKeeper always
+// answers).
+func TestAdminServer(t *testing.T) {
+	z := StartZooKeeper(t, WithAdminServer(), WithConfig("4lw.commands.whitelist", "ruok"))
+	admin := z.AdminServers()
+	if len(admin) != 1 || !strings.HasPrefix(admin[0], "127.0.0.1:") {
+		t.Fatalf("AdminServers = %v", admin)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), Scale(10*time.Second))
+	defer cancel()
+	if out, err := FourLetterWord(ctx, z.Servers()[0], "mntr"); out != "mntr is not executed because it is not in the whitelist.\n" || err != nil {
+		t.Errorf("mntr = %q, %v; want it refused", out, err)
+	}
+	if mode, err := ServerMode(z.Servers()[0]); mode != "standalone" || err != nil {
+		t.Errorf("srvr: mode %q, %v", mode, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+admin[0]+"/commands/srvr", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rsp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("admin server: %v", err)
+	}
+	defer rsp.Body.Close()
+	var got struct {
+		Command string `json:"command"`
+		Stats   struct {
+			State string `json:"server_state"`
+		} `json:"server_stats"`
+	}
+	if err := json.NewDecoder(rsp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Command != "server_stats" || got.Stats.State != "standalone" {
+		t.Errorf("/commands/srvr = %+v", got)
+	}
+	_, port, _ := net.SplitHostPort(admin[0])
+	n, _ := strconv.Atoi(port)
+	checkLoopbackOnly(t, z.nodes[0].clientPort, n)
 }

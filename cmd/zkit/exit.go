@@ -29,6 +29,8 @@ const exitHelp = `Exit status:
          or another barrier member vanished instead of leaving
   128+N  stopped by signal N before CMD ran (SIGHUP 129, SIGINT 130,
          SIGQUIT 131, SIGTERM 143); once CMD ran, zkit exits with CMD's status
+zkit ensemble status: 0 when a quorum answers, 1 when servers answer but none
+serves (no quorum), 3 when none answers.
 With --exit-base B, zkit's own 1-5 are B+1..B+5 (CMD's status and 128+N are
 not moved), so that they can be told from a CMD's own 1-5.
 In scripts: a background job (zkit ... &) of a non-interactive shell starts with

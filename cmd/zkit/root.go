@@ -164,6 +164,7 @@ the leases held, the members in.`,
 		newGetACLCmd(a),
 		newSetACLCmd(a),
 		newDigestCmd(a),
+		newEnsembleCmd(a),
 		newVersionCmd(a),
 	)
 	// "zkit help TOPIC" of no command is a usage error, as "zkit TOPIC" is

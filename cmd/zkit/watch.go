@@ -23,13 +23,19 @@ one line per change until SIGINT/SIGTERM:
 
   created PATH version=N zxid=0x.. data="..."
   changed PATH version=N zxid=0x.. data="..."
-  deleted PATH zxid=0x..
+  deleted PATH [zxid=0x..]
   initialized zxid=0x..
   reset zxid=0x..      the session expired: the tree was read again, its differences follow
 
+A zxid is that of the transaction the line reports: a created or changed line's is
+the node's last write (mZxid). A deleted line has one only where the server says it
+(ZooKeeper 3.9 and later send it with the watch event); ZooKeeper 3.8 does not, and a
+deleted node leaves nothing to read it from, so there the line has none.
+
 With -o json each line is an object: {"type":"created|changed|deleted|initialized|reset",
 "path":..,"data":TEXT,"zxid":N,"version":N}, with "data_base64" instead of "data" when
-the data is not UTF-8, as every command prints data (no data and version on deleted).
+the data is not UTF-8, as every command prints data (no data and version on deleted,
+and no zxid where it is unknown).
 Changes come in zxid order. A consumer that falls behind (a slow pipe) skips
 intermediate states, never the last one: a node changed twice meanwhile is one
 "changed" line with the latest data. While the connection is lost zkit says so on
@@ -99,7 +105,7 @@ type eventJSON struct {
 	Type string `json:"type"`
 	Path string `json:"path,omitempty"`
 	*dataJSON
-	Zxid    int64  `json:"zxid"`
+	Zxid    int64  `json:"zxid,omitempty"` // 0: unknown (a delete's, on ZooKeeper 3.8)
 	Version *int32 `json:"version,omitempty"`
 }
 
@@ -113,10 +119,12 @@ func (a *app) printEvent(ev cache.Event) error {
 		return a.writeJSON(out)
 	}
 	var err error
-	switch ev.Type {
-	case cache.Created, cache.Changed:
+	switch {
+	case ev.Type == cache.Created || ev.Type == cache.Changed:
 		_, err = fmt.Fprintf(a.stdout, "%s %s version=%d zxid=%#x data=%q\n", ev.Type, printable(ev.Path), ev.Stat.Version, ev.Zxid, ev.Data)
-	case cache.Deleted:
+	case ev.Type == cache.Deleted && ev.Zxid == 0: // the server did not say
+		_, err = fmt.Fprintf(a.stdout, "%s %s\n", ev.Type, printable(ev.Path))
+	case ev.Type == cache.Deleted:
 		_, err = fmt.Fprintf(a.stdout, "%s %s zxid=%#x\n", ev.Type, printable(ev.Path), ev.Zxid)
 	default:
 		_, err = fmt.Fprintf(a.stdout, "%s zxid=%#x\n", ev.Type, ev.Zxid)

@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/zkit-dev/zkit/client"
+	"github.com/zkit-dev/zkit/internal/recipetest"
+	"github.com/zkit-dev/zkit/zktest"
 )
 
 // zkit watch prints the tree, "initialized", then each change, and exits 0
@@ -35,7 +38,7 @@ func TestWatchPrintsStateThenChanges(t *testing.T) {
 	if err := c.Delete(ctx, "/w/a/deep", -1); err != nil {
 		t.Fatal(err)
 	}
-	waitOutput(t, out, "deleted /w/a/deep zxid=")
+	waitOutput(t, out, "deleted /w/a/deep\n") // no zxid: the reference server says none, as ZooKeeper 3.8
 	if status := stop(); status != 0 {
 		t.Fatalf("watch stopped with status %d", status)
 	}
@@ -91,8 +94,51 @@ func TestWatchJSON(t *testing.T) {
 	if _, ok := got[2]["data"]; ok || got[2]["path"] != "/j/bin" || got[2]["data_base64"] != "AP8=" {
 		t.Fatalf("created line of binary data %v", got[2])
 	}
-	if _, ok := got[4]["data"]; ok || got[4]["data_base64"] != nil || got[4]["version"] != nil || got[4]["path"] != "/j/a" {
+	if _, ok := got[4]["data"]; ok || got[4]["data_base64"] != nil || got[4]["version"] != nil || got[4]["zxid"] != nil || got[4]["path"] != "/j/a" {
 		t.Fatalf("deleted line %v", got[4])
+	}
+}
+
+// A deleted line's zxid is the delete's where the server says it (the
+// reference server as ZooKeeper 3.9 does), and absent where it does not
+// (ZooKeeper 3.8): never a later transaction's, also when the node is
+// created again at once.
+func TestWatchDeletedZxid(t *testing.T) {
+	bin := buildZkit(t)
+	for _, b := range recipetest.EventZxidBackends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			c := b.Connect(t)
+			dir := zktest.UniquePath(t)
+			if err := c.EnsurePath(t.Context(), dir+"/x"); err != nil {
+				t.Fatal(err)
+			}
+			for _, output := range []string{"text", "json"} {
+				out, _, stop := background(t, bin, "watch", dir, "-o", output, "--servers", b.Addr())
+				waitOutput(t, out, "initialized")
+				if err := c.Delete(t.Context(), dir+"/x", -1); err != nil {
+					t.Fatal(err)
+				}
+				deleted := c.LastZxid()
+				if _, err := c.Create(t.Context(), dir+"/x", nil, client.Persistent); err != nil {
+					t.Fatal(err)
+				}
+				want := map[string]string{"text": "deleted " + dir + "/x\n", "json": `{"type":"deleted","path":"` + dir + `/x"}` + "\n"}[output]
+				if b.SendsZxid {
+					want = map[string]string{"text": fmt.Sprintf("deleted %s/x zxid=%#x\n", dir, deleted),
+						"json": fmt.Sprintf(`{"type":"deleted","path":"%s/x","zxid":%d}`+"\n", dir, deleted)}[output]
+				}
+				waitOutput(t, out, want)
+				if status := stop(); status != exitOK {
+					t.Fatalf("watch: status %d", status)
+				}
+				if err := c.Delete(t.Context(), dir+"/x", -1); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.EnsurePath(t.Context(), dir+"/x"); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -353,12 +353,27 @@ type WhoAmIResponse struct {
 	ClientInfo []ClientInfo
 }
 
-// ReconfigRequest is the body of reconfig.
+// ReconfigRequest is the body of reconfig. Its lists are comma-separated;
+// an empty one goes out null (see MarshalJute).
 type ReconfigRequest struct {
 	JoiningServers string
 	LeavingServers string
 	NewMembers     string
 	CurConfigID    int64
+}
+
+// MarshalJute encodes r as ZooKeeper's own client sends it, an empty list
+// null: the server takes a list that is not null as given, and an empty
+// NewMembers as a configuration with no server.
+func (r *ReconfigRequest) MarshalJute(e *Encoder) {
+	for _, list := range []string{r.JoiningServers, r.LeavingServers, r.NewMembers} {
+		if list == "" {
+			e.Int32(-1)
+		} else {
+			e.String(list)
+		}
+	}
+	e.Int64(r.CurConfigID)
 }
 
 // Empty is the record of requests and responses without a body (ping,

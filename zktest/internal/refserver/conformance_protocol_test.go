@@ -120,6 +120,36 @@ func init() {
 			e.logf("4lw xxxx: %q", fourLetter(e.tg.addr, "xxxx"))
 			a.ping()
 		}},
+		scenario{"four-letter-words-status", func(e *env) {
+			// What an ensemble's status reads of each server (srvr,
+			// mntr): mode, zxid, outstanding requests, connections (the
+			// four-letter word's own included), watches and version.
+			a := e.session()
+			b := e.connect("b", 30*time.Second)
+			a.get(e.base, true)
+			a.children(e.base, true)
+			b.exists(e.p("/none"), true)
+			b.create(e.p("/x"), nil, 0)
+			a.events(1)
+			a.get(e.base, true)
+			srvr := fourLetter(e.tg.addr, "srvr")
+			for _, name := range []string{"Zxid", "Outstanding", "Connections", "Mode"} {
+				v := fourLetterField(srvr, name+":")
+				if z, ok := strings.CutPrefix(v, "0x"); ok {
+					n, _ := strconv.ParseInt(z, 16, 64)
+					v = e.zx(n)
+				}
+				e.logf("4lw srvr %s: %s", name, v)
+			}
+			e.logf("4lw srvr Latency min/avg/max is three numbers: %v", len(strings.Split(fourLetterField(srvr, "Latency min/avg/max:"), "/")) == 3)
+			e.logf("4lw srvr Zookeeper version is 3.8: %v", strings.HasPrefix(fourLetterField(srvr, "Zookeeper version:"), "3.8."))
+			mntr := fourLetter(e.tg.addr, "mntr")
+			for _, name := range []string{"zk_server_state", "zk_outstanding_requests", "zk_num_alive_connections", "zk_watch_count"} {
+				e.logf("4lw mntr %s: %s", name, fourLetterField(mntr, name))
+			}
+			e.logf("4lw mntr zk_version is 3.8: %v", strings.HasPrefix(fourLetterField(mntr, "zk_version"), "3.8."))
+			e.logf("4lw wchs: %q", fourLetter(e.tg.addr, "wchs"))
+		}},
 		scenario{"cons-last-cxid-and-zxid", func(e *env) {
 			// A connection's last cxid counts only xids of 0 and up (a
 			// request of a negative xid leaves it); its last zxid is its
@@ -158,6 +188,17 @@ func fourLetter(addr, cmd string) string {
 	c.Write([]byte(cmd))
 	b, _ := io.ReadAll(c)
 	return string(b)
+}
+
+// fourLetterField is the value of the line of a four-letter word's output
+// that starts with name ("Mode:" in srvr, "zk_watch_count" in mntr).
+func fourLetterField(out, name string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, name); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "(none)"
 }
 
 func containsLine(text, line string) bool {

@@ -296,7 +296,14 @@ func (c *conn) serve() {
 		if !c.s.waitUnpaused(c.done) {
 			return
 		}
-		c.enqueue([]byte(c.s.fourLetter(cmd)), true)
+		out := c.s.fourLetter(cmd)
+		// Counted by its own answer (srvr's Connections), as ZooKeeper
+		// counts it, and no longer once answered: the next word's
+		// count must not include it.
+		c.s.mu.Lock()
+		c.s.detach(c)
+		c.s.mu.Unlock()
+		c.enqueue([]byte(out), true)
 		return
 	}
 	b, err := c.readFrame(first[:])

@@ -1,0 +1,10 @@
+package ensemble_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/zkit-dev/zkit/zktest"
+)
+
+func TestMain(m *testing.M) { os.Exit(zktest.Main(m)) }
