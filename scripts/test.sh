@@ -78,6 +78,7 @@ fuzz() {
   for target in FuzzFrames FuzzRequests; do
     go test -run '^$' -fuzz "^${target}\$" -fuzztime 5s -parallel 1 ./zktest/internal/refserver
   done
+  go test -run '^$' -fuzz '^FuzzReplies$' -fuzztime 5s -parallel 1 ./internal/jute
 }
 job "fuzz (5 s per target)" . fuzz
 
