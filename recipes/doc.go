@@ -97,11 +97,13 @@
 // nodes, and the waiter looks again, unless the node was the only one it
 // knew of.
 //
-// A holder whose node was alone in the queue when it joined releases with a
-// plain delete, which the server applies faster than the Multi: whoever
-// waits right behind it joined later, when no node lower than the holder's
-// was left, so the holder's node is the only one it knows of, and the plain
-// NodeDeleted tells it as much as the signal would. A lone client pays
+// A holder whose node was alone in the queue at its last listing (when it
+// joined, or when it looked again after a node before it went) releases
+// with a plain delete, which the server applies faster than the Multi:
+// whoever waits right behind it joined after that listing, when no node
+// lower than the holder's was left, so the holder's node is the only one
+// it knows of, and the plain NodeDeleted tells it as much as the signal
+// would. A lone client pays
 // create and list (one round trip) and a plain delete.
 //
 // Consequence: nobody else may write to a node of a queue. In particular

@@ -11,9 +11,10 @@ import (
 	"github.com/zkit-dev/zkit/zktest"
 )
 
-// A holder whose node was alone in the queue when it joined releases with
-// a plain delete; a holder that found another node there releases with the
-// signal (NodeDataChanged on the node before it goes).
+// A holder whose node was alone in the queue at its last look (when it
+// joined, here) releases with a plain delete; a holder that found another
+// node there releases with the signal (NodeDataChanged on the node before
+// it goes).
 func TestReleaseSignalOnlyWhenOthersWereThere(t *testing.T) {
 	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
 		ctx := recipetest.Context(t)
@@ -41,6 +42,9 @@ func TestReleaseSignalOnlyWhenOthersWereThere(t *testing.T) {
 		q2 := recipes.NewQueue(c2, dir, nil, recipes.MutexKind)
 		second := acquire(ctx, q2.Acquire)
 		recipetest.Eventually(t, "the second waits", func() bool { return len(recipetest.Children(t, c1, dir)) == 2 })
+		// Waiting on the first's node: had it looked after the first
+		// was gone, it would have been alone at that look.
+		recipetest.WaitWatched(t, b, c2.Session(), first.Node())
 		require.Equal(t, client.EventNodeDeleted, released(first), "alone when it joined, with a waiter since")
 		r := <-second
 		require.NoError(t, r.err)
