@@ -28,6 +28,10 @@ func TestUpdateRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Each lease's monitor watches its node, once, in the background:
+		// not a request of the calls under test.
+		recipetest.WaitWatched(t, b, c.Session(), lock.Node())
+		recipetest.WaitWatched(t, b, c.Session(), leader.Node())
 		sent := proxy.Requests()
 		var ie *client.InputError
 		if err := lock.Update(ctx, []byte("x")); !errors.As(err, &ie) {
