@@ -155,12 +155,7 @@ func WaitEventFor(t *testing.T, sub *client.Subscription, d time.Duration, match
 // and set its watch before it changes the node under it.
 func WaitWatched(t *testing.T, b zktest.Backend, sess *client.Session, path string) {
 	t.Helper()
-	Eventually(t, fmt.Sprintf("session 0x%x watches %s", sess.ID(), path), func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(5*time.Second))
-		defer cancel()
-		paths, err := zktest.WatchedPaths(ctx, b.Addr(), sess.ID())
-		return err == nil && paths[path]
-	})
+	WaitWatching(t, b.Addr(), path, sess.ID())
 }
 
 // FeedEnds drains feed until its values are closed, within 5 s (scaled),

@@ -3,7 +3,6 @@ package recipetest
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -11,39 +10,17 @@ import (
 )
 
 // WaitWatching waits until the server at addr reports (four-letter word
-// "wchp", which both real ZooKeeper and the reference server answer) that
+// wchc, which both real ZooKeeper and the reference server answer) that
 // session has a watch on path: a waiter has been answered and is now only
 // waiting, with nothing in flight.
 func WaitWatching(t *testing.T, addr, path string, session int64) {
 	t.Helper()
-	id := fmt.Sprintf("0x%x", session)
-	Eventually(t, fmt.Sprintf("session %s watches %s", id, path), func() bool {
+	Eventually(t, fmt.Sprintf("session 0x%x watches %s", session, path), func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(5*time.Second))
 		defer cancel()
-		out, err := zktest.FourLetterWord(ctx, addr, "wchp")
-		if err != nil {
-			t.Fatalf("wchp on %s: %v", addr, err)
-		}
-		return watches(out, path, id)
+		paths, err := zktest.WatchedPaths(ctx, addr, session)
+		return err == nil && paths[path]
 	})
-}
-
-// watches reports whether wchp's output lists session id under path:
-// each watched path on a line of its own, followed by the ids of the
-// sessions watching it, indented.
-func watches(wchp, path, id string) bool {
-	in := false
-	for _, line := range strings.Split(wchp, "\n") {
-		switch {
-		case strings.HasPrefix(line, "\t"):
-			if in && strings.EqualFold(strings.TrimSpace(line), id) {
-				return true
-			}
-		default:
-			in = strings.TrimSpace(line) == path
-		}
-	}
-	return false
 }
 
 // EventZxidBackend is a server for a test of the zxid a watch event
