@@ -301,6 +301,20 @@ func (c *Cache) serve(sess *client.Session) (served bool, err error) {
 				return false, err
 			}
 		case ev, ok := <-subEvents:
+			if !ok && errors.Is(c.sub.Err(), client.ErrSubscriptionOverflow) {
+				// The cache fell behind its client's events: the news of
+				// watches that fired is lost, not their events, which
+				// their channels hold. Subscribe again, then look at
+				// every watch.
+				c.cfg.logger.Info("cache fell behind its client's events: looking at every watch", "path", c.path)
+				c.sub.Close()
+				c.sub = c.cl.Subscribe()
+				subEvents = c.sub.Events()
+				if err := c.take(e.event); err != nil {
+					return false, err
+				}
+				continue
+			}
 			if !ok {
 				subEvents = nil // the client is closed: so is the cache, by now
 				continue

@@ -107,8 +107,12 @@ func (e *engine) event(ev client.WatchEvent) error {
 			return nil
 		}
 		if in {
-			if e.q.busyWith(p) {
+			if e.q.busyWith(p) || p == e.c.path {
 				// An answer under way may still show it: read again after.
+				// The root is read again in any case: it has no parent
+				// to read again (refreshParent), and a snapshot is taken
+				// at the zxid of the last reply, which without one would
+				// be older than the delete.
 				e.q.send(request{op: readData, path: p})
 			}
 			e.remove(p)

@@ -17,7 +17,9 @@ import "github.com/zkit-dev/zkit/client"
 // server answered after it reaches its caller (see client.Watch): the
 // engine looks at every channel before it takes a snapshot, as it takes
 // what its persistent watch's feed holds. It learns of events between
-// snapshots from the client's subscription, which follows the channels.
+// snapshots from the client's subscription, which follows the channels;
+// should the cache fall behind that (client.ErrSubscriptionOverflow), it
+// subscribes again and looks at every channel.
 
 // armed is what the cache holds of the one-shot watches its reads set:
 // a list, which the engine looks through before every snapshot (a

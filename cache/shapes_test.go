@@ -263,6 +263,45 @@ func TestMissingRoot(t *testing.T) {
 	})
 }
 
+// The root's delete, by another client, shows in a snapshot at the
+// delete's zxid or later, never at one the root still existed at: its
+// event alone makes no parent read again, whose reply would bring the
+// client's zxid up to the delete's.
+func TestRootDeleteSnapshotZxid(t *testing.T) {
+	eachMode(t, func(t *testing.T, b zktest.Backend, opts ...cache.Option) {
+		ctx := recipetest.Context(t)
+		w := b.Connect(t)
+		r := dir(t, w) + "/root"
+		mustCreate(t, w, r)
+		cc, err := cache.OpenTree(ctx, b.Connect(t), r, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		gone := make(chan *cache.Snapshot, 1)
+		defer cache.OnPublish(r, func(s *cache.Snapshot) {
+			if s.Len() == 0 {
+				select {
+				case gone <- s:
+				default:
+				}
+			}
+		})()
+		if err := w.Delete(ctx, r, -1); err != nil {
+			t.Fatal(err)
+		}
+		deleted := w.LastZxid() // the delete's
+		select {
+		case s := <-gone:
+			if s.Zxid() < deleted {
+				t.Fatalf("a snapshot at %#x without the root, deleted at %#x", s.Zxid(), deleted)
+			}
+		case <-time.After(zktest.Scale(20 * time.Second)):
+			t.Fatal("no snapshot without the root")
+		}
+	})
+}
+
 // A tree larger than the limits stops the cache with a *LimitError: at
 // Open, or when it grows.
 func TestLimits(t *testing.T) {

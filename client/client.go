@@ -60,7 +60,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 			return nil, &InputError{Op: "connect", Reason: "empty server address"}
 		}
 	}
-	c := &Client{cfg: defaultConfig(), hub: newHub(), ready: make(chan struct{}), fatal: make(chan error, 1),
+	c := &Client{cfg: defaultConfig(), ready: make(chan struct{}), fatal: make(chan error, 1),
 		changed: make(chan struct{}), servers: slices.Clone(servers)}
 	for _, o := range opts {
 		o(&c.cfg)
@@ -71,6 +71,10 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	if c.cfg.maxBuffer <= requestOverhead {
 		return nil, &InputError{Op: "connect", Reason: fmt.Sprintf("max buffer %d: want more than the %d bytes a request adds to its data", c.cfg.maxBuffer, requestOverhead)}
 	}
+	if c.cfg.subBuffer <= 0 {
+		return nil, &InputError{Op: "connect", Reason: fmt.Sprintf("subscription buffer %d must be positive", c.cfg.subBuffer)}
+	}
+	c.hub = newHub(c.cfg.subBuffer)
 	for _, a := range c.cfg.auth {
 		if a.scheme == "" {
 			return nil, &InputError{Op: "connect", Reason: "credentials with an empty scheme"}
@@ -166,7 +170,8 @@ func (c *Client) notifyLocked() {
 }
 
 // Subscribe returns a subscription to every state change and watch event
-// from now on.
+// from now on, which holds up to WithSubscriptionBuffer events for a reader
+// that falls behind (see Subscription).
 func (c *Client) Subscribe() *Subscription { return c.hub.subscribe() }
 
 // Local is storage that lives as long as the client. Recipes keep there

@@ -13,10 +13,12 @@
 //     client closed). After a loss the client opens a new session; that is a
 //     new Session value, and everything created under the old one is told it
 //     is gone;
-//   - events that are never dropped: any number of subscribers see every
-//     state change (Connected, Suspended, Reconnected, Lost, Closed,
-//     AuthFailed) and every watch event, each through its own unbounded
-//     queue;
+//   - events in order, none dropped unsaid: any number of subscribers see
+//     every state change (Connected, Suspended, Reconnected, Lost, Closed,
+//     AuthFailed) and every watch event, each through its own queue; a
+//     subscriber that falls further behind than [WithSubscriptionBuffer]
+//     loses its subscription ([ErrSubscriptionOverflow]), not the client
+//     its memory;
 //   - zxid tracking ([Client.LastZxid], the zxid of every reply, writes and
 //     reads alike) and read-your-writes across clients ([Client.CatchUp]);
 //   - the rest of ZooKeeper 3.5-3.9's API: persistent and recursive

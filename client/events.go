@@ -1,6 +1,10 @@
 package client
 
-import "sync"
+import (
+	"errors"
+	"fmt"
+	"sync"
+)
 
 // State is a change in the client's connection or session.
 type State int
@@ -87,39 +91,60 @@ type WatchEvent struct {
 // carries zxid: 0 when the server said nothing (-1).
 func eventZxid(zxid int64) int64 { return max(zxid, 0) }
 
-// Subscription receives every event of a client, in order, none dropped: a
-// slow reader only makes its own queue grow. Close it when done.
+// DefaultSubscriptionBuffer is how many unread events a subscription holds
+// unless WithSubscriptionBuffer says otherwise. State changes are few, a
+// handful per reconnect; what grows is watch events, all of the client's,
+// which a server can send faster than a busy reader takes them. At about
+// 100 bytes each with a short path, 10,000 events are about a megabyte,
+// taken only as the queue fills: room for any burst a reader that keeps up
+// meets, and a bound on one that does not.
+const DefaultSubscriptionBuffer = 10_000
+
+// ErrSubscriptionOverflow ends a subscription whose reader fell further
+// behind than its buffer (WithSubscriptionBuffer): the client does not hold
+// events without bound. Subscribe again, and read again what the events
+// were about.
+var ErrSubscriptionOverflow = errors.New("zkit: subscription overflowed: its reader fell behind")
+
+// Subscription receives every event of a client, in order, up to a bound:
+// it holds the events its reader has not taken, at most the client's
+// WithSubscriptionBuffer (DefaultSubscriptionBuffer), and an event that
+// finds them that many ends it. Its queued events are then discarded, its
+// channel is closed, and Err matches ErrSubscriptionOverflow: a reader
+// that falls behind loses its subscription, not the client its memory.
+// Close it when done.
 //
 // A subscription runs a goroutine from the first call to Events until its
 // channel is closed (after the client's StateClosed event has been read,
-// or Close). A subscription whose Events is never called has none; if the
-// client is closed first, Events then returns every queued event on a
-// channel that is already closed.
+// or Close, or an overflow). A subscription whose Events is never called
+// has none; if the client is closed first, Events then returns every
+// queued event on a channel that is already closed.
 type Subscription struct {
-	hub    *hub
-	out    chan Event // made by the first call to Events
-	mu     sync.Mutex
-	queue  []Event
-	wake   chan struct{}
-	done   chan struct{} // Close called
-	ending bool          // client closed: drain then close out
-	once   sync.Once
+	hub     *hub
+	limit   int        // unread events held at most
+	out     chan Event // made by the first call to Events
+	mu      sync.Mutex
+	queue   []Event
+	wake    chan struct{}
+	done    chan struct{} // closed when stopped
+	stopped bool          // by Close or an overflow: queue discarded
+	ending  bool          // client closed: drain then close out
+	err     error         // see Err
 }
 
 // Events returns the channel of events. It is closed after the StateClosed
-// event, or when the subscription is closed.
+// event, when the subscription is closed, or when it overflows; Err then
+// says which.
 func (s *Subscription) Events() <-chan Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.out != nil {
 		return s.out
 	}
-	select {
-	case <-s.done:
+	if s.stopped {
 		s.out = make(chan Event)
 		close(s.out)
 		return s.out
-	default:
 	}
 	if s.ending {
 		// The client is closed: nothing more will come, so hand over what
@@ -137,25 +162,62 @@ func (s *Subscription) Events() <-chan Event {
 	return s.out
 }
 
-// Close stops the subscription; queued events are discarded.
-func (s *Subscription) Close() {
-	s.once.Do(func() {
-		close(s.done)
-		s.hub.remove(s)
-	})
+// Err is nil while the subscription runs and after Close; otherwise why it
+// ends: ErrClosed once the client is closed (its StateClosed event is the
+// last, then the channel is closed), or an error matching
+// ErrSubscriptionOverflow, with the number of events that were unread,
+// once its reader fell behind (the channel is closed at once). The first
+// reason stays: a Close after either changes nothing.
+func (s *Subscription) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
-func (s *Subscription) push(ev Event, last bool) {
+// Close stops the subscription; queued events are discarded.
+func (s *Subscription) Close() {
 	s.mu.Lock()
+	s.stopLocked(nil)
+	s.mu.Unlock()
+	s.hub.remove(s)
+}
+
+// stopLocked stops s, unless it is stopped, for why (nil: Close): its
+// queued events are discarded, and its channel is closed.
+func (s *Subscription) stopLocked(why error) {
+	if s.stopped {
+		return
+	}
+	s.stopped, s.queue = true, nil
+	if s.err == nil {
+		s.err = why
+	}
+	close(s.done)
+}
+
+// push queues ev (last: the client's final event) and reports whether s
+// overflowed, which stopped it.
+func (s *Subscription) push(ev Event, last bool) (overflowed bool) {
+	s.mu.Lock()
+	switch {
+	case s.stopped:
+		s.mu.Unlock()
+		return false
+	case len(s.queue) >= s.limit:
+		s.stopLocked(fmt.Errorf("%w (%d events unread)", ErrSubscriptionOverflow, s.limit))
+		s.mu.Unlock()
+		return true
+	}
 	s.queue = append(s.queue, ev)
 	if last {
-		s.ending = true
+		s.ending, s.err = true, ErrClosed
 	}
 	s.mu.Unlock()
 	select {
 	case s.wake <- struct{}{}:
 	default:
 	}
+	return false
 }
 
 func (s *Subscription) run() {
@@ -189,18 +251,19 @@ func (s *Subscription) run() {
 
 // hub fans events out to subscribers.
 type hub struct {
+	limit  int // of each subscription's unread events
 	mu     sync.Mutex
 	subs   map[*Subscription]struct{}
 	closed bool
 }
 
-func newHub() *hub { return &hub{subs: map[*Subscription]struct{}{}} }
+func newHub(limit int) *hub { return &hub{limit: limit, subs: map[*Subscription]struct{}{}} }
 
 func (h *hub) subscribe() *Subscription {
-	s := &Subscription{hub: h, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	s := &Subscription{hub: h, limit: h.limit, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	h.mu.Lock()
 	if h.closed {
-		s.ending = true
+		s.ending, s.err = true, ErrClosed
 	} else {
 		h.subs[s] = struct{}{}
 	}
@@ -222,7 +285,9 @@ func (h *hub) publish(ev Event, last bool) {
 		return
 	}
 	for s := range h.subs {
-		s.push(ev, last)
+		if s.push(ev, last) {
+			delete(h.subs, s)
+		}
 	}
 	if last {
 		h.closed = true

@@ -146,3 +146,130 @@ func TestWatchEventZxid(t *testing.T) {
 		})
 	}
 }
+
+// A subscriber that does not read holds up to its buffer of events; the
+// one more that a flood of watch events brings ends its subscription, at
+// once: the queued events are dropped, its channel is closed, and Err
+// says it overflowed, with how many events were unread. A subscriber that
+// reads as the events come sees them all, through many times its buffer;
+// a subscription made after the overflow works.
+func TestSubscriptionOverflow(t *testing.T) {
+	t.Parallel()
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		const bound = 50
+		c := b.Connect(t, client.WithSubscriptionBuffer(bound))
+		ctx := testCtx(t)
+		base := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, base))
+		feed, err := c.Watch(ctx, base, client.Recursive, client.WithWatchBuffer(10*bound))
+		require.NoError(t, err)
+		defer feed.Close()
+		// creates makes n children of base, each a watch event of the
+		// feed's (before the reply: see Watch) that every subscriber is
+		// told of.
+		next := 0
+		creates := func(n int) {
+			t.Helper()
+			ops := make([]client.Op, n)
+			for i := range ops {
+				ops[i] = client.CreateOp(fmt.Sprintf("%s/n%04d", base, next), nil, client.Persistent)
+				next++
+			}
+			_, err := c.Multi(ctx, ops...)
+			require.NoError(t, err)
+		}
+
+		idle := c.Subscribe() // never read until the end
+		defer idle.Close()
+		reader := c.Subscribe()
+		defer reader.Close()
+		got := make(chan client.Event, 10*bound)
+		go func() {
+			for ev := range reader.Events() {
+				got <- ev
+			}
+			close(got)
+		}()
+		// A reader that keeps up: in step with the writes, through many
+		// times its buffer.
+		for range 4 * bound {
+			creates(1)
+			select {
+			case ev := <-got:
+				require.Equal(t, client.EventNodeCreated, ev.Type)
+			case <-time.After(zktest.Scale(10 * time.Second)):
+				t.Fatalf("the reader got no event: %v", reader.Err())
+			}
+		}
+		assert.NoError(t, reader.Err())
+		reader.Close()
+		require.ErrorIs(t, idle.Err(), client.ErrSubscriptionOverflow, "the idle subscriber")
+
+		// A burst of watch events over a new subscriber's buffer: exactly
+		// its buffer is held; one more ends it.
+		flooded := c.Subscribe()
+		defer flooded.Close()
+		creates(bound)
+		require.NoError(t, flooded.Err(), "a subscriber holds its buffer")
+		creates(1)
+		err = flooded.Err()
+		require.ErrorIs(t, err, client.ErrSubscriptionOverflow)
+		assert.Contains(t, err.Error(), fmt.Sprintf("(%d events unread)", bound))
+		n := 0
+		for range flooded.Events() { // closed already, its events dropped
+			n++
+		}
+		assert.Zero(t, n, "events of an overflowed subscription")
+
+		// The idle subscriber's channel is closed too, and its Err stays
+		// after Close.
+		_, ok := <-idle.Events()
+		assert.False(t, ok, "the idle subscriber's channel")
+		idle.Close()
+		assert.ErrorIs(t, idle.Err(), client.ErrSubscriptionOverflow)
+
+		// A new subscription after all that sees the next event.
+		again := c.Subscribe()
+		defer again.Close()
+		creates(1)
+		select {
+		case ev := <-again.Events():
+			assert.Equal(t, client.EventNodeCreated, ev.Type)
+		case <-time.After(zktest.Scale(10 * time.Second)):
+			t.Fatal("a new subscription got no event")
+		}
+		assert.NoError(t, again.Err())
+	})
+}
+
+// Err is nil while a subscription runs and after Close; ErrClosed once the
+// client is closed, after StateClosed, the last event; and ErrClosed at
+// once for a subscription made after that.
+func TestSubscriptionErr(t *testing.T) {
+	t.Parallel()
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		c := b.Connect(t)
+		closed := c.Subscribe()
+		assert.NoError(t, closed.Err())
+		closed.Close()
+		_, ok := <-closed.Events()
+		assert.False(t, ok)
+		assert.NoError(t, closed.Err(), "after Close")
+
+		sub := c.Subscribe()
+		defer sub.Close()
+		c.Close()
+		var last client.Event
+		for ev := range sub.Events() {
+			last = ev
+		}
+		assert.Equal(t, client.StateClosed, last.State)
+		assert.ErrorIs(t, sub.Err(), client.ErrClosed)
+		sub.Close()
+		assert.ErrorIs(t, sub.Err(), client.ErrClosed, "after a Close that came after")
+
+		late := c.Subscribe()
+		defer late.Close()
+		assert.ErrorIs(t, late.Err(), client.ErrClosed)
+	})
+}

@@ -157,6 +157,43 @@ func ExampleClient_Watch() {
 	// EventNodeDataChanged /services/api
 }
 
+// A subscriber that falls further behind than its buffer loses its
+// subscription, not the client its memory: its channel is closed, and Err
+// says why. Subscribe again, and read again what the events were about.
+func ExampleWithSubscriptionBuffer() {
+	srv, err := zktest.StartServer("127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, srv.Servers(), client.WithSubscriptionBuffer(2))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	sub := c.Subscribe()
+	defer sub.Close()
+	for _, path := range []string{"/a", "/b", "/c"} { // three watch events
+		if _, _, _, err := c.ExistsW(ctx, path); err != nil {
+			log.Fatal(err)
+		}
+		if _, err := c.Create(ctx, path, nil, client.Persistent); err != nil {
+			log.Fatal(err)
+		}
+	}
+	// Nobody read: the third event found the subscription full.
+	_, open := <-sub.Events()
+	fmt.Println("open:", open)
+	fmt.Println(errors.Is(sub.Err(), client.ErrSubscriptionOverflow))
+	fmt.Println(sub.Err())
+	// Output:
+	// open: false
+	// true
+	// zkit: subscription overflowed: its reader fell behind (2 events unread)
+}
+
 // Create a node and learn its Stat from the create's reply: its czxid is
 // a fencing token, without a read.
 func ExampleClient_CreateStat() {

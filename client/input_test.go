@@ -122,6 +122,8 @@ func TestBadOptionsAreRejected(t *testing.T) {
 		"no timeout":      client.WithSessionTimeout(0),
 		"max buffer":      client.WithMaxBuffer(0),
 		"negative buffer": client.WithMaxBuffer(-1 << 20),
+		"no subscription": client.WithSubscriptionBuffer(0),
+		"negative queue":  client.WithSubscriptionBuffer(-1),
 	} {
 		_, err := client.Connect(ctx, servers, opt)
 		var ie *client.InputError

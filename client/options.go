@@ -25,6 +25,7 @@ type config struct {
 	dialer         Dialer
 	tls            *tls.Config
 	maxBuffer      int
+	subBuffer      int // WithSubscriptionBuffer
 	defaultACL     []ACL
 	namespace      string
 	nsMode         int // what Connect does with the namespace: nsCreate, nsCheck or nsAsIs
@@ -48,6 +49,7 @@ func defaultConfig() config {
 		logger:         slog.New(slog.DiscardHandler),
 		dialer:         net.DialTimeout,
 		maxBuffer:      DefaultMaxBuffer,
+		subBuffer:      DefaultSubscriptionBuffer,
 		defaultACL:     OpenACL,
 	}
 }
@@ -133,6 +135,14 @@ func WithDialer(d Dialer) Option {
 // client refusing it.
 func WithMaxBuffer(n int) Option {
 	return func(c *config) { c.maxBuffer = n }
+}
+
+// WithSubscriptionBuffer sets how many unread events each Subscription of
+// the client holds (default DefaultSubscriptionBuffer): one more ends it
+// with an error matching ErrSubscriptionOverflow. Connect refuses an n
+// below 1 with an *InputError.
+func WithSubscriptionBuffer(n int) Option {
+	return func(c *config) { c.subBuffer = n }
 }
 
 // WithDefaultACL sets the ACL used by creates that name none (default

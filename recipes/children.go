@@ -58,16 +58,23 @@ func ReadChildren[T any](ctx context.Context, c *client.Client, path string, dec
 // only within one connection: go-zookeeper sets them again after a
 // reconnect, but concurrently with other requests, with a "last zxid seen"
 // that may already include changes the watches never reported. So after
-// each reconnect it reads everything again, and stops waiting for the
-// watches it set before (the client keeps them until they fire; a node
+// each reconnect (and after it fell behind the client's events, which may
+// have hidden one: client.ErrSubscriptionOverflow) it reads everything
+// again, and stops waiting for the watches it set before (the client keeps them until they fire; a node
 // that never changes would otherwise hold one goroutine per reconnect). It
 // stops following the connection when ctx ends.
 func ChildrenReader[T any](ctx context.Context, c *client.Client, path string, decode Decode[T]) ReadFunc[[]T] {
+	return newChildrenReader(ctx, c, path, decode, c.Subscribe()).read
+}
+
+// newChildrenReader returns a ChildrenReader's reader, which counts the
+// client's connections on sub.
+func newChildrenReader[T any](ctx context.Context, c *client.Client, path string, decode Decode[T], sub *client.Subscription) *childrenReader[T] {
 	r := &childrenReader[T]{c: c, path: path, decode: decode, notify: make(chan client.WatchEvent, 1), cache: map[string]*child[T]{}}
 	r.life = ctx
 	r.ctx, r.stopWaiting = context.WithCancel(ctx)
-	r.followConnection(ctx)
-	return r.read
+	r.followConnection(ctx, sub)
+	return r
 }
 
 // childrenReader is the state of a ChildrenReader.
@@ -97,18 +104,24 @@ type child[T any] struct {
 	stale atomic.Bool // its watch fired: read it again
 }
 
-// followConnection counts the client's (re)connections.
-func (r *childrenReader[T]) followConnection(ctx context.Context) {
-	sub := r.c.Subscribe()
+// followConnection counts the client's (re)connections on sub, and one
+// more each time sub falls behind the client's events (it then subscribes
+// again): a reconnect may have been among those dropped.
+func (r *childrenReader[T]) followConnection(ctx context.Context, sub *client.Subscription) {
 	go func() {
-		defer sub.Close()
+		defer func() { sub.Close() }()
 		for {
 			select {
 			case ev, ok := <-sub.Events():
-				if !ok {
+				switch {
+				case !ok && errors.Is(sub.Err(), client.ErrSubscriptionOverflow):
+					sub.Close()
+					sub = r.c.Subscribe()
+					r.epoch.Add(1)
+					r.signal(client.WatchEvent{})
+				case !ok:
 					return
-				}
-				if ev.State == client.StateConnected || ev.State == client.StateReconnected {
+				case ev.State == client.StateConnected, ev.State == client.StateReconnected:
 					r.epoch.Add(1)
 					r.signal(client.WatchEvent{})
 				}

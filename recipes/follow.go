@@ -44,16 +44,17 @@ func (f *Feed[T]) Err() error { return f.err }
 // no watch was set, so Follow never trusts an event alone: it reads the
 // state again after every watch event, after every reconnect, and under
 // every new session, so that the last value delivered is always the
-// current one. Errors that go away by themselves (connection loss, a
-// session being replaced) are retried after a short backoff; the feed
-// stops on any other error.
+// current one. It reads again, too, after it fell behind the client's
+// events (client.ErrSubscriptionOverflow: a reconnect may have been
+// among those dropped), and subscribes again. Errors that go away by
+// themselves (connection loss, a session being replaced) are retried
+// after a short backoff; the feed stops on any other error.
 func Follow[T any](ctx context.Context, c *client.Client, read ReadFunc[T], equal func(a, b T) bool) *Feed[T] {
 	f := &Feed[T]{values: make(chan T)}
 	sub := c.Subscribe() // before the first read: no reconnect is missed
 	go func() {
 		defer close(f.values)
-		defer sub.Close()
-		f.err = f.run(ctx, sub, read, equal)
+		f.err = f.run(ctx, c, sub, read, equal)
 	}()
 	return f
 }
@@ -61,7 +62,8 @@ func Follow[T any](ctx context.Context, c *client.Client, read ReadFunc[T], equa
 // follower is the state of one Follow loop.
 type follower[T any] struct {
 	feed    *Feed[T]
-	sub     *client.Subscription
+	c       *client.Client
+	sub     *client.Subscription // replaced when it overflows
 	equal   func(a, b T) bool
 	last    T    // the value the receiver has, if sent
 	sent    bool // something was delivered
@@ -69,8 +71,9 @@ type follower[T any] struct {
 	waiting bool
 }
 
-func (f *Feed[T]) run(ctx context.Context, sub *client.Subscription, read ReadFunc[T], equal func(a, b T) bool) error {
-	fl := &follower[T]{feed: f, sub: sub, equal: equal}
+func (f *Feed[T]) run(ctx context.Context, c *client.Client, sub *client.Subscription, read ReadFunc[T], equal func(a, b T) bool) error {
+	fl := &follower[T]{feed: f, c: c, sub: sub, equal: equal}
+	defer func() { fl.sub.Close() }()
 	var b client.Backoff
 	for {
 		v, watch, err := read(ctx)
@@ -106,8 +109,9 @@ func (fl *follower[T]) offer(v T) {
 }
 
 // wait delivers the pending value while it waits for a reason to read
-// again: the watch fired, the retry delay passed, or the connection came
-// back. It returns false when following must stop.
+// again: the watch fired, the retry delay passed, the connection came
+// back, or the subscription overflowed (subscribed again). It returns
+// false when following must stop.
 func (fl *follower[T]) wait(ctx context.Context, watch <-chan client.WatchEvent, retry <-chan struct{}) bool {
 	for {
 		var out chan T
@@ -125,6 +129,10 @@ func (fl *follower[T]) wait(ctx context.Context, watch <-chan client.WatchEvent,
 			return true
 		case ev, ok := <-fl.sub.Events():
 			switch {
+			case !ok && errors.Is(fl.sub.Err(), client.ErrSubscriptionOverflow):
+				fl.sub.Close()
+				fl.sub = fl.c.Subscribe() // before the read, as at first
+				return true
 			case !ok || ev.State == client.StateClosed:
 				return false
 			case ev.State == client.StateConnected, ev.State == client.StateReconnected:

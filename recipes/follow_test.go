@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -155,6 +157,74 @@ func TestFollowAcrossPartition(t *testing.T) {
 		case v := <-f.Values():
 			t.Fatalf("sent again after the reconnect: %q", v)
 		case <-time.After(zktest.Scale(300 * time.Millisecond)):
+		}
+	})
+}
+
+// Follow falling behind its client's events (a read held while a flood
+// of them passes the subscription's buffer) does not end the feed, as the
+// client's close would: Follow subscribes again and reads again, since a
+// reconnect may have been among the events dropped.
+func TestFollowAfterSubscriptionOverflow(t *testing.T) {
+	zktest.EachBackend(t, func(t *testing.T, b zktest.Backend) {
+		const bound = 8
+		ctx, cancel := context.WithTimeout(context.Background(), zktest.Scale(60*time.Second))
+		defer cancel()
+		c := b.Connect(t, client.WithSubscriptionBuffer(bound))
+		path := zktest.UniquePath(t)
+		if err := c.EnsurePath(ctx, path); err != nil {
+			t.Fatal(err)
+		}
+		feed, err := c.Watch(ctx, path, client.Recursive, client.WithWatchBuffer(10*bound))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer feed.Close()
+		witness := c.Subscribe()
+		defer witness.Close()
+
+		// The first read's watch fires at once; the second read is held
+		// until the flood is over; the third and later ones wait.
+		var reads atomic.Int32
+		held, release := make(chan struct{}), make(chan struct{})
+		var released sync.Once
+		free := func() { released.Do(func() { close(release) }) }
+		defer free()
+		read := func(ctx context.Context) ([]byte, <-chan client.WatchEvent, error) {
+			n := reads.Add(1)
+			switch n {
+			case 1:
+				return []byte("1"), closedWatch(), nil
+			case 2:
+				close(held)
+				select {
+				case <-release:
+				case <-ctx.Done():
+					return nil, nil, ctx.Err()
+				}
+			}
+			return fmt.Appendf(nil, "%d", n), nil, nil
+		}
+		f := recipes.Follow(ctx, c, read, nil)
+		select {
+		case <-held:
+		case <-time.After(zktest.Scale(20 * time.Second)):
+			t.Fatal("Follow did not read again")
+		}
+		ops := make([]client.Op, 2*bound)
+		for i := range ops {
+			ops[i] = client.CreateOp(fmt.Sprintf("%s/n%d", path, i), nil, client.Persistent)
+		}
+		if _, err := c.Multi(ctx, ops...); err != nil {
+			t.Fatal(err)
+		}
+		if err := witness.Err(); err == nil {
+			t.Fatal("the flood did not overflow a subscription that was not read")
+		}
+		free()
+		until(t, f, "3")
+		if n := reads.Load(); n != 3 {
+			t.Fatalf("%d reads, want 3", n)
 		}
 	})
 }

@@ -100,6 +100,7 @@ fuzz() {
     go test -run '^$' -fuzz "^${target}\$" -fuzztime 5s -parallel 1 ./zktest/internal/refserver
   done
   go test -run '^$' -fuzz '^FuzzReplies$' -fuzztime 5s -parallel 1 ./internal/jute
+  go test -run '^$' -fuzz '^FuzzEvents$' -fuzztime 5s -parallel 1 ./cache
 }
 job "fuzz (5 s per target)" . fuzz
 

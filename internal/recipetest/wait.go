@@ -139,7 +139,7 @@ func WaitEventFor(t *testing.T, sub *client.Subscription, d time.Duration, match
 		select {
 		case ev, ok := <-sub.Events():
 			if !ok {
-				t.Fatal("subscription ended")
+				t.Fatalf("subscription ended: %v", sub.Err())
 			}
 			if match(ev) {
 				return true
