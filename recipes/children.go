@@ -60,9 +60,10 @@ func ReadChildren[T any](ctx context.Context, c *client.Client, path string, dec
 // that may already include changes the watches never reported. So after
 // each reconnect (and after it fell behind the client's events, which may
 // have hidden one: client.ErrSubscriptionOverflow) it reads everything
-// again, and stops waiting for the watches it set before (the client keeps them until they fire; a node
-// that never changes would otherwise hold one goroutine per reconnect). It
-// stops following the connection when ctx ends.
+// again, and stops waiting for the watches it set before (the client
+// keeps them until they fire; a node that never changes would otherwise
+// hold one goroutine per reconnect). It stops following the connection
+// when ctx ends.
 func ChildrenReader[T any](ctx context.Context, c *client.Client, path string, decode Decode[T]) ReadFunc[[]T] {
 	return newChildrenReader(ctx, c, path, decode, c.Subscribe()).read
 }
